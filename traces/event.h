@@ -1,0 +1,69 @@
+// The decoded, in-memory form of one recorded event and of one replayed op.
+// Both are plain fixed-size structs so that the recorder's drain loop and the
+// replayer's issue loop never allocate per event. Strings (paths, argv) are
+// interned ids into the file's string table; id 0 means "none".
+#pragma once
+
+#include <cstdint>
+
+namespace fsr {
+
+using StrId = uint32_t;
+inline constexpr StrId kNoStr = 0;
+
+enum EventFlag : uint16_t {
+  kEfPathUnresolved = 1 << 0,  // a relative path whose dirfd/cwd was unknown: stored as given
+  kEfPathTruncated = 1 << 1,   // a path longer than the kernel-side buffer: stored truncated
+  kEfNoInode = 1 << 2,         // inode facts could not be read
+  kEfUnfinished = 1 << 3,      // syscall entered but never returned in the trace (killed, recorder stopped)
+  kEfThreadClone = 1 << 4,     // clone/clone3 created a thread (CLONE_THREAD), not a process
+  kEfSharedFiles = 1 << 5,     // clone shared the fd table (CLONE_FILES)
+  kEfFdIsPipe = 1 << 6,        // the fd operand was a pipe, socket or eventfd at record time
+};
+
+struct Event {
+  uint64_t ts = 0;     // enter time, ns since the trace's monotonic start
+  uint64_t dur = 0;    // exit - enter, ns
+  int64_t ret = 0;     // return value (negative errno on failure)
+  uint64_t args[6] = {};  // raw arguments; pointer arguments are 0 (see SyscallInfo::ptr_mask)
+  uint64_t dev = 0;    // inode facts for opens and stat-family calls (0 when none)
+  uint64_t ino = 0;
+  uint64_t size = 0;
+  uint32_t mode = 0;
+  uint32_t pid = 0;    // thread-group id
+  uint32_t tid = 0;
+  StrId path[2] = {kNoStr, kNoStr};  // absolute paths where resolvable
+  uint16_t nr = 0;     // syscall number or pseudo event (syscalls.h kEv*)
+  uint16_t flags = 0;  // EventFlag bits
+};
+
+enum OpFlag : uint16_t {
+  kOfDivergent = 1 << 0,  // result class differs from the recorded one
+  kOfSkipped = 1 << 1,    // not issued (unsupported, unsafe, or its dependency failed)
+  kOfFallback = 1 << 2,   // issued through a fallback (e.g. statx -> fstatat)
+  kOfApproxDep = 1 << 3,  // waited on an approximate (//TRACE-style) dependency
+  kOfEscaped = 1 << 4,    // path would escape target/scratch: refused, counted
+};
+
+// One replayed op, as stored in a result file. Self-contained for reports:
+// class, process and directory attribution need no access to the trace.
+struct OpRecord {
+  uint64_t event_index = 0;  // index of the event in the trace
+  uint64_t start = 0;        // issue time, ns since replay start
+  uint64_t latency = 0;      // syscall duration, ns (monotonic clock around the call)
+  int64_t lateness = 0;      // issue time minus intended issue time, ns
+  uint64_t dep_wait = 0;     // ns spent waiting for dependencies before issue
+  uint64_t gap = 0;          // think time slept before issue, ns
+  int64_t ret = 0;           // replayed return value
+  int64_t recorded_ret = 0;  // recorded return value
+  uint64_t waited_on = 0;    // event index of the dependency that released this op last (+1; 0 = none)
+  uint64_t recorded_dur = 0; // recorded duration, ns
+  uint32_t pid = 0;          // recorded pid / tid
+  uint32_t tid = 0;
+  uint32_t worker = 0;       // replay thread index
+  StrId path = kNoStr;       // first path (absolute, as recorded)
+  uint16_t nr = 0;
+  uint16_t flags = 0;        // OpFlag bits
+};
+
+}  // namespace fsr

@@ -1,0 +1,76 @@
+// Reader for the fsreplay container: sequential, by chunk through the index,
+// and on a file still being written (poll again for more). Bad input is
+// normal: a truncated file yields every complete chunk plus a statement of
+// what is missing; a corrupted chunk is reported by number and skipped; no
+// length field can cause a large allocation.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "traces/event.h"
+#include "traces/status.h"
+#include "traces/trace_model.h"
+
+namespace fsr {
+
+struct ReadProblems {
+  std::vector<std::string> messages;  // one line each: "chunk 17 at offset 12345: checksum mismatch"
+  uint64_t bad_chunks = 0;            // chunks skipped because damaged
+  uint64_t missing_records = 0;       // records known (from the index) but unreadable
+  bool truncated = false;             // the file ends before its footer/index
+  bool complete() const { return !truncated && bad_chunks == 0; }
+};
+
+class TraceReader {
+ public:
+  // Opens and validates the file header and the header message. Fails with a
+  // one-line message for: not an fsreplay file, unknown version, damaged header.
+  static Result<std::unique_ptr<TraceReader>> open(const std::string& path);
+  ~TraceReader();
+  TraceReader(const TraceReader&) = delete;
+  TraceReader& operator=(const TraceReader&) = delete;
+
+  const TraceHeader& header() const;
+  PayloadKind kind() const;
+  const std::string& path() const;
+
+  // Sequential reading. Fills `out` (cleared first) with the next chunk's
+  // records and returns true, or returns false at the (current) end of the
+  // file. Damaged chunks are skipped and noted in problems(). On a file that
+  // is still being written, call again later to get chunks appended since.
+  Result<bool> next(std::vector<Event>& out);
+  Result<bool> next(std::vector<OpRecord>& out);
+
+  // Strings interned so far (all strings of every chunk returned by next()).
+  std::string_view str(StrId id) const;
+  size_t string_count() const;
+
+  // Prestate entries (all of them; read on first call).
+  Result<std::vector<PrestateEntry>> prestate();
+
+  // Footer, once the sequential read has reached it (or from the index).
+  const std::optional<TraceFooter>& footer() const;
+
+  // Random access through the index (needs a complete file; loads all strings).
+  Result<size_t> chunk_count();
+  Result<bool> read_chunk(size_t i, std::vector<Event>& out);
+  Result<bool> read_chunk(size_t i, std::vector<OpRecord>& out);
+
+  // Everything found wrong so far. After a full sequential read this is final.
+  const ReadProblems& problems() const;
+
+  uint64_t file_size() const;
+  uint64_t records_read() const;
+
+ private:
+  struct Impl;
+  explicit TraceReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fsr
