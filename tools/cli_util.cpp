@@ -1,0 +1,63 @@
+#include "tools/cli_util.h"
+
+#include <fmt/core.h>
+#include <time.h>
+#include <unistd.h>
+
+namespace fsr::cli {
+namespace {
+uint64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+}  // namespace
+
+int fail(std::string_view verb, std::string_view message, int code) {
+  fmt::print(stderr, "fsreplay {}: {}\n", verb, message);
+  return code;
+}
+
+bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
+
+Progress::Progress(std::string label, uint64_t total)
+    : label_(std::move(label)), total_(total), start_ns_(now_ns()), enabled_(stderr_is_tty()) {}
+
+Progress::~Progress() { finish(); }
+
+void Progress::update(uint64_t done) {
+  if (!enabled_) return;
+  uint64_t t = now_ns();
+  if (t - last_draw_ns_ < 100'000'000ull) return;
+  last_draw_ns_ = t;
+  double secs = static_cast<double>(t - start_ns_) / 1e9;
+  double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
+  if (total_ > 0 && rate > 0 && done <= total_) {
+    double eta = static_cast<double>(total_ - done) / rate;
+    fmt::print(stderr, "\r{}: {}/{} ({:.0f}/s, eta {:.0f}s)   ", label_, done, total_, rate, eta);
+  } else {
+    fmt::print(stderr, "\r{}: {} ({:.0f}/s)   ", label_, done, rate);
+  }
+  drawn_ = true;
+}
+
+void Progress::finish() {
+  if (enabled_ && drawn_) fmt::print(stderr, "\r\033[K");
+  drawn_ = false;
+}
+
+std::string human_ns(uint64_t ns) {
+  if (ns < 10'000) return fmt::format("{} ns", ns);
+  if (ns < 10'000'000) return fmt::format("{:.1f} us", ns / 1e3);
+  if (ns < 10'000'000'000ull) return fmt::format("{:.1f} ms", ns / 1e6);
+  return fmt::format("{:.2f} s", ns / 1e9);
+}
+
+std::string human_bytes(uint64_t b) {
+  if (b < 10'240) return fmt::format("{} B", b);
+  if (b < 10ull << 20) return fmt::format("{:.1f} KiB", b / 1024.0);
+  if (b < 10ull << 30) return fmt::format("{:.1f} MiB", b / 1048576.0);
+  return fmt::format("{:.2f} GiB", b / 1073741824.0);
+}
+
+}  // namespace fsr::cli

@@ -1,0 +1,52 @@
+// fsreplay: record a workload's file-system syscalls, replay them on another
+// mount, attribute the difference. Argument parsing only; see verbs.h.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <map>
+#include <string>
+
+#include "tools/cli_util.h"
+#include "tools/verbs.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"fsreplay: record a workload's file-system syscalls with eBPF, replay them on "
+               "another mount, and attribute the slowdown per syscall class"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("fsreplay ") + FSREPLAY_VERSION);
+  app.footer("Exit codes: 0 ok, 1 error, 2 usage, 3 record lost events, 4 damaged input "
+             "(partial output), 5 missing privilege or kernel feature.\n"
+             "Run 'fsreplay VERB --help' for a verb's options.");
+
+  std::map<CLI::App*, fsr::cli::Action> actions;
+  auto add = [&](fsr::cli::Action (*fn)(CLI::App&)) {
+    size_t before = app.get_subcommands([](CLI::App*) { return true; }).size();
+    fsr::cli::Action act = fn(app);
+    auto subs = app.get_subcommands([](CLI::App*) { return true; });
+    if (subs.size() > before) actions[subs.back()] = std::move(act);
+  };
+  add(fsr::cli::add_record_verb);
+  add(fsr::cli::add_inspect_verb);
+  add(fsr::cli::add_dump_verb);
+  add(fsr::cli::add_prepare_verb);
+  add(fsr::cli::add_replay_verb);
+  add(fsr::cli::add_report_verb);
+  add(fsr::cli::add_compare_verb);
+  add(fsr::cli::add_detect_verb);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "fsreplay: {} (see 'fsreplay --help')\n", e.what());
+    return fsr::cli::kExitUsage;
+  }
+  for (auto& [sub, act] : actions)
+    if (sub->parsed()) return act();
+  return fsr::cli::kExitUsage;
+}

@@ -1,0 +1,137 @@
+# fsreplay container messages (format version 1).
+#
+# A file is: a 16-byte file header (magic "FSREPLAY", u16 format version,
+# u16 payload kind, u32 reserved), then frames, then a 16-byte trailer
+# (u64 offset of the index frame, magic "FSRINDEX"). A frame is a 32-byte
+# frame header (see frame.h: magic, type, encoding, lengths, record count,
+# CRC-32C of the payload and of the header) followed by its payload. Frame
+# payloads are one Cap'n Proto message each, zstd-compressed as a whole
+# (header, strings, prestate, footer, index) or column by column (chunks).
+
+@0xf4d8466cb130f729;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("fsr::wire");
+
+struct MountEntry {
+  mountId @0 :UInt32;
+  parentId @1 :UInt32;
+  dev @2 :UInt64;
+  root @3 :Text;
+  mountPoint @4 :Text;
+  mountOptions @5 :Text;
+  fsType @6 :Text;
+  source @7 :Text;
+  superOptions @8 :Text;
+}
+
+struct FdEntry {
+  fd @0 :Int32;
+  path @1 :Text;
+  flags @2 :UInt32;
+  pos @3 :UInt64;
+}
+
+struct ProcessState {
+  pid @0 :UInt32;
+  cwd @1 :Text;
+  fds @2 :List(FdEntry);
+  umask @3 :UInt32;
+}
+
+# Frame type 1.
+struct Header {
+  formatVersion @0 :UInt16;
+  kind @1 :UInt16;               # 1 = trace, 2 = replay result
+  recorderVersion @2 :Text;
+  kernelRelease @3 :Text;
+  hostname @4 :Text;
+  cpuCount @5 :UInt32;
+  clockSource @6 :Text;
+  wallStartNs @7 :UInt64;
+  monoStartNs @8 :UInt64;
+  command @9 :List(Text);
+  root @10 :Text;
+  uid @11 :UInt32;
+  gid @12 :UInt32;
+  mounts @13 :List(MountEntry);
+  initial @14 :ProcessState;
+  sourceTrace @15 :Text;         # results: the replayed trace
+  target @16 :Text;
+  scratch @17 :Text;
+  environmentJson @18 :Text;
+  optionsJson @19 :Text;
+  fallbacks @20 :List(Text);
+}
+
+# Frame type 2: strings interned since the previous string block. Ids are
+# consecutive: strings[i] has id firstId + i. Always precedes the first chunk
+# that uses them.
+struct StringBlock {
+  firstId @0 :UInt32;
+  strings @1 :List(Data);        # Data, not Text: paths need not be UTF-8
+}
+
+# Frame type 3: prestate entries (the tree the workload started from).
+struct PrestateEntry {
+  path @0 :Data;
+  kind @1 :UInt8;                # 1 dir, 2 file, 3 symlink, 4 other
+  mode @2 :UInt32;
+  size @3 :UInt64;
+  target @4 :Data;
+  ino @5 :UInt64;
+  dev @6 :UInt64;
+  nlink @7 :UInt32;
+}
+struct PrestateBlock {
+  entries @0 :List(PrestateEntry);
+}
+
+# Frame type 4 (trace events) and 5 (replay ops): one chunk of records stored
+# column by column. Each column is a sequence of `count` LEB128 varints
+# (signed columns zigzag-coded first), zstd-compressed on its own; a column
+# whose values are all zero is omitted. Column ids are listed in columns.h
+# (EventColumn / OpColumn). Timestamps: `ts` holds, per thread, the delta from
+# that thread's previous event in the chunk (the first from `baseTs`).
+struct Column {
+  id @0 :UInt16;
+  rawBytes @1 :UInt32;           # varint bytes before compression
+  data @2 :Data;                 # zstd frame
+}
+struct Thread {
+  pid @0 :UInt32;
+  tid @1 :UInt32;
+}
+struct Chunk {
+  count @0 :UInt32;
+  firstRecord @1 :UInt64;        # index of the first record in the file
+  baseTs @2 :UInt64;
+  threads @3 :List(Thread);      # the `thread` column indexes this table
+  columns @4 :List(Column);
+}
+
+# Frame type 6: written once, at the end.
+struct Footer {
+  endNs @0 :UInt64;
+  exitStatus @1 :Int32;
+  seen @2 :List(UInt64);         # per class, class ids as in syscalls.h
+  drops @3 :List(UInt64);
+  ioUringSubmissions @4 :UInt64;
+  stringDrops @5 :UInt64;
+  notes @6 :Text;
+  wallNs @7 :UInt64;
+  divergences @8 :UInt64;
+  approxDeps @9 :UInt64;
+}
+
+# Frame type 7: where every frame is, for random access.
+struct IndexEntry {
+  offset @0 :UInt64;
+  type @1 :UInt16;
+  records @2 :UInt32;
+  firstRecord @3 :UInt64;
+}
+struct Index {
+  entries @0 :List(IndexEntry);
+  totalRecords @1 :UInt64;
+}
