@@ -1,0 +1,59 @@
+// Environment detection: where does a path live, and on what? Classifies the
+// platform (WSL1 / WSL2 / plain Linux) and the mount that holds a path (9p
+// with aname=drvfs, virtiofs, WSL1 drvfs, ext4, xfs, btrfs, tmpfs, overlay,
+// fuse, nfs, ...), from /proc/self/mountinfo, /proc/sys/kernel/osrelease and
+// statfs. Pure parsing functions take their inputs as text so that fixtures
+// can test every case without the real environment. Never writes anything.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "traces/status.h"
+#include "traces/trace_model.h"
+
+namespace fsr {
+
+enum class Platform { kLinux, kWsl1, kWsl2 };
+std::string_view platform_name(Platform p);  // "linux", "wsl1", "wsl2"
+
+// Mount kinds the reports name. "9p-drvfs" is WSL2's /mnt/c over 9p.
+struct MountClass {
+  std::string kind;                           // "9p-drvfs", "virtiofs", "drvfs", "ext4", "tmpfs", "fuse", ...
+  std::string fuse_subtype;                   // for fuse.*: "sshfs", "bindfs", "slowfs"
+  std::map<std::string, std::string> options; // parsed mount + super options (cache, msize, trans, case, ...)
+  std::string windows_path;                   // "C:\\" where known (9p path=, drvfs source, virtiofs tag)
+};
+
+struct Environment {
+  Platform platform = Platform::kLinux;
+  std::string kernel_release;
+  std::string hostname;
+  uint32_t cpu_count = 0;
+  std::string path;        // the path asked about (absolute)
+  MountEntry mount;        // the mount entry that holds it
+  MountClass mount_class;
+  uint64_t statfs_type = 0;
+  std::string wsl_distro;  // WSL_DISTRO_NAME when set
+};
+
+// Pure functions over fixture text.
+Platform classify_platform(std::string_view osrelease, bool has_wsl_interop);
+Result<std::vector<MountEntry>> parse_mountinfo(std::string_view text);
+std::string unescape_mountinfo(std::string_view field);  // "C:\134" -> "C:\"
+// The entry whose mount point is the longest prefix of `abs_path` (last wins on ties, as the kernel stacks).
+const MountEntry* mount_for_path(const std::vector<MountEntry>& mounts, std::string_view abs_path);
+MountClass classify_mount(const MountEntry& m, uint64_t statfs_type, Platform platform);
+
+// The real thing: reads /proc and statfs for `path`.
+Result<Environment> detect_environment(const std::string& path);
+
+// Stable JSON text (keys: platform, kernel_release, hostname, cpu_count, path,
+// mount{mount_point, fs_type, source, options, kind, fuse_subtype, windows_path},
+// statfs_type, wsl_distro).
+std::string environment_to_json(const Environment& env);
+
+}  // namespace fsr
