@@ -184,7 +184,14 @@ struct TraceReader::Impl {
           if (st) footer = f;
           break;
         }
-        case FrameType::kIndex: index_seen = true; break;
+        case FrameType::kIndex: {
+          index_seen = true;  // a complete file: drop any earlier "ends without footer" note
+          problems.truncated = false;
+          std::erase_if(problems.messages, [](const std::string& s) {
+            return s.find("without its footer and index") != std::string::npos;
+          });
+          break;
+        }
         case FrameType::kEvents:
         case FrameType::kOps: {
           if (h.type != want) {
