@@ -29,7 +29,7 @@ struct TraceReader::Impl {
   Decompressor z;
   ChunkScratch scratch;
   std::vector<uint8_t> payload;
-  std::vector<capnp::word> words;
+  std::vector<uint64_t> words;  // capnp words (capnp::word is not movable under clang's libstdc++ checks)
   uint64_t offset = 0;     // next frame (sequential)
   uint64_t chunks_seen = 0;
   uint64_t records = 0;
@@ -78,7 +78,7 @@ struct TraceReader::Impl {
       why = "checksum mismatch";
       return Got::kBadPayload;
     }
-    words.resize(h.raw_len / sizeof(capnp::word));
+    words.resize(h.raw_len / sizeof(uint64_t));
     if (h.encoding == FrameEncoding::kZstdCapnp) {
       std::vector<uint8_t>& raw = scratch.raw;
       if (Status st = z.decompress(payload, h.raw_len, raw); !st) {
@@ -107,7 +107,10 @@ struct TraceReader::Impl {
     return 0;
   }
 
-  std::span<const capnp::word> msg() const { return {words.data(), words.size()}; }
+  std::span<const capnp::word> msg() const {
+    static_assert(sizeof(capnp::word) == sizeof(uint64_t));
+    return {reinterpret_cast<const capnp::word*>(words.data()), words.size()};
+  }
 
   std::string where(const FrameHeader* h, uint64_t off) const {
     if (h && (h->type == FrameType::kEvents || h->type == FrameType::kOps))
