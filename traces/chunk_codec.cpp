@@ -4,7 +4,6 @@
 #include <capnp/serialize.h>
 
 #include <string>
-#include <unordered_map>
 
 #include "schema.capnp.h"
 #include "traces/frame.h"
@@ -61,15 +60,31 @@ void build_chunk(capnp::MallocMessageBuilder& mb, ColumnBuilder* cols, int ncols
   }
 }
 
+// Serialises into `out` (reused) without a temporary flat array.
 void serialise(capnp::MallocMessageBuilder& mb, std::vector<uint8_t>& out) {
-  auto words = capnp::messageToFlatArray(mb);
-  auto bytes = words.asBytes();
-  out.assign(bytes.begin(), bytes.end());
+  size_t words = capnp::computeSerializedSizeInWords(mb);
+  out.resize(words * sizeof(capnp::word));
+  kj::ArrayOutputStream os(kj::arrayPtr(out.data(), out.size()));
+  capnp::writeMessage(os, mb);
+}
+
+// A first segment that is reused chunk after chunk, so that building a chunk
+// message does not map and fault in fresh pages every time.
+kj::ArrayPtr<capnp::word> first_segment(std::vector<uint64_t>& buf, size_t want_words) {
+  if (buf.size() < want_words) buf.resize(want_words);
+  std::fill(buf.begin(), buf.begin() + static_cast<long>(want_words), 0);  // capnp requires zeroed segments
+  return kj::arrayPtr(reinterpret_cast<capnp::word*>(buf.data()), want_words);
+}
+
+size_t estimate_words(const ColumnBuilder* cols, int ncols) {
+  size_t bytes = 4096;
+  for (int c = 1; c < ncols; ++c) bytes += cols[c].bytes().size() / 2 + 64;
+  return bytes / 8;
 }
 
 // Reads the columns of a chunk into `cols[id]` (empty = all zeros).
-Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, ChunkScratch& s,
-                    std::vector<std::vector<uint64_t>>& cols) {
+Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, ChunkScratch& s) {
+  auto& cols = s.cols;
   const uint32_t count = chunk.getCount();
   if (count > kMaxChunkRecords) return Status::error("chunk claims " + std::to_string(count) + " records (limit " + std::to_string(kMaxChunkRecords) + ")");
   cols.resize(ncols);
@@ -141,7 +156,7 @@ void EventChunkEncoder::add(const Event& e) {
 }
 
 void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out) {
-  capnp::MallocMessageBuilder mb;
+  capnp::MallocMessageBuilder mb(first_segment(segment_, estimate_words(cols_, kEcCount) + threads_.size() + 8));
   build_chunk(mb, cols_, kEcCount, count_, first_record, base_ts_, z, zbuf_);
   mb.getRoot<wire::Chunk>().setBasePath(base_path_);
   auto th = mb.getRoot<wire::Chunk>().initThreads(static_cast<unsigned>(threads_.size()));
@@ -182,7 +197,7 @@ void OpChunkEncoder::add(const OpRecord& r) {
 }
 
 void OpChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out) {
-  capnp::MallocMessageBuilder mb;
+  capnp::MallocMessageBuilder mb(first_segment(segment_, estimate_words(cols_, kOcCount)));
   build_chunk(mb, cols_, kOcCount, count_, first_record, 0, z, zbuf_);
   serialise(mb, out);
   for (auto& c : cols_) c.clear();
@@ -191,19 +206,19 @@ void OpChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<ui
 }
 
 Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
-                          std::vector<Event>& out, uint64_t* first_record) {
+                          std::vector<Event>& out, uint64_t* first_record, size_t string_count) {
   try {
     capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
     auto chunk = mr.getRoot<wire::Chunk>();
-    std::vector<std::vector<uint64_t>> cols;
-    if (Status st = read_columns(chunk, kEcCount, z, s, cols); !st) return st;
+    if (Status st = read_columns(chunk, kEcCount, z, s); !st) return st;
+    const auto& cols = s.cols;
     const uint32_t n = chunk.getCount();
     auto threads = chunk.getThreads();
     std::vector<uint64_t> last_ts(threads.size(), chunk.getBaseTs());
     std::vector<uint32_t> last_path(threads.size(), 0);
     uint32_t max_path = chunk.getBasePath();
-    struct Facts { uint32_t mode; uint64_t dev, ino, size; };
-    std::unordered_map<StrId, Facts> facts;
+    auto& facts = s.facts;
+    const uint32_t gen = ++s.facts_gen;
     out.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
       Event& e = out[i];
@@ -218,8 +233,8 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
       e.ret = unzigzag(at(cols[kEcRet], i));
       for (int a = 0; a < 6; ++a) e.args[a] = static_cast<uint64_t>(unzigzag(at(cols[kEcArg0 + a], i)));
       for (int k = 0; k < 2; ++k)
-        if (!decode_path(at(cols[kEcPath0 + k], i), max_path, last_path[ti], e.path[k]))
-          return Status::error("event " + std::to_string(i) + " has an impossible path id");
+        if (!decode_path(at(cols[kEcPath0 + k], i), max_path, last_path[ti], e.path[k]) || e.path[k] >= string_count)
+          return Status::error("event " + std::to_string(i) + " names a path id beyond the string table (" + std::to_string(string_count) + " strings)");
       e.dev = at(cols[kEcDev], i);
       e.ino = at(cols[kEcIno], i);
       e.size = static_cast<uint64_t>(unzigzag(at(cols[kEcSize], i)));
@@ -227,12 +242,15 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
       uint64_t fl = at(cols[kEcFlags], i);
       e.flags = static_cast<uint16_t>(fl & ~kFactsCodedBit);
       if ((fl & kFactsCodedBit) && e.path[0] != kNoStr) {
-        Facts& f = facts[e.path[0]];
-        e.dev ^= f.dev;
-        e.ino ^= f.ino;
-        e.size += f.size;
-        e.mode ^= f.mode;
-        f = {e.mode, e.dev, e.ino, e.size};
+        if (e.path[0] >= facts.size()) facts.resize(std::max<size_t>(e.path[0] + 1, facts.size() * 2));
+        ChunkScratch::Facts& f = facts[e.path[0]];
+        if (f.gen == gen) {
+          e.dev ^= f.dev;
+          e.ino ^= f.ino;
+          e.size += f.size;
+          e.mode ^= f.mode;
+        }
+        f = {gen, e.mode, e.dev, e.ino, e.size};
       }
     }
     if (first_record) *first_record = chunk.getFirstRecord();
@@ -247,8 +265,8 @@ Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkS
   try {
     capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
     auto chunk = mr.getRoot<wire::Chunk>();
-    std::vector<std::vector<uint64_t>> cols;
-    if (Status st = read_columns(chunk, kOcCount, z, s, cols); !st) return st;
+    if (Status st = read_columns(chunk, kOcCount, z, s); !st) return st;
+    const auto& cols = s.cols;
     const uint32_t n = chunk.getCount();
     out.resize(n);
     uint64_t idx = 0, start = 0;

@@ -42,6 +42,7 @@ class EventChunkEncoder {
   uint64_t base_ts_ = 0;
   uint32_t count_ = 0;
   std::vector<uint8_t> zbuf_;
+  std::vector<uint64_t> segment_;
 };
 
 class OpChunkEncoder {
@@ -55,15 +56,21 @@ class OpChunkEncoder {
   uint64_t prev_index_ = 0, prev_start_ = 0;
   uint32_t count_ = 0;
   std::vector<uint8_t> zbuf_;
+  std::vector<uint64_t> segment_;
 };
 
 // Decoders take the capnp message as words; `max_records` bounds allocation.
 struct ChunkScratch {
   std::vector<uint8_t> raw;
-  std::vector<uint64_t> vals;
+  std::vector<std::vector<uint64_t>> cols;  // decoded columns, reused chunk after chunk
+  // Per-path inode facts of the chunk being decoded (slots tagged by chunk).
+  struct Facts { uint32_t gen = 0; uint32_t mode = 0; uint64_t dev = 0, ino = 0, size = 0; };
+  std::vector<Facts> facts;
+  uint32_t facts_gen = 0;
 };
+// `string_count`: path ids must be below it (the reader's string table size).
 Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
-                          std::vector<Event>& out, uint64_t* first_record);
+                          std::vector<Event>& out, uint64_t* first_record, size_t string_count);
 Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
                        std::vector<OpRecord>& out, uint64_t* first_record);
 

@@ -201,7 +201,7 @@ struct TraceReader::Impl {
             st = Status::error(std::string("holds ") + (h.type == FrameType::kEvents ? "trace events" : "replay ops") + ", not what was asked for");
             break;
           }
-          if constexpr (std::is_same_v<Rec, Event>) st = decode_event_chunk(msg(), z, scratch, out, nullptr);
+          if constexpr (std::is_same_v<Rec, Event>) st = decode_event_chunk(msg(), z, scratch, out, nullptr, strings.size());
           else st = decode_op_chunk(msg(), z, scratch, out, nullptr);
           if (st && out.size() != h.records) st = Status::error("holds " + std::to_string(out.size()) + " records, header says " + std::to_string(h.records));
           break;
@@ -305,7 +305,7 @@ struct TraceReader::Impl {
     Status st;
     if constexpr (std::is_same_v<Rec, Event>) {
       if (h.type != FrameType::kEvents) return Status::error(where + ": not a trace chunk");
-      st = decode_event_chunk(msg(), z, scratch, out, nullptr);
+      st = decode_event_chunk(msg(), z, scratch, out, nullptr, strings.size());
     } else {
       if (h.type != FrameType::kOps) return Status::error(where + ": not a result chunk");
       st = decode_op_chunk(msg(), z, scratch, out, nullptr);
