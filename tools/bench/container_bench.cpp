@@ -1,6 +1,6 @@
 // Container benchmark: writer and reader throughput (events/s, one core) and
 // compressed bytes/event on a build-shaped synthetic stream. Prints figures;
-// asserts nothing. Usage: fsreplay_bench_container [EVENTS] [FILE]
+// asserts nothing. Usage: fsreplay_bench_container [EVENTS] [ZSTD_LEVEL] [FILE]
 #include <fmt/core.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,7 +25,8 @@ double now_s() { return clock_s(CLOCK_MONOTONIC); }
 
 int main(int argc, char** argv) {
   const uint64_t target = argc > 1 ? std::stoull(argv[1]) : 1'000'000;
-  const std::string path = argc > 2 ? argv[2] : "/tmp/fsreplay-bench-" + std::to_string(getpid()) + ".trace";
+  const int level = argc > 2 ? std::stoi(argv[2]) : fsr::WriterOptions{}.zstd_level;
+  const std::string path = argc > 3 ? argv[3] : "/tmp/fsreplay-bench-" + std::to_string(getpid()) + ".trace";
 
   // Generate first so that the writer is timed alone.
   fsr::BuildLikeStream gen(static_cast<uint32_t>(target / 20 + 1000));
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
   fsr::TraceHeader h;
   h.command = {"bench"};
   double t0 = now_s(), c0 = cpu_s();
-  auto w = fsr::TraceWriter::create(path, h);
+  auto w = fsr::TraceWriter::create(path, h, {.zstd_level = level});
   if (!w) {
     fmt::print(stderr, "bench: {}\n", w.message());
     return 1;
@@ -87,7 +88,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "bench: read back {} events (checksum {}), wrote {} ({})\n", read, checksum, events.size(), expect);
     return 1;
   }
-  fmt::print("container bench: {} build-shaped events, {} distinct paths\n", events.size(), new_paths.size());
+  fmt::print("container bench: {} build-shaped events, {} distinct paths, zstd level {}\n", events.size(),
+             new_paths.size(), level);
   fmt::print("  writer   {:>8.2f} M events/s per CPU-second   ({:.3f} s CPU, {:.3f} s wall)\n",
              events.size() / c_write / 1e6, c_write, t_write);
   fmt::print("  reader   {:>8.2f} M events/s per CPU-second   ({:.3f} s CPU, {:.3f} s wall)\n",
