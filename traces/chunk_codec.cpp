@@ -89,6 +89,7 @@ Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, Chunk
   if (count > kMaxChunkRecords) return Status::error("chunk claims " + std::to_string(count) + " records (limit " + std::to_string(kMaxChunkRecords) + ")");
   cols.resize(ncols);
   for (auto& c : cols) c.clear();
+  std::vector<bool> present(ncols, false);
   for (auto col : chunk.getColumns()) {
     uint16_t id = col.getId();
     if (id == 0 || id >= ncols) continue;  // unknown column from a newer writer: ignore
@@ -97,13 +98,18 @@ Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, Chunk
     auto data = col.getData();
     if (Status st = z.decompress({data.begin(), data.size()}, raw, s.raw); !st)
       return Status::error("column " + std::to_string(id) + ": " + st.message());
+    if (present[id]) return Status::error("column " + std::to_string(id) + " appears twice");
+    present[id] = true;
     if (Status st = decode_column(s.raw, count, cols[id]); !st)
       return Status::error("column " + std::to_string(id) + ": " + st.message());
   }
+  // Omitted columns are all zeros: materialise them so decoding never branches per value.
+  for (int c = 1; c < ncols; ++c)
+    if (!present[c]) cols[c].assign(count, 0);
   return Status::ok();
 }
 
-inline uint64_t at(const std::vector<uint64_t>& c, size_t i) { return c.empty() ? 0 : c[i]; }
+inline uint64_t at(const std::vector<uint64_t>& c, size_t i) { return c[i]; }
 
 }  // namespace
 
@@ -213,7 +219,10 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
     if (Status st = read_columns(chunk, kEcCount, z, s); !st) return st;
     const auto& cols = s.cols;
     const uint32_t n = chunk.getCount();
-    auto threads = chunk.getThreads();
+    auto wire_threads = chunk.getThreads();
+    std::vector<std::pair<uint32_t, uint32_t>> threads;
+    threads.reserve(wire_threads.size());
+    for (auto t : wire_threads) threads.emplace_back(t.getPid(), t.getTid());
     std::vector<uint64_t> last_ts(threads.size(), chunk.getBaseTs());
     std::vector<uint32_t> last_path(threads.size(), 0);
     uint32_t max_path = chunk.getBasePath();
@@ -224,8 +233,8 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
       Event& e = out[i];
       uint64_t ti = at(cols[kEcThread], i);
       if (ti >= threads.size()) return Status::error("event " + std::to_string(i) + " names thread " + std::to_string(ti) + " of " + std::to_string(threads.size()));
-      e.pid = threads[ti].getPid();
-      e.tid = threads[ti].getTid();
+      e.pid = threads[ti].first;
+      e.tid = threads[ti].second;
       e.ts = last_ts[ti] + static_cast<uint64_t>(unzigzag(at(cols[kEcTs], i)));
       e.dur = at(cols[kEcDur], i);
       last_ts[ti] = e.ts + e.dur;
