@@ -4,8 +4,6 @@
 #pragma once
 
 #include <errno.h>
-#include <linux/prctl.h>
-#include <linux/ptrace.h>
 #include <sys/mman.h>
 
 #include <array>
@@ -13,6 +11,11 @@
 #include <string_view>
 
 namespace fsr {
+
+// Request numbers spelled out so that this header mixes with either
+// <sys/ptrace.h> or <linux/ptrace.h> (they clash); wsl1_probes.cpp checks them.
+inline constexpr uint64_t kPtraceSeize = 0x4206;  // PTRACE_SEIZE
+inline constexpr uint64_t kPrSetSeccomp = 22;     // PR_SET_SECCOMP
 
 // Which calls of a syscall the rule answers.
 enum class GapArg : uint8_t {
@@ -46,8 +49,8 @@ inline constexpr std::array kWsl1Gaps = {
             "reference/wsl.md"},
     Wsl1Gap{"bpf", GapArg::kAlways, 0, 0, ENOSYS, "always", "reference/wsl.md (not available)"},
     Wsl1Gap{"perf_event_open", GapArg::kAlways, 0, 0, EINVAL, "always", "microsoft/WSL#4595"},
-    Wsl1Gap{"ptrace", GapArg::kEquals, 0, PTRACE_SEIZE, EINVAL, "request == PTRACE_SEIZE", "microsoft/WSL#3031"},
-    Wsl1Gap{"prctl", GapArg::kEquals, 0, PR_SET_SECCOMP, EINVAL, "option == PR_SET_SECCOMP", "microsoft/WSL#4035"},
+    Wsl1Gap{"ptrace", GapArg::kEquals, 0, kPtraceSeize, EINVAL, "request == PTRACE_SEIZE", "microsoft/WSL#3031"},
+    Wsl1Gap{"prctl", GapArg::kEquals, 0, kPrSetSeccomp, EINVAL, "option == PR_SET_SECCOMP", "microsoft/WSL#4035"},
     Wsl1Gap{"seccomp", GapArg::kAlways, 0, 0, EINVAL, "always", "microsoft/WSL#4035"},
     Wsl1Gap{"mmap", GapArg::kMaskedAny, 3, MAP_LOCKED, EOPNOTSUPP, "flags & MAP_LOCKED", "microsoft/WSL#4857"},
     Wsl1Gap{"openat2", GapArg::kAlways, 0, 0, ENOSYS, "always", "kernel 4.4 predates openat2 (5.6)"},
