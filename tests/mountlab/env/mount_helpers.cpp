@@ -64,7 +64,7 @@ void ScopedMount::release() {
     image.clear();
   }
   if (!dir.empty()) {
-    rmdir(dir.c_str());
+    if (owns_dir) rmdir(dir.c_str());
     dir.clear();
   }
 }

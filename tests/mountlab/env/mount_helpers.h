@@ -26,6 +26,7 @@ class ScopedMount {
   std::string loop_dev;  // /dev/loopN when a loop device backs it
   std::string image;     // backing file to delete
   bool mounted = false;
+  bool owns_dir = true;  // remove `dir` after unmounting
   void release();
 };
 
