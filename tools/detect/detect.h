@@ -64,8 +64,10 @@ std::string virtiofs_windows_path(std::string_view tag, const std::string& dir =
 Result<Environment> detect_environment(const std::string& path);
 
 // Stable JSON text (keys: platform, kernel_release, hostname, cpu_count, path,
-// mount{mount_point, fs_type, source, options, kind, fuse_subtype, windows_path},
-// statfs_type, wsl_distro).
+// mount{mount_point, fs_type, source, options, kind, fuse_subtype, windows_path,
+// wsl_share, root, mount_options, super_options}, statfs_type (number),
+// statfs_type_hex, statfs_type_name, wsl_distro, wsl_automount_options), in
+// that order; options sorted by key. Golden: tests/mountlab/env/fixtures/*_env.json.
 std::string environment_to_json(const Environment& env);
 // Human-readable report for `fsreplay detect` (one "label: value" per line).
 std::string environment_to_text(const Environment& env);

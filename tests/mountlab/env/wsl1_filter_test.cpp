@@ -15,6 +15,10 @@
 #include "wsl1_probes.h"
 
 namespace fsr {
+
+// Test names and failure messages show the row, not its bytes.
+void PrintTo(const Wsl1Gap& g, std::ostream* os) { *os << g.syscall << " (" << g.condition << ")"; }
+
 namespace {
 
 std::string err_name(int e) {
