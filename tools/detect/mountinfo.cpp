@@ -4,6 +4,7 @@
 // newline and backslash as \ooo octal. Never touches the file system.
 #include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 #include <vector>
@@ -123,23 +124,53 @@ Result<std::vector<MountEntry>> parse_mountinfo(std::string_view text) {
   return out;
 }
 
+namespace {
+
+std::string_view strip_slash(std::string_view mp) {
+  while (mp.size() > 1 && mp.back() == '/') mp.remove_suffix(1);
+  return mp;
+}
+
+// True when mount point `mp` holds `path` (equal, or an ancestor on a component boundary).
+bool holds(std::string_view mp, std::string_view path) {
+  if (mp == "/") return !path.empty() && path.front() == '/';
+  // /mnt/c holds /mnt/c and /mnt/c/x, not /mnt/cd.
+  return path.starts_with(mp) && (path.size() == mp.size() || path[mp.size()] == '/');
+}
+
+bool is_descendant(const std::vector<MountEntry>& mounts, size_t child, uint32_t ancestor_id) {
+  uint32_t id = mounts[child].parent_id;
+  for (size_t hops = 0; hops < mounts.size(); ++hops) {  // bounded: mountinfo may be hostile
+    if (id == ancestor_id) return true;
+    auto it = std::find_if(mounts.begin(), mounts.end(), [id](const MountEntry& m) { return m.mount_id == id; });
+    if (it == mounts.end() || it->parent_id == id) return false;
+    id = it->parent_id;
+  }
+  return false;
+}
+
+// A mount made later on an ancestor-or-equal mount point hides an earlier one,
+// unless the earlier one sits on top of it (moved mounts keep their place).
+bool hidden(const std::vector<MountEntry>& mounts, size_t i) {
+  std::string_view mp = strip_slash(mounts[i].mount_point);
+  for (size_t j = i + 1; j < mounts.size(); ++j) {
+    if (holds(strip_slash(mounts[j].mount_point), mp) && !is_descendant(mounts, i, mounts[j].mount_id)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 const MountEntry* mount_for_path(const std::vector<MountEntry>& mounts, std::string_view abs_path) {
   const MountEntry* best = nullptr;
   size_t best_len = 0;
-  for (const MountEntry& m : mounts) {
-    std::string_view mp = m.mount_point;
-    while (mp.size() > 1 && mp.back() == '/') mp.remove_suffix(1);
-    bool match = false;
-    if (mp == "/") {
-      match = !abs_path.empty() && abs_path.front() == '/';
-    } else if (abs_path.starts_with(mp)) {
-      // On a path-component boundary: /mnt/c holds /mnt/c and /mnt/c/x, not /mnt/cd.
-      match = abs_path.size() == mp.size() || abs_path[mp.size()] == '/';
-    }
-    if (match && (best == nullptr || mp.size() >= best_len)) {  // >=: a later mount stacks on top
-      best = &m;
-      best_len = mp.size();
-    }
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    std::string_view mp = strip_slash(mounts[i].mount_point);
+    // >=: on equal mount points the later one is on top.
+    if (!holds(mp, abs_path) || (best != nullptr && mp.size() < best_len)) continue;
+    if (hidden(mounts, i)) continue;
+    best = &mounts[i];
+    best_len = mp.size();
   }
   return best;
 }

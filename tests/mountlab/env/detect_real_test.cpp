@@ -142,6 +142,29 @@ TEST(DetectReal, StackedMountsReportTheTopOne) {
 // bindfs (libfuse2) mounted by root shows plain "fuse": nothing in mountinfo
 // names the daemon, so the kind is fuse without subtype. With -o subtype= the
 // type is fuse.bindfs.
+TEST(DetectReal, MountOverAnAncestorHidesTheEarlierChild) {
+  REQUIRE_ROOT();
+  std::string dir = test::make_temp_dir("hide");
+  std::string sub = dir + "/sub";
+  ASSERT_EQ(mkdir(sub.c_str(), 0755), 0);
+  {
+    ScopedMount child;
+    child.owns_dir = false;
+    mount_tmpfs(child, sub, "fsr-early-child");
+    if (HasFatalFailure()) return;
+    ScopedMount parent;
+    parent.owns_dir = false;
+    mount_tmpfs(parent, dir, "fsr-later-parent");
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(mkdir(sub.c_str(), 0755), 0);  // on the new tmpfs: the old sub is unreachable
+    Environment e = detect_ok(sub);
+    EXPECT_EQ(e.mount.source, "fsr-later-parent");
+    EXPECT_EQ(e.mount.mount_point, dir);
+  }  // destroyed in reverse: the parent is unmounted before the child it hides
+  rmdir(sub.c_str());
+  rmdir(dir.c_str());
+}
+
 TEST(DetectReal, Bindfs) {
   REQUIRE_ROOT();
   if (!test::have_program("bindfs")) GTEST_SKIP() << "bindfs not installed";

@@ -134,6 +134,26 @@ TEST(MountForPath, LaterEntryWinsOnStackedMounts) {
   EXPECT_EQ(mount_for_path(m, "/mnt/stack/f")->source, "upper");
 }
 
+TEST(MountForPath, LaterMountOnAnAncestorHidesEarlierChild) {
+  // /a/b mounted first, then /a mounted over it: /a/b is no longer reachable.
+  auto m = parse_ok(
+      "1 0 0:1 / / rw - ext4 /dev/a rw\n"
+      "2 1 0:2 / /a/b rw - tmpfs early-child rw\n"
+      "3 1 0:3 / /a rw - tmpfs later-parent rw\n"
+      "4 3 0:4 / /a/c rw - tmpfs child-of-later rw\n");
+  EXPECT_EQ(mount_for_path(m, "/a/b/x")->source, "later-parent");
+  EXPECT_EQ(mount_for_path(m, "/a/c/x")->source, "child-of-later");
+  // A child listed before its parent (moved mounts) is not hidden by it.
+  auto moved = parse_ok(
+      "1 0 0:1 / / rw - ext4 /dev/a rw\n"
+      "5 6 0:5 / /m/sub rw - tmpfs moved-child rw\n"
+      "6 1 0:6 / /m rw - tmpfs parent rw\n");
+  EXPECT_EQ(mount_for_path(moved, "/m/sub/f")->source, "moved-child");
+  // Parent loops in hostile input end (7 sits on 8, so it is not hidden).
+  auto loop = parse_ok("7 8 0:7 / /x rw - tmpfs a rw\n8 7 0:8 / / rw - tmpfs b rw\n");
+  EXPECT_EQ(mount_for_path(loop, "/x/f")->source, "a");
+}
+
 TEST(MountForPath, ReturnsNullWithoutRootMountOrForRelativePath) {
   auto m = parse_ok("2 1 0:2 / /x rw - tmpfs t rw\n");
   EXPECT_EQ(mount_for_path(m, "/y"), nullptr);
