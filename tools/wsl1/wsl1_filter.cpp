@@ -27,6 +27,9 @@ std::string errno_name(int e) {
 Status install_wsl1_filter() {
   Ctx ctx(seccomp_init(SCMP_ACT_ALLOW));
   if (!ctx) return Status::error("seccomp_init failed; is libseccomp usable on this kernel?");
+  // Calls from another ABI (i386, x32) pass instead of killing the process.
+  if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW); rc < 0)
+    return Status::error(fmt::format("seccomp_attr_set(BADARCH): {}; update libseccomp", strerror(-rc)));
   for (const Wsl1Gap& g : kWsl1Gaps) {
     std::string name(g.syscall);
     int nr = seccomp_syscall_resolve_name(name.c_str());

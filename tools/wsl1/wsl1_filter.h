@@ -2,8 +2,9 @@
 // calling thread's process; it is inherited across fork and exec. Everything
 // not in the table is allowed. Must be called before any other thread starts
 // (the filter is not synchronised to existing threads), ideally in a forked
-// child. Once installed, seccomp itself is answered EINVAL, as on WSL1, so a
-// second install fails.
+// child. Once installed, seccomp itself is refused as on WSL1 (prctl
+// PR_SET_SECCOMP: EINVAL, seccomp(2): ENOSYS), so a second install fails.
+// Only the native architecture is filtered; other ABIs (x32, i386) pass.
 #pragma once
 
 #include <string>

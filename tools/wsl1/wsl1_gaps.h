@@ -51,7 +51,8 @@ inline constexpr std::array kWsl1Gaps = {
     Wsl1Gap{"perf_event_open", GapArg::kAlways, 0, 0, EINVAL, "always", "microsoft/WSL#4595"},
     Wsl1Gap{"ptrace", GapArg::kEquals, 0, kPtraceSeize, EINVAL, "request == PTRACE_SEIZE", "microsoft/WSL#3031"},
     Wsl1Gap{"prctl", GapArg::kEquals, 0, kPrSetSeccomp, EINVAL, "option == PR_SET_SECCOMP", "microsoft/WSL#4035"},
-    Wsl1Gap{"seccomp", GapArg::kAlways, 0, 0, EINVAL, "always", "microsoft/WSL#4035"},
+    // WSL1 does not implement seccomp(2); unimplemented calls answer ENOSYS there.
+    Wsl1Gap{"seccomp", GapArg::kAlways, 0, 0, ENOSYS, "always", "microsoft/WSL#4035 (unimplemented)"},
     Wsl1Gap{"mmap", GapArg::kMaskedAny, 3, MAP_LOCKED, EOPNOTSUPP, "flags & MAP_LOCKED", "microsoft/WSL#4857"},
     Wsl1Gap{"openat2", GapArg::kAlways, 0, 0, ENOSYS, "always", "kernel 4.4 predates openat2 (5.6)"},
 };

@@ -99,6 +99,23 @@ TEST(Wsl1Harness, FilterSurvivesExec) {
   EXPECT_EQ(out, "0\n");
 }
 
+// Real tools take their fallbacks: cp without copy_file_range, stat without statx.
+TEST(Wsl1Harness, CoreutilsStillWorkUnderTheFilter) {
+  std::string dir = test::make_temp_dir("wsl1cp");
+  std::string a = dir + "/a", b = dir + "/b";
+  ASSERT_EQ(test::run("head -c 100000 /dev/urandom > " + a), 0);
+  int st = -1;
+  std::string out = test::run_capture(std::string(WSL1_HARNESS_BIN) + " -- cp " + a + " " + b + " 2>&1", &st);
+  EXPECT_EQ(st, 0) << out;
+  EXPECT_EQ(test::run("cmp " + a + " " + b), 0) << "copy differs";
+  out = test::run_capture(std::string(WSL1_HARNESS_BIN) + " -- stat -c %s " + b + " 2>&1", &st);
+  EXPECT_EQ(st, 0) << out;
+  EXPECT_EQ(out, "100000\n");
+  unlink(a.c_str());
+  unlink(b.c_str());
+  rmdir(dir.c_str());
+}
+
 TEST(Wsl1Harness, ReportsUsageAndMissingCommand) {
   int st = -1;
   std::string err = test::run_capture(std::string(WSL1_HARNESS_BIN) + " 2>&1", &st);
