@@ -17,7 +17,7 @@
 namespace fsr {
 
 struct WriterOptions {
-  uint32_t chunk_events = 16384;  // events (or ops) per chunk
+  uint32_t chunk_events = 65536;  // events (or ops) per chunk
   int zstd_level = 3;
 };
 
