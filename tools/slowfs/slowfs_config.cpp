@@ -121,6 +121,7 @@ std::string parse_slowfs_args(const std::vector<std::string>& args, SlowfsOption
     if (is("--lat")) { if (!(err = value("--lat", v)).empty()) return err; lat_lists.push_back(v); continue; }
     if (is("--config")) { if (!(err = value("--config", v)).empty()) return err; config_files.push_back(v); continue; }
     if (is("--profile")) { if (!(err = value("--profile", profile)).empty()) return err; continue; }
+    if (is("--stats")) { if (!(err = value("--stats", out.stats_file)).empty()) return err; continue; }
     if (is("--pid-file")) { if (!(err = value("--pid-file", out.pid_file)).empty()) return err; continue; }
     if (is("--max-threads")) {
       if (!(err = value("--max-threads", v)).empty()) return err;
@@ -194,6 +195,8 @@ std::string slowfs_usage() {
        "  -s                      single-threaded request loop\n"
        "  --max-threads N         worker threads (default 64)\n"
        "  --pid-file FILE         write the serving pid to FILE\n"
+       "  --stats FILE            at unmount, write per-class request counts and\n"
+       "                          the latency actually slept to FILE\n"
        "  -o OPTS                 FUSE mount options, e.g. -o default_permissions,allow_other\n"
        "  -h, --help              this text\n"
        "\n"

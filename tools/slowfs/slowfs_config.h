@@ -27,6 +27,7 @@ struct SlowfsOptions {
   bool single_thread = false;
   unsigned max_threads = 64;
   std::string pid_file;
+  std::string stats_file;  // per-class counts written here at unmount
   std::vector<std::string> mount_options;  // the -o values, passed to libfuse
   bool show_help = false;
   bool show_profiles = false;

@@ -55,16 +55,16 @@ std::string_view trim(std::string_view s) {
 // so the values are an estimate (metadata ~10x cheaper than 9p).
 constexpr std::array<Profile, 4> kProfiles = {{
     {"wsl2-9p",
-     "lookup=1ms,stat=1ms,open=1ms,close=400us,read=300us,write=400us,readdir=1ms,mkdir=1200us,"
-     "rmdir=1ms,unlink=900us,rename=1200us,link=1200us,attr=900us,xattr=600us,sync=1ms",
+     "lookup=500us,stat=500us,open=600us,close=300us,read=300us,write=400us,readdir=600us,mkdir=800us,"
+     "rmdir=700us,unlink=600us,rename=800us,link=800us,attr=600us,xattr=400us,sync=1ms",
      0.0, 0.0, false, "WSL2 /mnt/c over 9p (cache=mmap): no attr/entry cache"},
     {"wsl2-virtiofs",
-     "lookup=400us,stat=400us,open=450us,close=150us,read=120us,write=150us,readdir=400us,mkdir=500us,"
-     "rmdir=450us,unlink=400us,rename=500us,link=500us,attr=400us,xattr=250us,sync=500us",
+     "lookup=250us,stat=250us,open=300us,close=120us,read=100us,write=120us,readdir=300us,mkdir=350us,"
+     "rmdir=300us,unlink=300us,rename=350us,link=350us,attr=300us,xattr=200us,sync=500us",
      1.0, 1.0, true, "WSL2 /mnt/c over virtiofs: FUSE caching, 1 s timeouts"},
     {"wsl1-drvfs",
-     "lookup=80us,stat=80us,open=120us,close=40us,read=20us,write=30us,readdir=100us,mkdir=150us,"
-     "rmdir=120us,unlink=120us,rename=150us,link=150us,attr=100us,xattr=60us,sync=200us",
+     "lookup=60us,stat=60us,open=100us,close=40us,read=20us,write=30us,readdir=80us,mkdir=120us,"
+     "rmdir=100us,unlink=100us,rename=120us,link=120us,attr=80us,xattr=50us,sync=200us",
      1.0, 1.0, true, "WSL1 drvfs (estimate: no published per-op figures)"},
     {"none", "all=0", 1.0, 1.0, true, "pass-through, no added latency"},
 }};
@@ -198,23 +198,38 @@ int64_t draw_latency_ns(const LatencySpec& spec, uint64_t& rng_state) {
   return ns < 0 ? 0 : ns;
 }
 
-void inject_latency(const LatencySpec& spec) {
-  if (spec.base_ns == 0 && spec.jitter == Jitter::kNone) return;
+std::string ClassCounters::format() const {
+  std::string out = "class count slept_ms\n";
+  char line[96];
+  for (size_t i = 0; i < kOpClassCount; ++i) {
+    std::snprintf(line, sizeof line, "%s %llu %.3f\n", std::string(kClassNames[i]).c_str(),
+                  static_cast<unsigned long long>(count[i].load(std::memory_order_relaxed)),
+                  static_cast<double>(slept_ns[i].load(std::memory_order_relaxed)) / 1e6);
+    out += line;
+  }
+  return out;
+}
+
+uint64_t inject_latency(const LatencySpec& spec) {
+  if (spec.base_ns == 0 && spec.jitter == Jitter::kNone) return 0;
   thread_local uint64_t rng_state = [] {
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     return static_cast<uint64_t>(now_ns()) ^ (static_cast<uint64_t>(gettid()) << 32);
   }();
   int64_t delay = draw_latency_ns(spec, rng_state);
-  if (delay <= 0) return;
-  int64_t deadline = now_ns() + delay;
+  if (delay <= 0) return 0;
+  int64_t start = now_ns();
+  int64_t deadline = start + delay;
   if (delay > kSpinTailNs) {
     int64_t wake = deadline - kSpinTailNs;
     timespec ts{wake / 1'000'000'000LL, wake % 1'000'000'000LL};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
     }
   }
-  while (now_ns() < deadline) {
+  int64_t t;
+  while ((t = now_ns()) < deadline) {
   }
+  return static_cast<uint64_t>(t - start);
 }
 
 }  // namespace fsr

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -73,7 +74,20 @@ std::string profile_names();  // "wsl2-9p|wsl2-virtiofs|wsl1-drvfs|none"
 // Sleeps for the class's latency: clock_nanosleep to just before the deadline,
 // then spins on CLOCK_MONOTONIC for the tail so short latencies stay precise.
 // Thread-safe; each thread keeps its own random engine.
-void inject_latency(const LatencySpec& spec);
+// Returns the time actually spent (ns).
+uint64_t inject_latency(const LatencySpec& spec);
+// Per-class request counters and slept time, for --stats. Relaxed atomics:
+// one increment per request, read once at exit.
+struct ClassCounters {
+  std::array<std::atomic<uint64_t>, kOpClassCount> count{};
+  std::array<std::atomic<uint64_t>, kOpClassCount> slept_ns{};
+  void add(OpClass c, uint64_t ns) {
+    count[static_cast<size_t>(c)].fetch_add(1, std::memory_order_relaxed);
+    slept_ns[static_cast<size_t>(c)].fetch_add(ns, std::memory_order_relaxed);
+  }
+  std::string format() const;  // "class count slept_ms" lines
+};
+
 // Draws one latency value (ns) from the spec; exposed for tests.
 int64_t draw_latency_ns(const LatencySpec& spec, uint64_t& rng_state);
 

@@ -131,6 +131,7 @@ int serve(fsr::SlowfsState& st, int status_fd) {
   fuse_remove_signal_handlers(se);
   fuse_session_destroy(se);
   fuse_opt_free_args(&args);
+  if (!o.stats_file.empty()) std::ofstream(o.stats_file) << st.counters.format();
   if (!o.pid_file.empty()) unlink(o.pid_file.c_str());
   return rc == 0 ? 0 : 1;
 }

@@ -19,7 +19,10 @@ namespace {
 
 SlowfsState& S(fuse_req_t req) { return *static_cast<SlowfsState*>(fuse_req_userdata(req)); }
 SlowfsInode& I(fuse_req_t req, fuse_ino_t ino) { return S(req).inodes.get(ino); }
-void charge(fuse_req_t req, OpClass c) { inject_latency(S(req).options.latency[c]); }
+void charge(fuse_req_t req, OpClass c) {
+  SlowfsState& s = S(req);
+  s.counters.add(c, inject_latency(s.options.latency[c]));
+}
 int fh_fd(const fuse_file_info* fi) { return static_cast<int>(fi->fh); }
 
 // Looks `name` up and replies with the entry (one kernel reference).

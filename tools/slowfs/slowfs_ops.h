@@ -17,6 +17,7 @@ namespace fsr {
 struct SlowfsState {
   SlowfsOptions options;
   InodeTable inodes;
+  ClassCounters counters;
   bool chown_new_files = false;  // running as root: give new objects to the caller
 };
 
