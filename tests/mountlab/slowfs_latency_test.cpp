@@ -58,7 +58,7 @@ class LatencyInjection : public ::testing::Test {
   }
   Means mount_and_measure(const std::string& lat) {
     SlowfsMount mnt;
-    std::string err = mnt.mount({"--lat", lat, "--attr-timeout", "0", "--entry-timeout", "0", "--direct-io"});
+    std::string err = mnt.mount({"--lat", lat, "--attr-timeout", "0", "--entry-timeout", "0", "--direct-io", "--realtime"});
     EXPECT_EQ(err, "");
     if (!err.empty()) return {};
     Means m = measure(mnt.mountpoint());

@@ -101,7 +101,8 @@ measure() {  # TARGET (ext4 or a profile)
       dir=$WORK/plain; mkdir -p "$dir"
     else
       mkdir -p "$WORK/backing-$tgt"
-      bash "$ML" slowfs-up "$WORK/backing-$tgt" "$WORK/mnt-$tgt" "$tgt" >&2
+      # --realtime: the emulated server answers on time even when the machine is busy.
+      bash "$ML" slowfs-up "$WORK/backing-$tgt" "$WORK/mnt-$tgt" "$tgt" --realtime >&2
       dir=$WORK/mnt-$tgt
     fi
     while read -r op t0 t1; do

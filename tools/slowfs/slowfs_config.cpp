@@ -109,6 +109,7 @@ std::string parse_slowfs_args(const std::vector<std::string>& args, SlowfsOption
     if (a == "-f" || a == "--foreground") { out.foreground = true; continue; }
     if (a == "-d" || a == "--debug") { out.debug = out.foreground = true; continue; }
     if (a == "-s") { out.single_thread = true; continue; }
+    if (a == "--realtime") { out.realtime = true; continue; }
     if (a == "--direct-io") { settings.emplace_back("direct-io", "true"); continue; }
     if (a == "--writeback-cache") { settings.emplace_back("writeback-cache", "true"); continue; }
     if (a == "--no-readdirplus") { settings.emplace_back("readdirplus", "false"); continue; }
@@ -121,6 +122,14 @@ std::string parse_slowfs_args(const std::vector<std::string>& args, SlowfsOption
     if (is("--lat")) { if (!(err = value("--lat", v)).empty()) return err; lat_lists.push_back(v); continue; }
     if (is("--config")) { if (!(err = value("--config", v)).empty()) return err; config_files.push_back(v); continue; }
     if (is("--profile")) { if (!(err = value("--profile", profile)).empty()) return err; continue; }
+    if (is("--nice")) {
+      if (!(err = value("--nice", v)).empty()) return err;
+      int n = 0;
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || p != v.data() + v.size() || n < -20 || n > 19) return "--nice '" + v + "' is not in -20..19";
+      out.nice = n;
+      continue;
+    }
     if (is("--stats")) { if (!(err = value("--stats", out.stats_file)).empty()) return err; continue; }
     if (is("--pid-file")) { if (!(err = value("--pid-file", out.pid_file)).empty()) return err; continue; }
     if (is("--max-threads")) {
@@ -194,7 +203,11 @@ std::string slowfs_usage() {
        "  -d, --debug             foreground with libfuse debug output\n"
        "  -s                      single-threaded request loop\n"
        "  --max-threads N         worker threads (default 64)\n"
+       "  --nice N                priority of the request threads (default -10 when\n"
+       "                          root, so injected latency does not grow with load)\n"
        "  --pid-file FILE         write the serving pid to FILE\n"
+       "  --realtime              SCHED_FIFO request threads (root): injected latency\n"
+       "                          stays precise on a loaded machine\n"
        "  --stats FILE            at unmount, write per-class request counts and\n"
        "                          the latency actually slept to FILE\n"
        "  -o OPTS                 FUSE mount options, e.g. -o default_permissions,allow_other\n"

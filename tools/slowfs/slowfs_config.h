@@ -26,6 +26,11 @@ struct SlowfsOptions {
   bool debug = false;
   bool single_thread = false;
   unsigned max_threads = 64;
+  // Scheduling priority of the request threads. An emulated remote server's
+  // latency must not grow with local CPU load, so by default (-10, root only)
+  // its wake-ups preempt ordinary processes.
+  int nice = -10;
+  bool realtime = false;  // SCHED_FIFO request threads: precise under heavy load
   std::string pid_file;
   std::string stats_file;  // per-class counts written here at unmount
   std::vector<std::string> mount_options;  // the -o values, passed to libfuse

@@ -1,6 +1,8 @@
 // slowfs: mount a latency-injecting pass-through of BACKING on MOUNTPOINT.
 // Thin main: parse (slowfs_config), check the paths, daemonize, run libfuse.
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -116,6 +118,16 @@ int serve(fsr::SlowfsState& st, int status_fd) {
       dup2(devnull, 2);
       if (devnull > 2) close(devnull);
     }
+  }
+  // Best effort: without CAP_SYS_NICE a negative value is refused; keep going.
+  if (o.nice != 0 && setpriority(PRIO_PROCESS, 0, o.nice) != 0 && geteuid() == 0)
+    std::fprintf(stderr, "slowfs: cannot set nice %d: %s\n", o.nice, std::strerror(errno));
+  if (o.realtime) {
+    // Workers are created by this thread or by other workers and inherit it.
+    sched_param sp{};
+    sp.sched_priority = 1;
+    if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+      std::fprintf(stderr, "slowfs: cannot use SCHED_FIFO (%s): continuing without --realtime\n", std::strerror(errno));
   }
   int rc;
   if (o.single_thread) {
