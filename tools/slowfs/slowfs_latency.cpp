@@ -52,7 +52,7 @@ std::string_view trim(std::string_view s) {
 // wsl.md #7038) and cache=mmap means no attribute or entry caching.
 // virtiofs: the published 9p/virtiofs ratios are about 2-2.7 for every step,
 // metadata included, so WSL's virtiofs does about as many round trips as 9p
-// (no useful attribute caching) at ~0.35x the cost; readdirplus is on.
+// (no useful attribute caching) at ~0.3x the cost; readdirplus is on.
 // drvfs (WSL1): in-kernel lxcore over NTFS; no published per-op figure here,
 // so the values are an estimate (metadata ~10x cheaper than 9p).
 constexpr std::array<Profile, 4> kProfiles = {{
@@ -61,9 +61,9 @@ constexpr std::array<Profile, 4> kProfiles = {{
      "rmdir=700us,unlink=600us,rename=800us,link=800us,attr=600us,xattr=400us,sync=1ms",
      0.0, 0.0, false, "WSL2 /mnt/c over 9p (cache=mmap): no attr/entry cache"},
     {"wsl2-virtiofs",
-     "lookup=190us,stat=140us,open=210us,close=100us,read=100us,write=130us,readdir=160us,mkdir=280us,"
-     "rmdir=240us,unlink=330us,rename=280us,link=280us,attr=210us,xattr=200us,sync=360us",
-     0.0, 0.0, true, "WSL2 /mnt/c over virtiofs: same round trips as 9p, ~0.35x the cost"},
+     "lookup=150us,stat=100us,open=170us,close=80us,read=100us,write=100us,readdir=120us,mkdir=280us,"
+     "rmdir=280us,unlink=330us,rename=280us,link=280us,attr=180us,xattr=170us,sync=360us",
+     0.0, 0.0, true, "WSL2 /mnt/c over virtiofs: same round trips as 9p, ~0.3x the cost"},
     {"wsl1-drvfs",
      "lookup=60us,stat=60us,open=100us,close=40us,read=20us,write=30us,readdir=80us,mkdir=120us,"
      "rmdir=100us,unlink=100us,rename=120us,link=120us,attr=80us,xattr=50us,sync=200us",
