@@ -8,6 +8,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -87,6 +89,35 @@ TEST_F(LatencyInjection, ExponentialJitterAddsItsMean) {
   Means m = mount_and_measure("all=0,stat=1ms+exp1ms");
   EXPECT_GE(m.stat_ms, 1.5);
   EXPECT_LT(m.read_ms, 1.0);
+}
+
+// --stats is the ground truth attribution tests compare against: it must count
+// each request in its class.
+TEST_F(LatencyInjection, StatsFileCountsRequestsPerClass) {
+  std::string dir = make_temp_dir("slowfs-stats-");
+  ASSERT_FALSE(dir.empty());
+  std::string stats = dir + "/stats.txt";
+  {
+    SlowfsMount mnt;
+    ASSERT_EQ(mnt.mount({"--lat", "all=0,mkdir=100us", "--stats", stats}), "");
+    for (int i = 0; i < 10; ++i) ASSERT_EQ(mkdir((mnt.mountpoint() + "/d" + std::to_string(i)).c_str(), 0755), 0);
+    for (int i = 0; i < 4; ++i) ASSERT_EQ(rmdir((mnt.mountpoint() + "/d" + std::to_string(i)).c_str()), 0);
+  }  // unmounted: the daemon writes the file as it exits
+  std::ifstream in(stats);
+  ASSERT_TRUE(in.good()) << "no stats file " << stats;
+  std::map<std::string, std::pair<uint64_t, double>> rows;
+  std::string header, name;
+  std::getline(in, header);
+  EXPECT_EQ(header, "class count slept_ms");
+  uint64_t count;
+  double ms;
+  while (in >> name >> count >> ms) rows[name] = {count, ms};
+  EXPECT_EQ(rows["mkdir"].first, 10u);
+  EXPECT_EQ(rows["rmdir"].first, 4u);
+  EXPECT_GE(rows["mkdir"].second, 10 * 0.1 * 0.9);  // 10 x 100 us actually slept
+  EXPECT_EQ(rows["rmdir"].second, 0.0);
+  EXPECT_EQ(rows.size(), 15u);  // every class listed
+  remove_tree(dir);
 }
 
 }  // namespace
