@@ -22,13 +22,15 @@
 namespace fsr::testing {
 namespace {
 
-enum class Target { kPlainDir, kSlowfs, kSlowfsNoCache };
+enum class Target { kPlainDir, kSlowfs, kSlowfsNoCache, kSlowfsWriteback, kSlowfsDirectIo };
 
 std::string target_name(const ::testing::TestParamInfo<Target>& info) {
   switch (info.param) {
     case Target::kPlainDir: return "PlainDir";
     case Target::kSlowfs: return "Slowfs";
     case Target::kSlowfsNoCache: return "SlowfsNoCache";
+    case Target::kSlowfsWriteback: return "SlowfsWriteback";
+    case Target::kSlowfsDirectIo: return "SlowfsDirectIo";
   }
   return "?";
 }
@@ -47,6 +49,8 @@ class Conformance : public ::testing::TestWithParam<Target> {
     std::vector<std::string> args = {"--lat", "all=20us"};
     if (GetParam() == Target::kSlowfsNoCache)
       args = {"--profile", "none", "--attr-timeout", "0", "--entry-timeout", "0", "--no-readdirplus"};
+    if (GetParam() == Target::kSlowfsWriteback) args = {"--writeback-cache", "--lat", "all=20us"};
+    if (GetParam() == Target::kSlowfsDirectIo) args = {"--direct-io", "--lat", "all=20us"};
     std::string err = mount_.mount(args);
     ASSERT_EQ(err, "");
     dir_ = mount_.mountpoint();
@@ -404,6 +408,17 @@ TEST_P(Conformance, LargeFileWithMmapRead) {
   ASSERT_EQ(fstat(fd, &st), 0);
   ASSERT_EQ(static_cast<size_t>(st.st_size), kChunk * kChunks);
   void* m = mmap(nullptr, kChunk * kChunks, PROT_READ, MAP_SHARED, fd, 0);
+  std::string copy;
+  if (GetParam() == Target::kSlowfsDirectIo) {
+    // FOPEN_DIRECT_IO files refuse shared mmap unless the server sets
+    // FUSE_CAP_DIRECT_IO_ALLOW_MMAP (libfuse >= 3.16); check the data by pread.
+    EXPECT_EQ(m, MAP_FAILED);
+    EXPECT_EQ(errno, ENODEV);
+    if (m != MAP_FAILED) munmap(m, kChunk * kChunks);
+    copy = pread_all(fd);
+    ASSERT_EQ(copy.size(), kChunk * kChunks);
+    m = copy.data();
+  }
   ASSERT_NE(m, MAP_FAILED) << std::strerror(errno);
   const char* bytes = static_cast<const char*>(m);
   size_t bad = 0;
@@ -415,12 +430,13 @@ TEST_P(Conformance, LargeFileWithMmapRead) {
     }
   }
   EXPECT_EQ(bad, 0u);
-  munmap(m, kChunk * kChunks);
+  if (copy.empty()) munmap(m, kChunk * kChunks);
   close(fd);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, Conformance,
-                         ::testing::Values(Target::kPlainDir, Target::kSlowfs, Target::kSlowfsNoCache),
+                         ::testing::Values(Target::kPlainDir, Target::kSlowfs, Target::kSlowfsNoCache,
+                                           Target::kSlowfsWriteback, Target::kSlowfsDirectIo),
                          target_name);
 
 }  // namespace
