@@ -9,7 +9,7 @@ chromium=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$chromium" ] || { echo "SKIP: $chromium not found"; exit 77; }
 mkdir -p "$out"
 html="$out/report.html"
-"$fixture" "$html" || { echo "FAIL: fixture could not write $html"; exit 1; }
+"$fixture" "$out" || { echo "FAIL: fixture could not write into $out"; exit 1; }
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "traces/syscalls.h"
+#include "traces/trace_writer.h"
 
 namespace fsr::testdata {
 
@@ -114,6 +115,23 @@ ResultSet small_result(bool slow) {
       default: return op.latency;
     }
   });
+}
+
+Status write_result_file(const ResultSet& rs, const std::string& path) {
+  TraceHeader h = rs.header;
+  h.kind = PayloadKind::kResult;
+  auto w = TraceWriter::create(path, h, {.chunk_events = 16, .zstd_level = 3});  // several chunks
+  if (!w) return w.status();
+  std::unordered_map<StrId, StrId> remap;
+  for (OpRecord op : rs.ops) {
+    if (op.path != kNoStr) {
+      auto it = remap.find(op.path);
+      if (it == remap.end()) it = remap.emplace(op.path, (*w)->intern(rs.str(op.path))).first;
+      op.path = it->second;
+    }
+    if (Status st = (*w)->append(op); !st) return st;
+  }
+  return (*w)->finish(rs.footer.value_or(TraceFooter{}));
 }
 
 }  // namespace fsr::testdata

@@ -40,4 +40,7 @@ ResultSet simulate(const SimWorkload& w, const std::function<uint64_t(const SimO
 SimWorkload small_workload();
 ResultSet small_result(bool slow);
 
+// Writes `rs` as a result file through TraceWriter (strings re-interned).
+Status write_result_file(const ResultSet& rs, const std::string& path);
+
 }  // namespace fsr::testdata
