@@ -3,6 +3,7 @@
 #include <regex>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "tests/report/test_results.h"
 #include "tools/report/compare.h"
@@ -15,7 +16,7 @@ namespace {
 TEST(Perfetto, OneSlicePerOpOnSaneTracks) {
   const ResultSet rs = testdata::small_result(true);
   // Round-trip through text, as a viewer would read it.
-  const auto j = nlohmann::json::parse(perfetto_trace(rs).dump());
+  const auto j = nlohmann::json::parse(perfetto_trace(rs));
   ASSERT_TRUE(j.contains("traceEvents"));
   std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<double, double>>> tracks;
   size_t slices = 0, process_names = 0, thread_names = 0;
@@ -45,6 +46,16 @@ TEST(Perfetto, OneSlicePerOpOnSaneTracks) {
     std::sort(sl.begin(), sl.end());
     for (size_t i = 1; i < sl.size(); ++i) EXPECT_GE(sl[i].first + 0.001, sl[i - 1].second);
   }
+  // Times are the ops' ns, exactly: the first op's slice.
+  const auto& e0 = j["traceEvents"][0];
+  EXPECT_NEAR(e0["ts"].get<double>() * 1000.0, double(rs.ops[0].start), 0.01);
+  EXPECT_NEAR(e0["dur"].get<double>() * 1000.0, double(rs.ops[0].latency), 0.01);
+  EXPECT_EQ(e0["args"]["path"], "/w/proj");
+  // Paths are escaped: a quote or backslash in a file name keeps the JSON valid.
+  ResultSet odd = rs;
+  odd.strings[odd.ops[0].path] = "/w/a\"b\\c\n";
+  const auto j2 = nlohmann::json::parse(perfetto_trace(odd));
+  EXPECT_EQ(j2["traceEvents"][0]["args"]["path"], "/w/a\"b\\c\n");
   // Names are syscall names.
   bool saw_stat = false;
   for (const auto& e : j["traceEvents"]) saw_stat = saw_stat || e["name"] == "newfstatat";

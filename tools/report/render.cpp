@@ -21,7 +21,7 @@ std::string render_report(const ResultSet& target, const ResultSet* baseline, Ou
   switch (format) {
     case OutputFormat::kText: return render_report_text(build_report(target, baseline, opt));
     case OutputFormat::kJson: return report_to_json(build_report(target, baseline, opt)).dump(2) + "\n";
-    case OutputFormat::kPerfetto: return perfetto_trace(target).dump() + "\n";
+    case OutputFormat::kPerfetto: return perfetto_trace(target);
     case OutputFormat::kHtml: {
       std::vector<const ResultSet*> cols;
       if (baseline) cols.push_back(baseline);

@@ -35,7 +35,12 @@ ResultStats compute_stats(const ResultSet& rs, const StatsOptions& opt = {});
 // basename of the file its latest earlier kEvProcExec op executed (in trace
 // order); the initial process by the recorded command's argv[0]; any other pid
 // seen before its exec is "(unknown)".
-std::vector<std::string> process_names(const ResultSet& rs);
+struct ProcessNaming {
+  std::vector<std::string> names;   // distinct names
+  std::vector<uint32_t> op_name;    // per op: index into names
+};
+ProcessNaming name_processes(const ResultSet& rs);
+std::vector<std::string> process_names(const ResultSet& rs);  // the same, spelled out per op
 
 // Directory key of an absolute path: its parent directory's components below
 // `root`, cut to `depth` ("node_modules/react"); "." for the root itself;
