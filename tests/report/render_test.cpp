@@ -63,6 +63,21 @@ TEST(RenderText, CompareMatchesGolden) {
   EXPECT_EQ(testdata::check_golden("compare.txt", text), "");
 }
 
+TEST(RenderText, ManyMountsWrapIntoBlocksWithinWidth) {
+  const ResultSet base = testdata::small_result(false), slow = testdata::small_result(true);
+  const std::string text = render_compare_text(build_comparison({&base, &slow, &base, &slow, &base, &slow}));
+  expect_fits_100_columns(text);
+  // Two blocks, each led by the reference mount; every mount's ratio appears once.
+  size_t blocks = 0;
+  for (size_t p = text.find("\nclass "); p != std::string::npos; p = text.find("\nclass ", p + 1)) ++blocks;
+  EXPECT_EQ(blocks, 2u);
+  for (const char* r : {"2/1", "3/1", "4/1", "5/1", "6/1"}) {
+    const size_t first = text.find(r);
+    EXPECT_NE(first, std::string::npos) << r;
+    EXPECT_EQ(text.find(r, first + 1), std::string::npos) << r;
+  }
+}
+
 TEST(RenderJson, ReportMatchesGolden) {
   EXPECT_EQ(testdata::check_golden("report_baseline.json", report_to_json(small_report(true)).dump(2) + "\n"), "");
   EXPECT_EQ(testdata::check_golden("report_single.json", report_to_json(small_report(false)).dump(2) + "\n"), "");

@@ -1,5 +1,7 @@
 #include "tools/report/render_text.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "tools/report/format.h"
@@ -114,27 +116,34 @@ std::string render_compare_text(const Comparison& c) {
     out += fmt::format("  [{}] {}  ops {}\n", i + 1, fmtx::fit_left(ri.label, 70), ri.ops);
     for (const std::string& p : ri.problems) out += "      warning: " + p + "\n";
   }
-  out += "\n";
-  // Columns: value per mount, then "k/1" ratio after every mount but the first.
-  auto head = fmt::format("{:<12}", "class");
-  for (size_t i = 0; i < c.columns.size(); ++i) {
-    head += fmt::format(" {:>12}", fmt::format("[{}] {}", i + 1, fmtx::fit_left(c.columns[i].run.short_label, 8)));
-    if (i > 0) head += fmt::format(" {:>7}", fmt::format("{}/1", i + 1));
-  }
-  out += head + "\n";
-  auto row = [&](std::string_view name, auto value_of) {
-    std::string line = fmt::format("{:<12}", name);
-    const uint64_t first = c.columns.empty() ? 0 : value_of(c.columns[0]);
-    for (size_t i = 0; i < c.columns.size(); ++i) {
-      const uint64_t v = value_of(c.columns[i]);
-      line += fmt::format(" {:>12}", ns(v));
-      if (i > 0) line += fmt::format(" {:>7}", first ? ratio(double(v) / double(first)) : "-");
+  // Columns: value per mount, then "k/1" after every mount but the first. More
+  // than four mounts do not fit 100 columns: further blocks repeat mount 1.
+  constexpr size_t kPerBlock = 3;
+  for (size_t b = 1; b < std::max<size_t>(c.columns.size(), 2); b += kPerBlock) {
+    std::vector<size_t> cols{0};
+    for (size_t i = b; i < std::min(c.columns.size(), b + kPerBlock); ++i) cols.push_back(i);
+    out += "\n";
+    auto head = fmt::format("{:<12}", "class");
+    for (size_t i : cols) {
+      head += fmt::format(" {:>12}", fmt::format("[{}] {}", i + 1, fmtx::fit_left(c.columns[i].run.short_label, 8)));
+      if (i > 0) head += fmt::format(" {:>7}", fmt::format("{}/1", i + 1));
     }
-    out += line + "\n";
-  };
-  row("wall", [](const CompareColumn& col) { return col.run.wall_ns; });
-  for (SyscallClass cls : c.classes)
-    row(class_name(cls), [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].sum(); });
+    out += head + "\n";
+    auto row = [&](std::string_view name, auto value_of) {
+      std::string line = fmt::format("{:<12}", name);
+      const uint64_t first = c.columns.empty() ? 0 : value_of(c.columns[0]);
+      for (size_t i : cols) {
+        if (i >= c.columns.size()) break;  // no results at all
+        const uint64_t v = value_of(c.columns[i]);
+        line += fmt::format(" {:>12}", ns(v));
+        if (i > 0) line += fmt::format(" {:>7}", first ? ratio(double(v) / double(first)) : "-");
+      }
+      out += line + "\n";
+    };
+    row("wall", [](const CompareColumn& col) { return col.run.wall_ns; });
+    for (SyscallClass cls : c.classes)
+      row(class_name(cls), [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].sum(); });
+  }
   out += "\n(class rows: sum of op latencies; wall: replay wall time)\n";
   return out;
 }
