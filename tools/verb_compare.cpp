@@ -1,4 +1,88 @@
-#include "tools/cli_util_pending.h"
+// fsreplay compare RESULT... | TRACE --target A --target B ...: one table, a
+// column per mount, ratios against the first. The shortcut replays TRACE on
+// each target in turn (through the replayer library) and compares the results.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "tools/cli_util.h"
+#include "tools/report/render.h"
+#include "tools/report/result_set.h"
+#include "tools/verbs.h"
+
+#if __has_include("replayer/replay.h")
+#include "replayer/replay.h"
+#define FSR_HAVE_REPLAY 1
+#endif
+
 namespace fsr::cli {
-Action add_compare_verb(CLI::App& app) { return pending_verb(app, "compare", "Compare replays across mounts"); }
+
+Action add_compare_verb(CLI::App& app) {
+  struct Opts {
+    std::vector<std::string> inputs, targets;
+    std::string scratch, results_dir = ".", format = "text", output;
+    size_t top = 10;
+    int depth = 2;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* sub = app.add_subcommand("compare", "Compare replays of one trace across mounts");
+  sub->add_option("inputs", o->inputs, "Result files (first = reference), or one trace with --target")->required();
+  sub->add_option("--target,-t", o->targets, "Replay the trace on this directory (repeat; first = reference)");
+  sub->add_option("--scratch", o->scratch, "Scratch directory for the replays (--target only)");
+  sub->add_option("--results-dir", o->results_dir, "Where --target replays write their results");
+  sub->add_option("--format,-f", o->format, "text, json or html")->check(CLI::IsMember({"text", "json", "html"}));
+  sub->add_option("--output,-o", o->output, "Write here instead of stdout");
+  sub->add_option("--top", o->top, "Rows in the HTML process and directory tables")->check(CLI::Range(1, 1000));
+  sub->add_option("--depth", o->depth, "Directory depth below the recorded root")->check(CLI::Range(1, 64));
+  return [o]() -> int {
+    std::vector<std::string> files = o->inputs;
+    if (!o->targets.empty()) {
+      if (o->inputs.size() != 1)
+        return fail("compare", "--target replays exactly one trace; give one TRACE, or result files without --target",
+                    kExitUsage);
+#ifdef FSR_HAVE_REPLAY
+      files.clear();
+      const std::string stem = std::filesystem::path(o->inputs[0]).stem().string();
+      for (size_t i = 0; i < o->targets.size(); ++i) {
+        ReplayOptions ro;
+        ro.target = o->targets[i];
+        ro.scratch = o->scratch;
+        ro.output = (std::filesystem::path(o->results_dir) / fmt::format("{}.{}.result", stem, i + 1)).string();
+        ro.progress = stderr_is_tty();
+        std::cerr << "fsreplay compare: replaying " << o->inputs[0] << " on " << ro.target << "\n";
+        auto summary = run_replay(o->inputs[0], ro);
+        if (!summary) return fail("compare", summary.message());
+        files.push_back(summary->result_path);
+      }
+#else
+      return fail("compare", "--target needs the replayer, which this build lacks; replay each target with "
+                             "`fsreplay replay` and pass the result files");
+#endif
+    }
+    std::vector<ResultSet> results;
+    bool complete = true;
+    for (const std::string& f : files) {
+      auto r = load_result(f);
+      if (!r) return fail("compare", r.message());
+      complete = complete && r->complete;
+      for (const std::string& p : r->problems) std::cerr << "fsreplay compare: warning: " << p << "\n";
+      results.push_back(std::move(r).value());
+    }
+    std::vector<const ResultSet*> ptrs;
+    for (const ResultSet& r : results) ptrs.push_back(&r);
+    auto text = render_compare(ptrs, *parse_output_format(o->format), {.top = o->top, .dir_depth = o->depth});
+    if (!text) return fail("compare", text.message());
+    if (o->output.empty()) {
+      std::cout << *text;
+    } else {
+      std::ofstream out(o->output, std::ios::binary);
+      out << *text;
+      if (!out) return fail("compare", o->output + ": cannot write; check the directory exists and is writable");
+    }
+    return complete ? kExitOk : kExitIncomplete;
+  };
+}
+
 }  // namespace fsr::cli

@@ -1,0 +1,49 @@
+#!/bin/bash
+# End-to-end through the fsreplay command on result files written with
+# TraceWriter: report and compare in every format, golden text, exit codes.
+set -u
+fsreplay=$1 fixture=$2 out=$3 golden=$4
+fail=0
+check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
+rm -rf "$out" && mkdir -p "$out"
+"$fixture" "$out" || { echo "FAIL: fixture"; exit 1; }
+cd "$out"
+
+"$fsreplay" report slow.result --baseline base.result --top 5 >report.txt; rc=$?
+check "report exit $rc" '[ $rc -eq 0 ]'
+check "report text differs from golden" 'diff -u "$golden/report_baseline.txt" report.txt'
+"$fsreplay" report slow.result --top 5 -o single.txt; rc=$?
+check "report -o exit $rc" '[ $rc -eq 0 ]'
+check "single report differs from golden" 'diff -u "$golden/report_single.txt" single.txt'
+"$fsreplay" compare base.result slow.result base.result >compare.txt
+check "compare text differs from golden" 'diff -u "$golden/compare.txt" compare.txt'
+
+for f in json perfetto html; do
+  "$fsreplay" report slow.result -b base.result --format $f -o report.$f; rc=$?
+  check "report --format $f exit $rc" '[ $rc -eq 0 ] && [ -s report.$f ]'
+done
+"$fsreplay" compare base.result slow.result --format json -o compare.json
+"$fsreplay" compare base.result slow.result --format html -o compare.html
+for j in report.json report.perfetto compare.json; do
+  check "$j is not JSON" 'python3 -m json.tool $j >/dev/null'
+done
+check "report.json lacks share_of_slowdown" 'grep -q "\"share_of_slowdown\"" report.json'
+check "perfetto lacks traceEvents" 'grep -q "\"traceEvents\"" report.perfetto'
+check "html lacks charts" 'grep -q "id=\"stacked-wall\"" report.html && grep -q "id=\"cdf-stat\"" compare.html'
+
+# Damaged input: partial output and exit 4.
+size=$(stat -c %s slow.result)
+head -c $((size * 2 / 3)) slow.result >cut.result
+"$fsreplay" report cut.result >cut.txt 2>cut.err; rc=$?
+check "truncated result: exit $rc, want 4" '[ $rc -eq 4 ]'
+check "truncated result: no partial report" 'grep -q "Time by syscall class" cut.txt'
+check "truncated result: no warning" 'grep -q "warning" cut.err'
+# Errors: missing file 1, bad usage 2, perfetto compare refused.
+"$fsreplay" report missing.result 2>missing.err; rc=$?
+check "missing file: exit $rc, want 1" '[ $rc -eq 1 ] && grep -q missing.result missing.err'
+"$fsreplay" report slow.result --format pdf 2>/dev/null; rc=$?
+check "bad format: exit $rc, want 2" '[ $rc -eq 2 ]'
+"$fsreplay" compare base.result --target /tmp 2>/dev/null; rc=$?
+check "compare --target with a result file list: exit $rc" '[ $rc -ne 0 ]'
+[ $fail -eq 0 ] && echo "OK"
+exit $fail

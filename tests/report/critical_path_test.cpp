@@ -1,0 +1,173 @@
+#include "tools/report/critical_path.h"
+
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "tests/report/test_results.h"
+#include "traces/syscalls.h"
+
+namespace fsr {
+namespace {
+
+using testdata::SimOp;
+using testdata::SimWorkload;
+
+size_t cls(SyscallClass c) { return static_cast<size_t>(c); }
+uint16_t nr(const char* name) { return *syscall_from_name(name); }
+
+TEST(CriticalPath, SingleWorkerChainIsLatencyPlusGaps) {
+  SimWorkload w;
+  w.ops = {{0, 1, nr("newfstatat"), 1000, 0, {}, "/a"},
+           {0, 1, nr("openat"), 2000, 500, {}, "/a"},
+           {0, 1, nr("read"), 3000, 0, {}, ""}};
+  ResultSet rs = testdata::simulate(w, [](const SimOp& o) { return o.latency; }, /*overhead=*/10,
+                                    /*teardown=*/100);
+  PathAttribution pa = critical_path(rs.ops, rs.wall_ns());
+  EXPECT_EQ(pa.wall_ns, 6000u + 500 + 3 * 10 + 100);
+  EXPECT_EQ(pa.class_ns[cls(SyscallClass::kStat)], 1000u);
+  EXPECT_EQ(pa.class_ns[cls(SyscallClass::kOpen)], 2000u);
+  EXPECT_EQ(pa.class_ns[cls(SyscallClass::kRead)], 3000u);
+  EXPECT_EQ(pa.compute_ns, 500u);
+  EXPECT_EQ(pa.unexplained_ns, 30u + 100);
+  EXPECT_EQ(pa.total(), pa.wall_ns);
+  EXPECT_EQ(pa.path, (std::vector<size_t>{2, 1, 0}));
+}
+
+TEST(CriticalPath, FollowsTheDependencyThatReleasedTheOp) {
+  // Worker 1 does a long write; worker 0's stat waits for it. The path must
+  // run through the write (worker 1), not through worker 0's short open.
+  SimWorkload w;
+  w.ops = {{0, 1, nr("openat"), 1000, 0, {}, "/a"},
+           {1, 2, nr("write"), 50000, 0, {}, "/b"},
+           {0, 1, nr("newfstatat"), 2000, 300, {1}, "/b"}};
+  ResultSet rs = testdata::simulate(w, [](const SimOp& o) { return o.latency; }, 0, 0);
+  ASSERT_GT(rs.ops[2].dep_wait, 0u);
+  ASSERT_EQ(rs.ops[2].waited_on, 2u);
+  PathAttribution pa = critical_path(rs.ops, rs.wall_ns());
+  EXPECT_EQ(pa.path, (std::vector<size_t>{2, 1}));
+  EXPECT_EQ(pa.class_ns[cls(SyscallClass::kWrite)], 50000u);
+  EXPECT_EQ(pa.class_ns[cls(SyscallClass::kStat)], 2000u);
+  EXPECT_EQ(pa.class_ns[cls(SyscallClass::kOpen)], 0u);
+  EXPECT_EQ(pa.compute_ns, 0u);  // the gap was hidden behind the dependency
+  EXPECT_EQ(pa.total(), pa.wall_ns);
+}
+
+TEST(CriticalPath, MissingDependencyFallsBackToWorkerOrder) {
+  SimWorkload w;
+  w.ops = {{0, 1, nr("openat"), 1000, 0, {}, "/a"}, {0, 1, nr("read"), 1000, 0, {}, ""}};
+  ResultSet rs = testdata::simulate(w, [](const SimOp& o) { return o.latency; }, 0, 0);
+  rs.ops[1].dep_wait = 5;
+  rs.ops[1].waited_on = 999;  // not in this result
+  PathAttribution pa = critical_path(rs.ops, rs.wall_ns());
+  EXPECT_EQ(pa.path, (std::vector<size_t>{1, 0}));
+  EXPECT_EQ(pa.total(), pa.wall_ns);
+}
+
+TEST(CriticalPath, EmptyResultIsAllUnexplained) {
+  PathAttribution pa = critical_path({}, 12345);
+  EXPECT_EQ(pa.unexplained_ns, 12345u);
+  EXPECT_EQ(pa.total(), 12345u);
+}
+
+TEST(CriticalPath, PartsAlwaysAddUpToWallEvenOnInconsistentInput) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<OpRecord> ops(1 + rng() % 40);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      OpRecord& o = ops[i];
+      o.event_index = i;
+      o.start = rng() % 100000;
+      o.latency = rng() % 20000;
+      o.gap = rng() % 5000;
+      o.dep_wait = rng() % 3 ? 0 : rng() % 1000;
+      o.waited_on = rng() % (ops.size() + 2);  // may point anywhere, even at itself
+      o.worker = rng() % 3;
+      o.nr = static_cast<uint16_t>(rng() % 330);
+    }
+    const uint64_t wall = rng() % 150000;
+    PathAttribution pa = critical_path(ops, wall);
+    ASSERT_EQ(pa.total(), pa.wall_ns) << "round " << round;
+    ASSERT_GE(pa.wall_ns, wall);
+  }
+}
+
+TEST(SplitWall, DeltasAddUpToWallDifference) {
+  ResultSet base = testdata::small_result(false), slow = testdata::small_result(true);
+  PathAttribution b = critical_path(base.ops, base.wall_ns());
+  PathAttribution t = critical_path(slow.ops, slow.wall_ns());
+  WallSplit s = split_wall(t, b);
+  int64_t sum = s.compute_delta + s.unexplained_delta;
+  for (int64_t d : s.class_delta) sum += d;
+  EXPECT_EQ(sum, s.wall_delta);
+  EXPECT_EQ(s.wall_delta, int64_t(slow.wall_ns()) - int64_t(base.wall_ns()));
+  EXPECT_GT(s.class_delta[cls(SyscallClass::kStat)], 0);
+}
+
+// A build-shaped workload: a driver worker starts stages of parallel jobs;
+// every job of a stage waits for the previous stage's jobs to end (a barrier
+// through the driver). Jobs mix stat, open, read, readdir, write, close with
+// think time, so every class is on the critical path.
+SimWorkload build_workload(uint32_t stages, uint32_t jobs, uint32_t ops_per_job) {
+  SimWorkload w;
+  w.header.root = "/w";
+  const uint16_t mix[] = {nr("newfstatat"), nr("openat"), nr("read"), nr("getdents64"),
+                          nr("write"), nr("close"), nr("newfstatat"), nr("lstat")};
+  std::mt19937 rng(1234);
+  std::vector<uint64_t> barrier;
+  for (uint32_t s = 0; s < stages; ++s) {
+    w.ops.push_back({0, 1, nr("wait4"), 20000, 1000, barrier, ""});
+    const uint64_t spawn = w.ops.size() - 1;
+    barrier.clear();
+    for (uint32_t j = 0; j < jobs; ++j) {
+      const uint32_t worker = 1 + j, pid = 100 + s * jobs + j;
+      for (uint32_t k = 0; k < ops_per_job; ++k) {
+        const uint16_t n = mix[rng() % std::size(mix)];
+        const uint64_t lat = 2000 + rng() % 30000;
+        const uint64_t gap = rng() % 4 == 0 ? rng() % 20000 : 0;
+        std::vector<uint64_t> deps;
+        if (k == 0) deps.push_back(spawn);
+        w.ops.push_back({worker, pid, n, lat, gap, deps, "/w/src/f" + std::to_string(k % 7)});
+      }
+      barrier.push_back(w.ops.size() - 1);
+    }
+  }
+  w.ops.push_back({0, 1, nr("wait4"), 20000, 0, barrier, ""});
+  return w;
+}
+
+class AttributionAccuracy : public ::testing::TestWithParam<SyscallClass> {};
+
+TEST_P(AttributionAccuracy, SlowedClassGetsAtLeast95PercentOfWallSlowdown) {
+  const SyscallClass slowed = GetParam();
+  SimWorkload w = build_workload(/*stages=*/6, /*jobs=*/4, /*ops_per_job=*/60);
+  auto base_lat = [](const SimOp& o) { return o.latency; };
+  auto slow_lat = [slowed](const SimOp& o) {
+    return class_of(o.nr) == slowed ? o.latency + 150000 : o.latency;  // +150 us per call
+  };
+  ResultSet base = testdata::simulate(w, base_lat);
+  ResultSet slow = testdata::simulate(w, slow_lat);
+  PathAttribution b = critical_path(base.ops, base.wall_ns());
+  PathAttribution t = critical_path(slow.ops, slow.wall_ns());
+  WallSplit s = split_wall(t, b);
+  ASSERT_GT(s.wall_delta, 0);
+  const double share = double(s.class_delta[static_cast<size_t>(slowed)]) / double(s.wall_delta);
+  EXPECT_GE(share, 0.95) << class_name(slowed) << ": wall +" << s.wall_delta << " ns, class +"
+                         << s.class_delta[static_cast<size_t>(slowed)] << " ns";
+  // Above 1 only when the slower path carries less of the other classes than
+  // the baseline's path did (they show as small negative deltas).
+  EXPECT_LE(share, 1.15);
+  for (size_t c = 0; c < s.class_delta.size(); ++c)
+    if (c != static_cast<size_t>(slowed)) {
+      EXPECT_LE(std::abs(double(s.class_delta[c])) / double(s.wall_delta), 0.1)
+          << class_name(static_cast<SyscallClass>(c));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Classes, AttributionAccuracy,
+                         ::testing::Values(SyscallClass::kStat, SyscallClass::kOpen,
+                                           SyscallClass::kReaddir, SyscallClass::kWrite),
+                         [](const auto& info) { return std::string(class_name(info.param)); });
+
+}  // namespace
+}  // namespace fsr

@@ -1,0 +1,115 @@
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "tests/report/golden.h"
+#include "tests/report/test_results.h"
+#include "tools/report/compare.h"
+#include "tools/report/format.h"
+#include "tools/report/render_json.h"
+#include "tools/report/render_text.h"
+
+namespace fsr {
+namespace {
+
+Report small_report(bool with_baseline) {
+  static const ResultSet base = testdata::small_result(false);
+  static const ResultSet slow = testdata::small_result(true);
+  return build_report(slow, with_baseline ? &base : nullptr, {.top = 5, .dir_depth = 2});
+}
+
+void expect_fits_100_columns(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    EXPECT_LE(line.size(), 100u) << "line " << n << ": " << line;
+  }
+}
+
+TEST(Format, ThreeSignificantDigits) {
+  EXPECT_EQ(fmtx::ns(0), "0 ns");
+  EXPECT_EQ(fmtx::ns(999), "999 ns");
+  EXPECT_EQ(fmtx::ns(1000), "1.00 us");
+  EXPECT_EQ(fmtx::ns(12345), "12.3 us");
+  EXPECT_EQ(fmtx::ns(999499), "999 us");
+  EXPECT_EQ(fmtx::ns(999500), "1.00 ms");
+  EXPECT_EQ(fmtx::ns(305100000000), "305 s");
+  EXPECT_EQ(fmtx::signed_ns(-1500), "-1.50 us");
+  EXPECT_EQ(fmtx::signed_ns(1500), "+1.50 us");
+  EXPECT_EQ(fmtx::ratio(2.7123), "2.71x");
+  EXPECT_EQ(fmtx::ratio(std::nullopt), "-");
+  EXPECT_EQ(fmtx::pct(0.7241), "72.4%");
+  EXPECT_EQ(fmtx::fit_left("node_modules/react/lib", 10), "...act/lib");
+}
+
+TEST(RenderText, ReportWithBaselineMatchesGolden) {
+  const std::string text = render_report_text(small_report(true));
+  expect_fits_100_columns(text);
+  EXPECT_EQ(testdata::check_golden("report_baseline.txt", text), "");
+}
+
+TEST(RenderText, ReportWithoutBaselineMatchesGolden) {
+  const std::string text = render_report_text(small_report(false));
+  expect_fits_100_columns(text);
+  EXPECT_EQ(testdata::check_golden("report_single.txt", text), "");
+}
+
+TEST(RenderText, CompareMatchesGolden) {
+  const ResultSet base = testdata::small_result(false), slow = testdata::small_result(true);
+  const std::string text = render_compare_text(build_comparison({&base, &slow, &base}));
+  expect_fits_100_columns(text);
+  EXPECT_EQ(testdata::check_golden("compare.txt", text), "");
+}
+
+TEST(RenderText, ManyMountsWrapIntoBlocksWithinWidth) {
+  const ResultSet base = testdata::small_result(false), slow = testdata::small_result(true);
+  const std::string text = render_compare_text(build_comparison({&base, &slow, &base, &slow, &base, &slow}));
+  expect_fits_100_columns(text);
+  // Two blocks, each led by the reference mount; every mount's ratio appears once.
+  size_t blocks = 0;
+  for (size_t p = text.find("\nclass "); p != std::string::npos; p = text.find("\nclass ", p + 1)) ++blocks;
+  EXPECT_EQ(blocks, 2u);
+  for (const char* r : {"2/1", "3/1", "4/1", "5/1", "6/1"}) {
+    const size_t first = text.find(r);
+    EXPECT_NE(first, std::string::npos) << r;
+    EXPECT_EQ(text.find(r, first + 1), std::string::npos) << r;
+  }
+}
+
+TEST(RenderJson, ReportMatchesGolden) {
+  EXPECT_EQ(testdata::check_golden("report_baseline.json", report_to_json(small_report(true)).dump(2) + "\n"), "");
+  EXPECT_EQ(testdata::check_golden("report_single.json", report_to_json(small_report(false)).dump(2) + "\n"), "");
+}
+
+TEST(RenderJson, CompareMatchesGolden) {
+  const ResultSet base = testdata::small_result(false), slow = testdata::small_result(true);
+  EXPECT_EQ(testdata::check_golden("compare.json", compare_to_json(build_comparison({&base, &slow})).dump(2) + "\n"), "");
+}
+
+TEST(Report, SharesAddUpToWallDifference) {
+  Report r = small_report(true);
+  ASSERT_TRUE(r.split);
+  double sum = 0;
+  for (const ClassRow& c : r.classes) sum += c.share_of_slowdown.value_or(0);
+  sum += double(r.split->compute_delta + r.split->unexplained_delta) / double(r.split->wall_delta);
+  EXPECT_NEAR(sum, 1.0, 1e-9);
+  // stat is 10x slower on the slow mount and dominates the slowdown.
+  const ClassRow* stat = nullptr;
+  for (const ClassRow& c : r.classes)
+    if (c.cls == SyscallClass::kStat) stat = &c;
+  ASSERT_NE(stat, nullptr);
+  EXPECT_NEAR(*stat->ratio, 10.0, 0.01);
+  EXPECT_GT(*stat->share_of_slowdown, 0.5);
+  ASSERT_EQ(r.processes.size(), 3u);
+  EXPECT_EQ(r.processes[0].key, "git");  // most added time: its stats and opens
+  EXPECT_EQ(r.processes[1].key, "node");
+  EXPECT_EQ(r.processes[2].key, "sh");
+  EXPECT_EQ(r.processes_total, 3u);
+  EXPECT_EQ(r.dirs.size(), 5u);  // --top 5
+  EXPECT_EQ(r.dirs_total, 8u);
+}
+
+}  // namespace
+}  // namespace fsr

@@ -1,0 +1,72 @@
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "tests/report/json_schema.h"
+#include "tests/report/test_results.h"
+#include "tools/report/compare.h"
+#include "tools/report/render_json.h"
+
+namespace fsr {
+namespace {
+
+using nlohmann::json;
+
+json load_schema(const char* name) {
+  std::ifstream in(std::string(FSR_SCHEMA_DIR) + "/" + name);
+  EXPECT_TRUE(in) << name;
+  return json::parse(in);
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& e : v) s += e + "\n";
+  return s;
+}
+
+json report_json(bool with_baseline) {
+  const ResultSet base = testdata::small_result(false), slow = testdata::small_result(true);
+  return json::parse(report_to_json(build_report(slow, with_baseline ? &base : nullptr, {})).dump());
+}
+
+TEST(ReportSchema, ReportWithAndWithoutBaselineValidates) {
+  const json schema = load_schema("report.schema.json");
+  EXPECT_EQ(joined(testdata::validate_json(schema, report_json(true))), "");
+  EXPECT_EQ(joined(testdata::validate_json(schema, report_json(false))), "");
+}
+
+TEST(ReportSchema, CompareValidates) {
+  const ResultSet base = testdata::small_result(false), slow = testdata::small_result(true);
+  const json doc = json::parse(compare_to_json(build_comparison({&base, &slow, &slow})).dump());
+  EXPECT_EQ(joined(testdata::validate_json(load_schema("compare.schema.json"), doc)), "");
+}
+
+TEST(ReportSchema, RequiredKeysAndTypesAreEnforced) {
+  const json schema = load_schema("report.schema.json");
+  json doc = report_json(true);
+  // Every documented per-class key is present, with the documented type.
+  for (const auto& row : doc["classes"]) {
+    for (const char* k : {"count", "total_ns", "p50_ns", "p99_ns"}) EXPECT_TRUE(row[k].is_number_integer()) << k;
+    EXPECT_TRUE(row["share_of_slowdown"].is_number());
+  }
+  json missing = doc;
+  missing["classes"][0].erase("p99_ns");
+  EXPECT_NE(joined(testdata::validate_json(schema, missing)).find("/classes/0: missing key p99_ns"), std::string::npos);
+  json wrong_type = doc;
+  wrong_type["classes"][1]["share_of_slowdown"] = "77%";
+  EXPECT_NE(joined(testdata::validate_json(schema, wrong_type)).find("/classes/1/share_of_slowdown: type string"),
+            std::string::npos);
+  json extra = doc;
+  extra["target"]["surprise"] = 1;
+  EXPECT_NE(joined(testdata::validate_json(schema, extra)).find("/target/surprise: unexpected key"),
+            std::string::npos);
+  json bad_class = doc;
+  bad_class["classes"][0]["class"] = "stats";
+  EXPECT_NE(joined(testdata::validate_json(schema, bad_class)).find("not in enum"), std::string::npos);
+  json negative = doc;
+  negative["wall_ns"] = -1;
+  EXPECT_NE(joined(testdata::validate_json(schema, negative)).find("below minimum"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fsr

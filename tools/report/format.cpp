@@ -1,0 +1,48 @@
+#include "tools/report/format.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace fsr::fmtx {
+namespace {
+std::string three_digits(double v, const char* unit) {
+  if (v >= 99.95) return fmt::format("{:.0f} {}", v, unit);
+  if (v >= 9.995) return fmt::format("{:.1f} {}", v, unit);
+  return fmt::format("{:.2f} {}", v, unit);
+}
+}  // namespace
+
+std::string ns(uint64_t v) {
+  if (v < 1000) return fmt::format("{} ns", v);
+  const double d = double(v);
+  if (d < 999.5e3) return three_digits(d / 1e3, "us");
+  if (d < 999.5e6) return three_digits(d / 1e6, "ms");
+  return three_digits(d / 1e9, "s");
+}
+
+std::string signed_ns(int64_t v) {
+  if (v == 0) return "0 ns";
+  const uint64_t mag = v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v);
+  return (v < 0 ? "-" : "+") + ns(mag);
+}
+
+std::string ratio(std::optional<double> r) {
+  if (!r) return "-";
+  if (*r >= 99.95) return fmt::format("{:.0f}x", *r);
+  if (*r >= 9.995) return fmt::format("{:.1f}x", *r);
+  return fmt::format("{:.2f}x", *r);
+}
+
+std::string pct(std::optional<double> p) {
+  if (!p) return "-";
+  return fmt::format("{:.1f}%", *p * 100.0);
+}
+
+std::string fit_left(std::string_view s, size_t width) {
+  if (s.size() <= width) return std::string(s);
+  if (width <= 3) return std::string(s.substr(s.size() - width));
+  return "..." + std::string(s.substr(s.size() - (width - 3)));
+}
+
+}  // namespace fsr::fmtx

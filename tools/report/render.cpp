@@ -1,0 +1,49 @@
+#include "tools/report/render.h"
+
+#include "tools/report/compare.h"
+#include "tools/report/render_html.h"
+#include "tools/report/render_json.h"
+#include "tools/report/render_perfetto.h"
+#include "tools/report/render_text.h"
+
+namespace fsr {
+
+std::optional<OutputFormat> parse_output_format(std::string_view name) {
+  if (name == "text") return OutputFormat::kText;
+  if (name == "json") return OutputFormat::kJson;
+  if (name == "html") return OutputFormat::kHtml;
+  if (name == "perfetto") return OutputFormat::kPerfetto;
+  return std::nullopt;
+}
+
+std::string render_report(const ResultSet& target, const ResultSet* baseline, OutputFormat format,
+                          const ReportOptions& opt) {
+  switch (format) {
+    case OutputFormat::kText: return render_report_text(build_report(target, baseline, opt));
+    case OutputFormat::kJson: return report_to_json(build_report(target, baseline, opt)).dump(2) + "\n";
+    case OutputFormat::kPerfetto: return perfetto_trace(target);
+    case OutputFormat::kHtml: {
+      std::vector<const ResultSet*> cols;
+      if (baseline) cols.push_back(baseline);
+      cols.push_back(&target);
+      return render_html(build_comparison(cols, {.dir_depth = opt.dir_depth}),
+                         {.title = "fsreplay report: " + target.label(), .top = opt.top});
+    }
+  }
+  return {};
+}
+
+Result<std::string> render_compare(const std::vector<const ResultSet*>& results, OutputFormat format,
+                                   const ReportOptions& opt) {
+  const Comparison c = build_comparison(results, {.dir_depth = opt.dir_depth});
+  switch (format) {
+    case OutputFormat::kText: return render_compare_text(c);
+    case OutputFormat::kJson: return compare_to_json(c).dump(2) + "\n";
+    case OutputFormat::kHtml: return render_html(c, {.title = "fsreplay compare", .top = opt.top});
+    case OutputFormat::kPerfetto:
+      return Status::error("compare: --format perfetto shows one replay's timeline; use `fsreplay report RESULT --format perfetto`");
+  }
+  return Status::error("compare: unknown format");
+}
+
+}  // namespace fsr

@@ -1,0 +1,27 @@
+// One entry point per verb for all output formats, so the verbs stay thin:
+// they load results, call these and write the string out.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tools/report/report.h"
+#include "tools/report/result_set.h"
+#include "traces/status.h"
+
+namespace fsr {
+
+enum class OutputFormat { kText, kJson, kHtml, kPerfetto };
+std::optional<OutputFormat> parse_output_format(std::string_view name);  // "text", "json", "html", "perfetto"
+
+// `report`: perfetto renders the target's timeline only.
+std::string render_report(const ResultSet& target, const ResultSet* baseline, OutputFormat format,
+                          const ReportOptions& opt);
+
+// `compare`: perfetto is refused (a timeline is per result: use `report`).
+Result<std::string> render_compare(const std::vector<const ResultSet*>& results, OutputFormat format,
+                                   const ReportOptions& opt);
+
+}  // namespace fsr

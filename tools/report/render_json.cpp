@@ -1,0 +1,162 @@
+#include "tools/report/render_json.h"
+
+namespace fsr {
+namespace {
+
+using J = nlohmann::ordered_json;
+
+J opt(std::optional<double> v) { return v ? J(*v) : J(nullptr); }
+
+J run_json(const RunInfo& ri) {
+  J j;
+  j["label"] = ri.label;
+  j["file"] = ri.file;
+  j["target"] = ri.target;
+  j["mount_kind"] = ri.mount_kind;
+  j["wall_ns"] = ri.wall_ns;
+  j["ops"] = ri.ops;
+  j["skipped"] = ri.skipped;
+  j["divergent"] = ri.divergent;
+  j["complete"] = ri.complete;
+  j["problems"] = ri.problems;
+  return j;
+}
+
+J hist_json(const LogHistogram& h) {
+  J j;
+  j["count"] = h.count();
+  j["total_ns"] = h.sum();
+  j["mean_ns"] = h.count() ? uint64_t(h.mean() + 0.5) : 0;
+  j["p50_ns"] = h.quantile(0.5);
+  j["p90_ns"] = h.quantile(0.9);
+  j["p99_ns"] = h.quantile(0.99);
+  j["max_ns"] = h.max();
+  return j;
+}
+
+J path_json(const PathAttribution& p) {
+  J j;
+  J classes = J::object();
+  for (int c = 0; c < kClassCount; ++c)
+    if (p.class_ns[c]) classes[std::string(class_name(static_cast<SyscallClass>(c)))] = p.class_ns[c];
+  j["classes_ns"] = classes;
+  j["compute_ns"] = p.compute_ns;
+  j["unexplained_ns"] = p.unexplained_ns;
+  j["wall_ns"] = p.wall_ns;
+  j["path_ops"] = p.path.size();
+  return j;
+}
+
+J groups_json(const std::vector<GroupRow>& rows, const char* key, bool with_baseline) {
+  J arr = J::array();
+  for (const GroupRow& g : rows) {
+    J j;
+    j[key] = g.key;
+    j.update(hist_json(g.target));
+    j["baseline_total_ns"] = with_baseline ? J(g.baseline.sum()) : J(nullptr);
+    j["added_ns"] = g.added_ns;
+    j["share_of_added"] = opt(g.share_of_added);
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
+}  // namespace
+
+nlohmann::ordered_json report_to_json(const Report& r) {
+  const bool b = r.baseline.has_value();
+  J j;
+  j["schema"] = "fsreplay.report/1";
+  j["target"] = run_json(r.target);
+  j["baseline"] = b ? run_json(*r.baseline) : J(nullptr);
+  j["wall_ns"] = r.target.wall_ns;
+  j["baseline_wall_ns"] = b ? J(r.baseline->wall_ns) : J(nullptr);
+  j["wall_delta_ns"] = r.split ? J(r.split->wall_delta) : J(nullptr);
+  j["wall_ratio"] = b && r.baseline->wall_ns ? J(double(r.target.wall_ns) / double(r.baseline->wall_ns)) : J(nullptr);
+
+  J classes = J::array();
+  for (const ClassRow& c : r.classes) {
+    J row;
+    row["class"] = std::string(class_name(c.cls));
+    row.update(hist_json(c.target));
+    row["baseline"] = b ? hist_json(c.baseline) : J(nullptr);
+    row["ratio"] = opt(c.ratio);
+    row["added_ns"] = c.added_ns;
+    row["share_of_added"] = opt(c.share_of_added);
+    row["critical_path_ns"] = c.path_ns;
+    row["baseline_critical_path_ns"] = b ? J(c.baseline_path_ns) : J(nullptr);
+    row["critical_path_delta_ns"] = r.split ? J(r.split->class_delta[size_t(c.cls)]) : J(nullptr);
+    row["share_of_slowdown"] = opt(c.share_of_slowdown);
+    row["share_of_wall"] = opt(c.share_of_wall);
+    classes.push_back(std::move(row));
+  }
+  j["classes"] = classes;
+
+  J cp;
+  cp["target"] = path_json(r.target_path);
+  cp["baseline"] = b ? path_json(r.baseline_path) : J(nullptr);
+  if (r.split) {
+    J split = J::array();
+    const double wd = double(r.split->wall_delta);
+    auto part = [&](std::string name, int64_t d) {
+      J p;
+      p["part"] = std::move(name);
+      p["delta_ns"] = d;
+      p["share"] = wd != 0 ? J(double(d) / wd) : J(nullptr);
+      split.push_back(std::move(p));
+    };
+    for (const ClassRow& c : r.classes) part(std::string(class_name(c.cls)), r.split->class_delta[size_t(c.cls)]);
+    part("compute", r.split->compute_delta);
+    part("unexplained", r.split->unexplained_delta);
+    cp["split"] = split;
+  } else {
+    cp["split"] = nullptr;
+  }
+  j["critical_path"] = cp;
+
+  j["dir_depth"] = r.dir_depth;
+  j["processes"] = groups_json(r.processes, "process", b);
+  j["processes_total"] = r.processes_total;
+  j["directories"] = groups_json(r.dirs, "directory", b);
+  j["directories_total"] = r.dirs_total;
+  return j;
+}
+
+nlohmann::ordered_json compare_to_json(const Comparison& c) {
+  J j;
+  j["schema"] = "fsreplay.compare/1";
+  J mounts = J::array();
+  for (const CompareColumn& col : c.columns) {
+    J m = run_json(col.run);
+    m["short_label"] = col.run.short_label;
+    m["critical_path"] = path_json(col.path);
+    mounts.push_back(std::move(m));
+  }
+  j["mounts"] = mounts;
+  J rows = J::array();
+  auto row = [&](std::string name, auto value_of, auto count_of) {
+    J r;
+    r["row"] = std::move(name);
+    J vals = J::array(), ratios = J::array(), counts = J::array();
+    const uint64_t first = c.columns.empty() ? 0 : value_of(c.columns[0]);
+    for (const CompareColumn& col : c.columns) {
+      const uint64_t v = value_of(col);
+      vals.push_back(v);
+      counts.push_back(count_of(col));
+      ratios.push_back(first ? J(double(v) / double(first)) : J(nullptr));
+    }
+    r["total_ns"] = vals;
+    r["count"] = counts;
+    r["ratio_to_first"] = ratios;
+    rows.push_back(std::move(r));
+  };
+  row("wall", [](const CompareColumn& col) { return col.run.wall_ns; },
+      [](const CompareColumn& col) { return col.run.ops; });
+  for (SyscallClass cls : c.classes)
+    row(std::string(class_name(cls)), [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].sum(); },
+        [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].count(); });
+  j["rows"] = rows;
+  return j;
+}
+
+}  // namespace fsr

@@ -1,0 +1,151 @@
+#include "tools/report/render_text.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "tools/report/format.h"
+
+namespace fsr {
+namespace {
+
+using fmtx::ns;
+using fmtx::pct;
+using fmtx::ratio;
+using fmtx::signed_ns;
+
+std::string run_line(const char* role, const RunInfo& ri) {
+  std::string s = fmt::format("  {:<9} {:<40} wall {:>9}  ops {}", role, fmtx::fit_left(ri.label, 40),
+                              ns(ri.wall_ns), ri.ops);
+  if (ri.skipped || ri.divergent) s += fmt::format(" ({} skipped, {} divergent)", ri.skipped, ri.divergent);
+  s += "\n";
+  for (const std::string& p : ri.problems) s += "  warning: " + p + "\n";
+  return s;
+}
+
+void group_table(std::string& out, const char* title, const char* key_name,
+                 const std::vector<GroupRow>& rows, size_t total, bool with_baseline) {
+  out += fmt::format("\n{} (top {} of {})\n", title, rows.size(), total);
+  if (with_baseline) {
+    out += fmt::format("{:<30} {:>8} {:>11} {:>11} {:>11} {:>8} {:>10}\n", key_name, "count", "baseline",
+                       "target", "added", "share", "p99");
+    for (const GroupRow& g : rows)
+      out += fmt::format("{:<30} {:>8} {:>11} {:>11} {:>11} {:>8} {:>10}\n", fmtx::fit_left(g.key, 30),
+                         g.target.count(), ns(g.baseline.sum()), ns(g.target.sum()),
+                         signed_ns(g.added_ns), pct(g.share_of_added), ns(g.target.quantile(0.99)));
+  } else {
+    out += fmt::format("{:<30} {:>8} {:>11} {:>8} {:>10} {:>10} {:>10}\n", key_name, "count", "total",
+                       "share", "p50", "p99", "max");
+    for (const GroupRow& g : rows)
+      out += fmt::format("{:<30} {:>8} {:>11} {:>8} {:>10} {:>10} {:>10}\n", fmtx::fit_left(g.key, 30),
+                         g.target.count(), ns(g.target.sum()), pct(g.share_of_added),
+                         ns(g.target.quantile(0.5)), ns(g.target.quantile(0.99)), ns(g.target.max()));
+  }
+}
+
+}  // namespace
+
+std::string render_report_text(const Report& r) {
+  std::string out = "fsreplay report\n";
+  out += run_line("target", r.target);
+  if (r.baseline) {
+    out += run_line("baseline", *r.baseline);
+    const double x = r.baseline->wall_ns ? double(r.target.wall_ns) / double(r.baseline->wall_ns) : 0;
+    out += fmt::format("  slowdown  {} ({} wall)\n", r.baseline->wall_ns ? ratio(x) : "-",
+                       signed_ns(r.split->wall_delta));
+  }
+
+  out += "\nTime by syscall class (sum of op latencies)\n";
+  if (r.baseline) {
+    out += fmt::format("{:<10} {:>8} {:>11} {:>11} {:>8} {:>11} {:>8} {:>10} {:>10}\n", "class", "count",
+                       "baseline", "target", "ratio", "added", "share", "p50", "p99");
+    for (const ClassRow& c : r.classes)
+      out += fmt::format("{:<10} {:>8} {:>11} {:>11} {:>8} {:>11} {:>8} {:>10} {:>10}\n",
+                         class_name(c.cls), c.target.count(), ns(c.baseline.sum()), ns(c.target.sum()),
+                         ratio(c.ratio), signed_ns(c.added_ns), pct(c.share_of_added),
+                         ns(c.target.quantile(0.5)), ns(c.target.quantile(0.99)));
+  } else {
+    out += fmt::format("{:<10} {:>8} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "class", "count", "total",
+                       "mean", "p50", "p90", "p99", "max");
+    for (const ClassRow& c : r.classes)
+      out += fmt::format("{:<10} {:>8} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n", class_name(c.cls),
+                         c.target.count(), ns(c.target.sum()), ns(uint64_t(c.target.mean() + 0.5)),
+                         ns(c.target.quantile(0.5)), ns(c.target.quantile(0.9)),
+                         ns(c.target.quantile(0.99)), ns(c.target.max()));
+  }
+
+  out += fmt::format("\nWall time along the critical path ({} ops on the path)\n", r.target_path.path.size());
+  if (r.split) {
+    out += fmt::format("{:<24} {:>11} {:>11} {:>11} {:>19}\n", "part", "baseline", "target", "delta",
+                       "share of slowdown");
+    const double wd = double(r.split->wall_delta);
+    auto line = [&](std::string_view name, uint64_t b, uint64_t t, int64_t d) {
+      out += fmt::format("{:<24} {:>11} {:>11} {:>11} {:>19}\n", name, ns(b), ns(t), signed_ns(d),
+                         wd != 0 ? pct(double(d) / wd) : "-");
+    };
+    for (const ClassRow& c : r.classes)
+      line(class_name(c.cls), c.baseline_path_ns, c.path_ns, r.split->class_delta[size_t(c.cls)]);
+    line("compute (think time)", r.baseline_path.compute_ns, r.target_path.compute_ns, r.split->compute_delta);
+    line("unexplained (residue)", r.baseline_path.unexplained_ns, r.target_path.unexplained_ns,
+         r.split->unexplained_delta);
+    line("wall", r.baseline_path.wall_ns, r.target_path.wall_ns, r.split->wall_delta);
+  } else {
+    out += fmt::format("{:<24} {:>11} {:>13}\n", "part", "on path", "share of wall");
+    const double w = double(r.target_path.wall_ns);
+    auto line = [&](std::string_view name, uint64_t t) {
+      out += fmt::format("{:<24} {:>11} {:>13}\n", name, ns(t), w > 0 ? pct(double(t) / w) : "-");
+    };
+    for (const ClassRow& c : r.classes) line(class_name(c.cls), c.path_ns);
+    line("compute (think time)", r.target_path.compute_ns);
+    line("unexplained (residue)", r.target_path.unexplained_ns);
+    line("wall", r.target_path.wall_ns);
+  }
+
+  const bool b = r.baseline.has_value();
+  group_table(out, b ? "Top processes by added time" : "Top processes by time", "process", r.processes,
+              r.processes_total, b);
+  group_table(out, b ? "Top directories by added time" : "Top directories by time",
+              fmt::format("directory (depth {})", r.dir_depth).c_str(), r.dirs, r.dirs_total, b);
+  return out;
+}
+
+std::string render_compare_text(const Comparison& c) {
+  std::string out = "fsreplay compare\n";
+  for (size_t i = 0; i < c.columns.size(); ++i) {
+    const RunInfo& ri = c.columns[i].run;
+    out += fmt::format("  [{}] {}  ops {}\n", i + 1, fmtx::fit_left(ri.label, 70), ri.ops);
+    for (const std::string& p : ri.problems) out += "      warning: " + p + "\n";
+  }
+  // Columns: value per mount, then "k/1" after every mount but the first. More
+  // than four mounts do not fit 100 columns: further blocks repeat mount 1.
+  constexpr size_t kPerBlock = 3;
+  for (size_t b = 1; b < std::max<size_t>(c.columns.size(), 2); b += kPerBlock) {
+    std::vector<size_t> cols{0};
+    for (size_t i = b; i < std::min(c.columns.size(), b + kPerBlock); ++i) cols.push_back(i);
+    out += "\n";
+    auto head = fmt::format("{:<12}", "class");
+    for (size_t i : cols) {
+      head += fmt::format(" {:>12}", fmt::format("[{}] {}", i + 1, fmtx::fit_left(c.columns[i].run.short_label, 8)));
+      if (i > 0) head += fmt::format(" {:>7}", fmt::format("{}/1", i + 1));
+    }
+    out += head + "\n";
+    auto row = [&](std::string_view name, auto value_of) {
+      std::string line = fmt::format("{:<12}", name);
+      const uint64_t first = c.columns.empty() ? 0 : value_of(c.columns[0]);
+      for (size_t i : cols) {
+        if (i >= c.columns.size()) break;  // no results at all
+        const uint64_t v = value_of(c.columns[i]);
+        line += fmt::format(" {:>12}", ns(v));
+        if (i > 0) line += fmt::format(" {:>7}", first ? ratio(double(v) / double(first)) : "-");
+      }
+      out += line + "\n";
+    };
+    row("wall", [](const CompareColumn& col) { return col.run.wall_ns; });
+    for (SyscallClass cls : c.classes)
+      row(class_name(cls), [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].sum(); });
+  }
+  out += "\n(class rows: sum of op latencies; wall: replay wall time)\n";
+  return out;
+}
+
+}  // namespace fsr

@@ -1,0 +1,48 @@
+#include "tools/report/result_set.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+namespace fsr {
+
+std::string_view ResultSet::str(StrId id) const {
+  if (id == kNoStr) return {};
+  auto it = strings.find(id);
+  return it == strings.end() ? std::string_view{} : std::string_view{it->second};
+}
+
+uint64_t ResultSet::wall_ns() const {
+  uint64_t end = 0;
+  for (const OpRecord& op : ops) end = std::max(end, op.start + op.latency);
+  return footer ? std::max(footer->wall_ns, end) : end;
+}
+
+std::string ResultSet::mount_kind() const {
+  if (header.environment_json.empty()) return {};
+  auto j = nlohmann::json::parse(header.environment_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return {};
+  auto m = j.find("mount");
+  if (m == j.end() || !m->is_object()) return {};
+  auto k = m->find("kind");
+  return (k != m->end() && k->is_string()) ? k->get<std::string>() : std::string{};
+}
+
+std::string ResultSet::label() const {
+  std::string base = !header.target.empty() ? header.target : file;
+  if (base.empty()) base = "(unnamed)";
+  const std::string kind = mount_kind();
+  return kind.empty() ? base : base + " (" + kind + ")";
+}
+
+std::string ResultSet::short_label() const {
+  std::string kind = mount_kind();
+  if (!kind.empty()) return kind;
+  std::string t = !header.target.empty() ? header.target : file;
+  while (t.size() > 1 && t.back() == '/') t.pop_back();
+  const size_t slash = t.rfind('/');
+  if (slash != std::string::npos && slash + 1 < t.size()) t = t.substr(slash + 1);
+  return t.empty() ? "?" : t;
+}
+
+}  // namespace fsr
