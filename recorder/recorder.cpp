@@ -91,7 +91,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   if (session->cpu_count() > sysconf(_SC_NPROCESSORS_CONF)) merger = RingMerger(session->cpu_count());
   if (!session->warnings().empty()) sum.warnings += session->warnings() + "\n";
 
-  RunAs as = invoking_user();
+  RunAs as = o.run_as_invoker ? invoking_user() : RunAs{getuid(), getgid(), {}, {}};
   HeldChild child;
   uint32_t first_pid = o.attach_pid;
   if (!o.command.empty()) {

@@ -22,6 +22,7 @@ struct RecordOptions {
   uint32_t buffer_mib = 8;             // per-CPU ring size
   bool page_faults = true;
   bool progress = false;               // progress line on stderr
+  bool run_as_invoker = true;          // under sudo, run the workload as $SUDO_USER
 };
 
 struct RecordSummary {
