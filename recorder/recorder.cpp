@@ -123,7 +123,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   h.mono_start_ns = now_ns(CLOCK_MONOTONIC);
 
   auto writer_r = TraceWriter::create(o.output, h);
-  if (!writer_r) return Status::error(fmt::format("{} (choose a writable -o FILE)", writer_r.message()));
+  if (!writer_r) return writer_r.status();
   std::unique_ptr<TraceWriter> writer = std::move(writer_r.value());
   if (!as.user.empty()) {
     if (chown(o.output.c_str(), as.uid, as.gid) != 0) { /* the trace stays root's: not fatal */ }

@@ -5,6 +5,7 @@
 // Known, explained differences (excluded from the comparison):
 //  - none so far for the syscalls compared here; the workloads are run once
 //    under strace and once under the recorder, each on an identical fresh tree.
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -71,7 +72,17 @@ void crosscheck(const std::string& dir, const std::string& setup, const std::str
   Counts want = strace_counts(log);
   unlink(log.c_str());
   ASSERT_EQ(sh(setup), 0);
+  // Same starting state as the strace run: cwd = dir with a matching $PWD
+  // (dash calls getcwd() at startup when $PWD is stale, e.g. under ctest).
+  char old_cwd[4096];
+  ASSERT_NE(getcwd(old_cwd, sizeof(old_cwd)), nullptr);
+  const char* old_pwd = getenv("PWD");
+  std::string saved_pwd = old_pwd ? old_pwd : "";
+  ASSERT_EQ(chdir(dir.c_str()), 0);
+  setenv("PWD", dir.c_str(), 1);
   Recorded r = record_command({"/bin/sh", "-c", cmd + " > /dev/null"}, dir);
+  ASSERT_EQ(chdir(old_cwd), 0);
+  setenv("PWD", saved_pwd.c_str(), 1);
   ASSERT_TRUE(r.reader);
   EXPECT_EQ(r.summary.drops, 0u);
   Counts got = recorder_counts(r);
