@@ -305,6 +305,25 @@ TEST_F(SyscallCapture, FutexKeepsAddressAndOp) {
   EXPECT_EQ(f.ret, 0);
 }
 
+TEST_F(SyscallCapture, ThreadSharesTheFdTable) {
+  const Event& fork = ev("thread", kEvProcFork);
+  EXPECT_TRUE(fork.flags & kEfThreadClone);
+  EXPECT_TRUE(fork.flags & kEfSharedFiles);
+  EXPECT_EQ(fork.args[1], pid_) << "a thread stays in the thread group";
+  uint32_t tid = static_cast<uint32_t>(fork.args[0]);
+  EXPECT_NE(tid, pid_);
+  bool found = false;
+  for (const Event& e : (*cases_)["thread"]) {
+    if (e.nr == SYS_openat && e.tid == tid) {
+      found = true;
+      EXPECT_EQ(e.pid, pid_);
+      EXPECT_EQ(path(e, 0), abs("sub/inner")) << "dirfd opened by the main thread resolved in the thread";
+      EXPECT_GE(e.ret, 0);
+    }
+  }
+  EXPECT_TRUE(found) << "the thread's openat was recorded";
+}
+
 TEST_F(SyscallCapture, ForkExecWaitExit) {
   const Event& c = ev("fork", SYS_clone);
   ASSERT_GT(c.ret, 0);

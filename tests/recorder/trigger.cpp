@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <pthread.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +23,14 @@
 namespace {
 
 int failures = 0;
+int g_dirfd = -1;
+
+void* thread_open(void*) {
+  // Uses the dirfd the main thread opened: threads share the fd table.
+  long fd = syscall(SYS_openat, g_dirfd, "inner", O_RDONLY);
+  if (fd < 0) ++failures;
+  return nullptr;
+}
 
 void mark(const char* name) {
   char p[128];
@@ -168,6 +178,11 @@ int main(int argc, char** argv) {
   static int futex_word = 0;
   mark("futex");
   check("futex", syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0));
+
+  mark("thread");
+  g_dirfd = dfd;
+  pthread_t th;
+  if (pthread_create(&th, nullptr, thread_open, nullptr) != 0 || pthread_join(th, nullptr) != 0) ++failures;
 
   mark("fork");
   pid_t child = fork();
