@@ -59,7 +59,12 @@ void fill_rodata(fsr_bpf* skel, bool faults) {
     ro->sys_path0[s.nr] = arg_or_none(s.path[0]);
     ro->sys_path1[s.nr] = arg_or_none(s.path[1]);
     ro->sys_statbuf[s.nr] = out;
-    ro->sys_fd[s.nr] = arg_or_none(s.fd);
+    // The kernel looks at the fd operand only where it matters: to flag pipe,
+    // socket and eventfd I/O (causality) and to give mmap its inode. Other fd
+    // calls (close, lseek, fsync...) get their path from the user-side fd table.
+    const bool inspect_fd = s.cls == SyscallClass::kRead || s.cls == SyscallClass::kWrite ||
+                            s.cls == SyscallClass::kMmap || s.cls == SyscallClass::kCopy;
+    ro->sys_fd[s.nr] = inspect_fd ? arg_or_none(s.fd) : FSR_NO_ARG;
   }
   ro->class_process = static_cast<uint32_t>(SyscallClass::kProcess);
   ro->class_mmap = static_cast<uint32_t>(SyscallClass::kMmap);

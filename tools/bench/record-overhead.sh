@@ -56,8 +56,8 @@ bench() {  # bench MODE
   local p rr s
   p=$(median < "plain.$mode"); rr=$(median < "rec.$mode"); s=$(median < "strace.$mode")
   printf '%-28s untraced %8.1f ms   record %8.1f ms (%.3fx)   strace -f %8.1f ms (%.2fx)\n' \
-    "$2" "$(echo "$p/1e6" | bc -l)" "$(echo "$rr/1e6" | bc -l)" "$(echo "$rr/$p" | bc -l)" \
-    "$(echo "$s/1e6" | bc -l)" "$(echo "$s/$p" | bc -l)"
+    "$2" "$(echo "$p/1000000" | bc -l)" "$(echo "$rr/1000000" | bc -l)" "$(echo "$rr/$p" | bc -l)" \
+    "$(echo "$s/1000000" | bc -l)" "$(echo "$s/$p" | bc -l)"
   echo "  last record: $(tail -1 "rec.$mode.log")"
 }
 
@@ -71,10 +71,10 @@ for threads in 1 2; do
   line=$("$FSREPLAY" record --allow-drops --no-page-faults -o "$WORK/storm.trace" --root "$WORK/empty" -- ./storm "$STORM" "$threads" 2> storm.log)
   calls=${line% *}; ns=${line#* }
   printf 'storm %d thread(s): %d fstat in %.1f ms = %.2f M events/s recorded; %s\n' "$threads" "$calls" \
-    "$(echo "$ns/1e6" | bc -l)" "$(echo "$calls/($ns/1e9)/1e6" | bc -l)" "$(tail -1 storm.log)"
+    "$(echo "$ns/1000000" | bc -l)" "$(echo "$calls/($ns/1000000000)/1000000" | bc -l)" "$(tail -1 storm.log)"
   grep -q "dropped" storm.log && grep dropped storm.log || true
   plain=$(./storm "$STORM" "$threads"); pns=${plain#* }
-  printf '  untraced: %.2f M calls/s (%.2fx slower recorded)\n' "$(echo "$calls/($pns/1e9)/1e6" | bc -l)" "$(echo "$ns/$pns" | bc -l)"
+  printf '  untraced: %.2f M calls/s (%.2fx slower recorded)\n' "$(echo "$calls/($pns/1000000000)/1000000" | bc -l)" "$(echo "$ns/$pns" | bc -l)"
 done
 
 # Bytes per event without the prestate: record git status with an empty root.
