@@ -43,7 +43,7 @@ EOS
 chmod +x timed.sh
 export LOOP CLONES
 
-median() { sort -n | awk '{a[NR]=$1} END {printf "%d\n", (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+median() { sort -n | awk '{a[NR]=$1} END {printf "%.0f\n", (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 bench() {  # bench MODE
   local mode=$1 v
