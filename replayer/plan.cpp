@@ -433,6 +433,7 @@ void Builder::step(uint32_t i) {
       }
   }
   if (f.ns_mask) {
+    op.flags |= static_cast<uint8_t>(f.ns_mask << 4);
     for (int k = 0; k < 2; ++k)
       if ((f.ns_mask >> k & 1) && op.path[k] != kNoPath)
         f.parent[k] = intern(std::string(parent_of(plan_.paths[op.path[k]].abs)));

@@ -34,6 +34,8 @@ enum PlanOpFlag : uint8_t {
   kPfNotify = 1 << 1,     // another thread waits for this op: wake waiters on completion
   kPfFirstOfThread = 1 << 2,
   kPfCausal = 1 << 3,     // has an exact causal dependency (wait4, pipe, futex)
+  kPfNs0 = 1 << 4,        // path[0] / path[1] gains or loses a directory entry
+  kPfNs1 = 1 << 5,
 };
 
 enum class OfdKind : uint8_t { kFile, kDir, kPipe, kSocket, kEventfd, kEpoll, kUnknown };
