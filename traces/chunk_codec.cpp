@@ -1,0 +1,229 @@
+#include "traces/chunk_codec.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+
+#include <string>
+
+#include "schema.capnp.h"
+#include "traces/frame.h"
+
+namespace fsr {
+namespace {
+
+// Builds the Chunk message from the column builders.
+void build_chunk(capnp::MallocMessageBuilder& mb, ColumnBuilder* cols, int ncols, uint32_t count,
+                 uint64_t first_record, uint64_t base_ts, Compressor& z, std::vector<uint8_t>& zbuf) {
+  auto chunk = mb.initRoot<wire::Chunk>();
+  chunk.setCount(count);
+  chunk.setFirstRecord(first_record);
+  chunk.setBaseTs(base_ts);
+  int used = 0;
+  for (int c = 1; c < ncols; ++c)
+    if (!cols[c].all_zero()) ++used;
+  auto list = chunk.initColumns(used);
+  int i = 0;
+  for (int c = 1; c < ncols; ++c) {
+    if (cols[c].all_zero()) continue;
+    z.compress(cols[c].bytes(), zbuf);
+    auto col = list[i++];
+    col.setId(static_cast<uint16_t>(c));
+    col.setRawBytes(static_cast<uint32_t>(cols[c].bytes().size()));
+    col.setData(kj::arrayPtr(zbuf.data(), zbuf.size()));
+  }
+}
+
+void serialise(capnp::MallocMessageBuilder& mb, std::vector<uint8_t>& out) {
+  auto words = capnp::messageToFlatArray(mb);
+  auto bytes = words.asBytes();
+  out.assign(bytes.begin(), bytes.end());
+}
+
+// Reads the columns of a chunk into `cols[id]` (empty = all zeros).
+Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, ChunkScratch& s,
+                    std::vector<std::vector<uint64_t>>& cols) {
+  const uint32_t count = chunk.getCount();
+  if (count > kMaxChunkRecords) return Status::error("chunk claims " + std::to_string(count) + " records (limit " + std::to_string(kMaxChunkRecords) + ")");
+  cols.resize(ncols);
+  for (auto& c : cols) c.clear();
+  for (auto col : chunk.getColumns()) {
+    uint16_t id = col.getId();
+    if (id == 0 || id >= ncols) continue;  // unknown column from a newer writer: ignore
+    uint64_t raw = col.getRawBytes();
+    if (raw > static_cast<uint64_t>(count) * 10) return Status::error("column " + std::to_string(id) + " claims " + std::to_string(raw) + " bytes for " + std::to_string(count) + " values");
+    auto data = col.getData();
+    if (Status st = z.decompress({data.begin(), data.size()}, raw, s.raw); !st)
+      return Status::error("column " + std::to_string(id) + ": " + st.message());
+    if (Status st = decode_column(s.raw, count, cols[id]); !st)
+      return Status::error("column " + std::to_string(id) + ": " + st.message());
+  }
+  return Status::ok();
+}
+
+inline uint64_t at(const std::vector<uint64_t>& c, size_t i) { return c.empty() ? 0 : c[i]; }
+
+}  // namespace
+
+capnp::ReaderOptions untrusted_options(size_t words) {
+  capnp::ReaderOptions o;
+  o.traversalLimitInWords = words * 4 + 1024;
+  o.nestingLimit = 16;
+  return o;
+}
+
+uint32_t EventChunkEncoder::thread_index(uint32_t pid, uint32_t tid) {
+  if (last_thread_ < threads_.size() && threads_[last_thread_].tid == tid &&
+      threads_[last_thread_].pid == pid)
+    return last_thread_;
+  uint64_t key = (static_cast<uint64_t>(pid) << 32) | tid;
+  auto [it, inserted] = thread_map_.try_emplace(key, static_cast<uint32_t>(threads_.size()));
+  if (inserted) threads_.push_back({pid, tid, base_ts_});
+  last_thread_ = it->second;
+  return it->second;
+}
+
+void EventChunkEncoder::add(const Event& e) {
+  if (count_ == 0) base_ts_ = e.ts;
+  uint32_t ti = thread_index(e.pid, e.tid);
+  ThreadSlot& t = threads_[ti];
+  cols_[kEcThread].put(ti);
+  cols_[kEcTs].put_signed(static_cast<int64_t>(e.ts - t.last_ts));
+  t.last_ts = e.ts;
+  cols_[kEcDur].put(e.dur);
+  cols_[kEcNr].put(e.nr);
+  cols_[kEcRet].put_signed(e.ret);
+  for (int a = 0; a < 6; ++a) cols_[kEcArg0 + a].put_signed(static_cast<int64_t>(e.args[a]));
+  cols_[kEcPath0].put(e.path[0]);
+  cols_[kEcPath1].put(e.path[1]);
+  cols_[kEcDev].put(e.dev);
+  cols_[kEcIno].put(e.ino);
+  cols_[kEcSize].put(e.size);
+  cols_[kEcMode].put(e.mode);
+  cols_[kEcFlags].put(e.flags);
+  ++count_;
+}
+
+void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out) {
+  capnp::MallocMessageBuilder mb;
+  build_chunk(mb, cols_, kEcCount, count_, first_record, base_ts_, z, zbuf_);
+  auto th = mb.getRoot<wire::Chunk>().initThreads(static_cast<unsigned>(threads_.size()));
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    th[i].setPid(threads_[i].pid);
+    th[i].setTid(threads_[i].tid);
+  }
+  serialise(mb, out);
+  for (auto& c : cols_) c.clear();
+  threads_.clear();
+  thread_map_.clear();
+  last_thread_ = UINT32_MAX;
+  count_ = 0;
+}
+
+void OpChunkEncoder::add(const OpRecord& r) {
+  cols_[kOcEventIndex].put_signed(static_cast<int64_t>(r.event_index - prev_index_));
+  cols_[kOcStart].put_signed(static_cast<int64_t>(r.start - prev_start_));
+  prev_index_ = r.event_index;
+  prev_start_ = r.start;
+  cols_[kOcLatency].put(r.latency);
+  cols_[kOcLateness].put_signed(r.lateness);
+  cols_[kOcDepWait].put(r.dep_wait);
+  cols_[kOcGap].put(r.gap);
+  cols_[kOcRet].put_signed(r.ret);
+  cols_[kOcRecordedRet].put_signed(r.recorded_ret);
+  cols_[kOcWaitedOn].put(r.waited_on);
+  cols_[kOcRecordedDur].put(r.recorded_dur);
+  cols_[kOcPid].put(r.pid);
+  cols_[kOcTid].put(r.tid);
+  cols_[kOcWorker].put(r.worker);
+  cols_[kOcPath].put(r.path);
+  cols_[kOcNr].put(r.nr);
+  cols_[kOcFlags].put(r.flags);
+  ++count_;
+}
+
+void OpChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out) {
+  capnp::MallocMessageBuilder mb;
+  build_chunk(mb, cols_, kOcCount, count_, first_record, 0, z, zbuf_);
+  serialise(mb, out);
+  for (auto& c : cols_) c.clear();
+  prev_index_ = prev_start_ = 0;
+  count_ = 0;
+}
+
+Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
+                          std::vector<Event>& out, uint64_t* first_record) {
+  try {
+    capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
+    auto chunk = mr.getRoot<wire::Chunk>();
+    std::vector<std::vector<uint64_t>> cols;
+    if (Status st = read_columns(chunk, kEcCount, z, s, cols); !st) return st;
+    const uint32_t n = chunk.getCount();
+    auto threads = chunk.getThreads();
+    std::vector<uint64_t> last_ts(threads.size(), chunk.getBaseTs());
+    out.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      Event& e = out[i];
+      uint64_t ti = at(cols[kEcThread], i);
+      if (ti >= threads.size()) return Status::error("event " + std::to_string(i) + " names thread " + std::to_string(ti) + " of " + std::to_string(threads.size()));
+      e.pid = threads[ti].getPid();
+      e.tid = threads[ti].getTid();
+      e.ts = last_ts[ti] + static_cast<uint64_t>(unzigzag(at(cols[kEcTs], i)));
+      last_ts[ti] = e.ts;
+      e.dur = at(cols[kEcDur], i);
+      e.nr = static_cast<uint16_t>(at(cols[kEcNr], i));
+      e.ret = unzigzag(at(cols[kEcRet], i));
+      for (int a = 0; a < 6; ++a) e.args[a] = static_cast<uint64_t>(unzigzag(at(cols[kEcArg0 + a], i)));
+      e.path[0] = static_cast<StrId>(at(cols[kEcPath0], i));
+      e.path[1] = static_cast<StrId>(at(cols[kEcPath1], i));
+      e.dev = at(cols[kEcDev], i);
+      e.ino = at(cols[kEcIno], i);
+      e.size = at(cols[kEcSize], i);
+      e.mode = static_cast<uint32_t>(at(cols[kEcMode], i));
+      e.flags = static_cast<uint16_t>(at(cols[kEcFlags], i));
+    }
+    if (first_record) *first_record = chunk.getFirstRecord();
+    return Status::ok();
+  } catch (const kj::Exception& ex) {
+    return Status::error(std::string("malformed chunk message: ") + ex.getDescription().cStr());
+  }
+}
+
+Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
+                       std::vector<OpRecord>& out, uint64_t* first_record) {
+  try {
+    capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
+    auto chunk = mr.getRoot<wire::Chunk>();
+    std::vector<std::vector<uint64_t>> cols;
+    if (Status st = read_columns(chunk, kOcCount, z, s, cols); !st) return st;
+    const uint32_t n = chunk.getCount();
+    out.resize(n);
+    uint64_t idx = 0, start = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      OpRecord& r = out[i];
+      idx += static_cast<uint64_t>(unzigzag(at(cols[kOcEventIndex], i)));
+      start += static_cast<uint64_t>(unzigzag(at(cols[kOcStart], i)));
+      r.event_index = idx;
+      r.start = start;
+      r.latency = at(cols[kOcLatency], i);
+      r.lateness = unzigzag(at(cols[kOcLateness], i));
+      r.dep_wait = at(cols[kOcDepWait], i);
+      r.gap = at(cols[kOcGap], i);
+      r.ret = unzigzag(at(cols[kOcRet], i));
+      r.recorded_ret = unzigzag(at(cols[kOcRecordedRet], i));
+      r.waited_on = at(cols[kOcWaitedOn], i);
+      r.recorded_dur = at(cols[kOcRecordedDur], i);
+      r.pid = static_cast<uint32_t>(at(cols[kOcPid], i));
+      r.tid = static_cast<uint32_t>(at(cols[kOcTid], i));
+      r.worker = static_cast<uint32_t>(at(cols[kOcWorker], i));
+      r.path = static_cast<StrId>(at(cols[kOcPath], i));
+      r.nr = static_cast<uint16_t>(at(cols[kOcNr], i));
+      r.flags = static_cast<uint16_t>(at(cols[kOcFlags], i));
+    }
+    if (first_record) *first_record = chunk.getFirstRecord();
+    return Status::ok();
+  } catch (const kj::Exception& ex) {
+    return Status::error(std::string("malformed chunk message: ") + ex.getDescription().cStr());
+  }
+}
+
+}  // namespace fsr

@@ -1,0 +1,65 @@
+// Encodes and decodes one chunk of events or ops (schema.capnp "Chunk").
+// Encoders are reused chunk after chunk: after warm-up, adding a record does
+// not allocate. Decoders validate every count against the frame's limits.
+#pragma once
+
+#include <capnp/common.h>
+#include <capnp/message.h>
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "traces/columns.h"
+#include "traces/event.h"
+#include "traces/status.h"
+
+namespace fsr {
+
+class EventChunkEncoder {
+ public:
+  void add(const Event& e);
+  uint32_t size() const { return count_; }
+  // Serialises the chunk (columns compressed) as a capnp message; clears the encoder.
+  void finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out);
+
+ private:
+  struct ThreadSlot { uint32_t pid, tid; uint64_t last_ts; };
+  uint32_t thread_index(uint32_t pid, uint32_t tid);
+  ColumnBuilder cols_[kEcCount];
+  std::vector<ThreadSlot> threads_;
+  std::unordered_map<uint64_t, uint32_t> thread_map_;
+  uint32_t last_thread_ = UINT32_MAX;
+  uint64_t base_ts_ = 0;
+  uint32_t count_ = 0;
+  std::vector<uint8_t> zbuf_;
+};
+
+class OpChunkEncoder {
+ public:
+  void add(const OpRecord& op);
+  uint32_t size() const { return count_; }
+  void finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out);
+
+ private:
+  ColumnBuilder cols_[kOcCount];
+  uint64_t prev_index_ = 0, prev_start_ = 0;
+  uint32_t count_ = 0;
+  std::vector<uint8_t> zbuf_;
+};
+
+// Decoders take the capnp message as words; `max_records` bounds allocation.
+struct ChunkScratch {
+  std::vector<uint8_t> raw;
+  std::vector<uint64_t> vals;
+};
+Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
+                          std::vector<Event>& out, uint64_t* first_record);
+Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
+                       std::vector<OpRecord>& out, uint64_t* first_record);
+
+// Reader options for untrusted messages of `words` words.
+capnp::ReaderOptions untrusted_options(size_t words);
+
+}  // namespace fsr

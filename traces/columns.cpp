@@ -1,0 +1,59 @@
+#include "traces/columns.h"
+
+#include <zstd.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace fsr {
+
+Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint64_t>& out) {
+  out.resize(count);
+  size_t pos = 0;
+  const size_t n = in.size();
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t v = 0;
+    int shift = 0;
+    while (true) {
+      if (pos >= n) return Status::error("column ends after " + std::to_string(i) + " of " + std::to_string(count) + " values");
+      uint8_t b = in[pos++];
+      if (shift == 63 && b > 1) return Status::error("varint overflows 64 bits");
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+      shift += 7;
+      if (shift > 63) return Status::error("varint longer than 10 bytes");
+    }
+    out[i] = v;
+  }
+  if (pos != n) return Status::error("column has " + std::to_string(n - pos) + " bytes past its " + std::to_string(count) + " values");
+  return Status::ok();
+}
+
+Compressor::Compressor(int level) : cctx_(ZSTD_createCCtx()), level_(level) {}
+Compressor::~Compressor() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
+
+void Compressor::compress(std::span<const uint8_t> in, std::vector<uint8_t>& out) {
+  out.resize(ZSTD_compressBound(in.size()));
+  size_t r = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(cctx_), out.data(), out.size(), in.data(),
+                               in.size(), level_);
+  if (ZSTD_isError(r)) throw std::logic_error(std::string("zstd compress: ") + ZSTD_getErrorName(r));
+  out.resize(r);
+}
+
+Decompressor::Decompressor() : dctx_(ZSTD_createDCtx()) {}
+Decompressor::~Decompressor() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_)); }
+
+Status Decompressor::decompress(std::span<const uint8_t> in, size_t expected,
+                                std::vector<uint8_t>& out) {
+  unsigned long long declared = ZSTD_getFrameContentSize(in.data(), in.size());
+  if (declared == ZSTD_CONTENTSIZE_ERROR) return Status::error("not a zstd frame");
+  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != expected)
+    return Status::error("zstd frame declares " + std::to_string(declared) + " bytes, expected " + std::to_string(expected));
+  out.resize(expected);
+  size_t r = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), out.data(), out.size(), in.data(), in.size());
+  if (ZSTD_isError(r)) return Status::error(std::string("zstd: ") + ZSTD_getErrorName(r));
+  if (r != expected) return Status::error("zstd frame expanded to " + std::to_string(r) + " bytes, expected " + std::to_string(expected));
+  return Status::ok();
+}
+
+}  // namespace fsr

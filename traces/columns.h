@@ -1,0 +1,92 @@
+// Column coding for chunks: zigzag + LEB128 varints, one byte vector per
+// column, each compressed with zstd on its own (lessons.md: column-wise
+// storage is what gets a trace under 4 bytes per event). Decoding is bounded:
+// a column never decodes more values than the chunk says it holds.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "traces/status.h"
+
+namespace fsr {
+
+// Column ids (schema.capnp "Chunk"). Append only: they are part of the format.
+enum EventColumn : uint16_t {
+  kEcThread = 1, kEcTs, kEcDur, kEcNr, kEcRet, kEcArg0, kEcArg1, kEcArg2, kEcArg3, kEcArg4,
+  kEcArg5, kEcPath0, kEcPath1, kEcDev, kEcIno, kEcSize, kEcMode, kEcFlags,
+  kEcCount
+};
+enum OpColumn : uint16_t {
+  kOcEventIndex = 1, kOcStart, kOcLatency, kOcLateness, kOcDepWait, kOcGap, kOcRet,
+  kOcRecordedRet, kOcWaitedOn, kOcRecordedDur, kOcPid, kOcTid, kOcWorker, kOcPath, kOcNr,
+  kOcFlags,
+  kOcCount
+};
+
+inline uint64_t zigzag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+inline int64_t unzigzag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
+
+// Appends values as varints; tracks whether any value was non-zero.
+class ColumnBuilder {
+ public:
+  void put(uint64_t v) {
+    nonzero_ |= v;
+    while (v >= 0x80) {
+      bytes_.push_back(static_cast<uint8_t>(v | 0x80));
+      v >>= 7;
+    }
+    bytes_.push_back(static_cast<uint8_t>(v));
+  }
+  void put_signed(int64_t v) { put(zigzag(v)); }
+  bool all_zero() const { return nonzero_ == 0; }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+  void clear() {
+    bytes_.clear();
+    nonzero_ = 0;
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  uint64_t nonzero_ = 0;
+};
+
+// Decodes exactly `count` varints from `in` into `out`. Fails on a short or
+// over-long column or a varint longer than 10 bytes.
+Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint64_t>& out);
+
+// zstd helpers with reusable contexts (one per writer / reader).
+class Compressor {
+ public:
+  explicit Compressor(int level);
+  ~Compressor();
+  Compressor(const Compressor&) = delete;
+  Compressor& operator=(const Compressor&) = delete;
+  // Replaces `out` with the compressed form of `in`.
+  void compress(std::span<const uint8_t> in, std::vector<uint8_t>& out);
+
+ private:
+  void* cctx_;
+  int level_;
+};
+
+class Decompressor {
+ public:
+  Decompressor();
+  ~Decompressor();
+  Decompressor(const Decompressor&) = delete;
+  Decompressor& operator=(const Decompressor&) = delete;
+  // Decompresses a frame that must expand to exactly `expected` bytes
+  // (`expected` is checked against a limit by the caller before calling).
+  Status decompress(std::span<const uint8_t> in, size_t expected, std::vector<uint8_t>& out);
+
+ private:
+  void* dctx_;
+};
+
+}  // namespace fsr

@@ -1,0 +1,264 @@
+#include "traces/model_codec.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+
+#include "schema.capnp.h"
+#include "traces/chunk_codec.h"
+
+namespace fsr {
+namespace {
+
+void serialise(capnp::MallocMessageBuilder& mb, std::vector<uint8_t>& out) {
+  auto words = capnp::messageToFlatArray(mb);
+  auto bytes = words.asBytes();
+  out.assign(bytes.begin(), bytes.end());
+}
+
+kj::ArrayPtr<const kj::byte> bytes_of(std::string_view s) {
+  return kj::arrayPtr(reinterpret_cast<const kj::byte*>(s.data()), s.size());
+}
+std::string str_of(capnp::Data::Reader d) {
+  return std::string(reinterpret_cast<const char*>(d.begin()), d.size());
+}
+
+template <typename Fn>
+Status guarded(const char* what, std::span<const capnp::word> msg, Fn fn) {
+  try {
+    capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
+    return fn(mr);
+  } catch (const kj::Exception& ex) {
+    return Status::error(std::string("malformed ") + what + " message: " + ex.getDescription().cStr());
+  }
+}
+
+}  // namespace
+
+void encode_header(const TraceHeader& h, std::vector<uint8_t>& out) {
+  capnp::MallocMessageBuilder mb;
+  auto w = mb.initRoot<wire::Header>();
+  w.setFormatVersion(h.format_version);
+  w.setKind(static_cast<uint16_t>(h.kind));
+  w.setRecorderVersion(h.recorder_version);
+  w.setKernelRelease(h.kernel_release);
+  w.setHostname(h.hostname);
+  w.setCpuCount(h.cpu_count);
+  w.setClockSource(h.clock_source);
+  w.setWallStartNs(h.wall_start_ns);
+  w.setMonoStartNs(h.mono_start_ns);
+  auto cmd = w.initCommand(static_cast<unsigned>(h.command.size()));
+  for (size_t i = 0; i < h.command.size(); ++i) cmd.set(i, h.command[i]);
+  w.setRoot(h.root);
+  w.setUid(h.uid);
+  w.setGid(h.gid);
+  auto mounts = w.initMounts(static_cast<unsigned>(h.mounts.size()));
+  for (size_t i = 0; i < h.mounts.size(); ++i) {
+    const MountEntry& m = h.mounts[i];
+    auto o = mounts[i];
+    o.setMountId(m.mount_id);
+    o.setParentId(m.parent_id);
+    o.setDev(m.dev);
+    o.setRoot(m.root);
+    o.setMountPoint(m.mount_point);
+    o.setMountOptions(m.mount_options);
+    o.setFsType(m.fs_type);
+    o.setSource(m.source);
+    o.setSuperOptions(m.super_options);
+  }
+  auto init = w.initInitial();
+  init.setPid(h.initial.pid);
+  init.setCwd(h.initial.cwd);
+  init.setUmask(h.initial.umask);
+  auto fds = init.initFds(static_cast<unsigned>(h.initial.fds.size()));
+  for (size_t i = 0; i < h.initial.fds.size(); ++i) {
+    fds[i].setFd(h.initial.fds[i].fd);
+    fds[i].setPath(h.initial.fds[i].path);
+    fds[i].setFlags(h.initial.fds[i].flags);
+    fds[i].setPos(h.initial.fds[i].pos);
+  }
+  w.setSourceTrace(h.source_trace);
+  w.setTarget(h.target);
+  w.setScratch(h.scratch);
+  w.setEnvironmentJson(h.environment_json);
+  w.setOptionsJson(h.options_json);
+  auto fb = w.initFallbacks(static_cast<unsigned>(h.fallbacks.size()));
+  for (size_t i = 0; i < h.fallbacks.size(); ++i) fb.set(i, h.fallbacks[i]);
+  serialise(mb, out);
+}
+
+Status decode_header(std::span<const capnp::word> msg, TraceHeader& h) {
+  return guarded("header", msg, [&](capnp::MessageReader& mr) {
+    auto r = mr.getRoot<wire::Header>();
+    h.format_version = r.getFormatVersion();
+    uint16_t kind = r.getKind();
+    if (kind != 1 && kind != 2) return Status::error("unknown payload kind " + std::to_string(kind));
+    h.kind = static_cast<PayloadKind>(kind);
+    h.recorder_version = r.getRecorderVersion();
+    h.kernel_release = r.getKernelRelease();
+    h.hostname = r.getHostname();
+    h.cpu_count = r.getCpuCount();
+    h.clock_source = r.getClockSource();
+    h.wall_start_ns = r.getWallStartNs();
+    h.mono_start_ns = r.getMonoStartNs();
+    h.command.clear();
+    for (auto c : r.getCommand()) h.command.emplace_back(c);
+    h.root = r.getRoot();
+    h.uid = r.getUid();
+    h.gid = r.getGid();
+    h.mounts.clear();
+    for (auto m : r.getMounts()) {
+      MountEntry e;
+      e.mount_id = m.getMountId();
+      e.parent_id = m.getParentId();
+      e.dev = m.getDev();
+      e.root = m.getRoot();
+      e.mount_point = m.getMountPoint();
+      e.mount_options = m.getMountOptions();
+      e.fs_type = m.getFsType();
+      e.source = m.getSource();
+      e.super_options = m.getSuperOptions();
+      h.mounts.push_back(std::move(e));
+    }
+    auto init = r.getInitial();
+    h.initial.pid = init.getPid();
+    h.initial.cwd = init.getCwd();
+    h.initial.umask = init.getUmask();
+    h.initial.fds.clear();
+    for (auto f : init.getFds()) h.initial.fds.push_back({f.getFd(), f.getPath(), f.getFlags(), f.getPos()});
+    h.source_trace = r.getSourceTrace();
+    h.target = r.getTarget();
+    h.scratch = r.getScratch();
+    h.environment_json = r.getEnvironmentJson();
+    h.options_json = r.getOptionsJson();
+    h.fallbacks.clear();
+    for (auto f : r.getFallbacks()) h.fallbacks.emplace_back(f);
+    return Status::ok();
+  });
+}
+
+void encode_footer(const TraceFooter& f, std::vector<uint8_t>& out) {
+  capnp::MallocMessageBuilder mb;
+  auto w = mb.initRoot<wire::Footer>();
+  w.setEndNs(f.end_ns);
+  w.setExitStatus(f.exit_status);
+  auto seen = w.initSeen(kClassCount);
+  auto drops = w.initDrops(kClassCount);
+  for (int i = 0; i < kClassCount; ++i) {
+    seen.set(i, f.seen[i]);
+    drops.set(i, f.drops[i]);
+  }
+  w.setIoUringSubmissions(f.io_uring_submissions);
+  w.setStringDrops(f.string_drops);
+  w.setNotes(f.notes);
+  w.setWallNs(f.wall_ns);
+  w.setDivergences(f.divergences);
+  w.setApproxDeps(f.approx_deps);
+  serialise(mb, out);
+}
+
+Status decode_footer(std::span<const capnp::word> msg, TraceFooter& f) {
+  return guarded("footer", msg, [&](capnp::MessageReader& mr) {
+    auto r = mr.getRoot<wire::Footer>();
+    f.end_ns = r.getEndNs();
+    f.exit_status = r.getExitStatus();
+    auto seen = r.getSeen();
+    auto drops = r.getDrops();
+    for (int i = 0; i < kClassCount; ++i) {
+      f.seen[i] = i < static_cast<int>(seen.size()) ? seen[i] : 0;
+      f.drops[i] = i < static_cast<int>(drops.size()) ? drops[i] : 0;
+    }
+    f.io_uring_submissions = r.getIoUringSubmissions();
+    f.string_drops = r.getStringDrops();
+    f.notes = r.getNotes();
+    f.wall_ns = r.getWallNs();
+    f.divergences = r.getDivergences();
+    f.approx_deps = r.getApproxDeps();
+    return Status::ok();
+  });
+}
+
+void encode_strings(uint32_t first_id, std::span<const std::string_view> strings, std::vector<uint8_t>& out) {
+  capnp::MallocMessageBuilder mb;
+  auto w = mb.initRoot<wire::StringBlock>();
+  w.setFirstId(first_id);
+  auto list = w.initStrings(static_cast<unsigned>(strings.size()));
+  for (size_t i = 0; i < strings.size(); ++i) list.set(i, bytes_of(strings[i]));
+  serialise(mb, out);
+}
+
+Status decode_strings(std::span<const capnp::word> msg, std::vector<std::string>& table) {
+  return guarded("strings", msg, [&](capnp::MessageReader& mr) {
+    auto r = mr.getRoot<wire::StringBlock>();
+    auto list = r.getStrings();
+    uint64_t first = r.getFirstId();
+    if (first + list.size() <= table.size()) return Status::ok();  // already loaded (index scan)
+    if (first != table.size())
+      return Status::error("string block starts at id " + std::to_string(first) + ", expected " + std::to_string(table.size()) + " (an earlier string block is missing)");
+    for (auto s : list) table.push_back(str_of(s));
+    return Status::ok();
+  });
+}
+
+void encode_prestate(std::span<const PrestateEntry> entries, std::vector<uint8_t>& out) {
+  capnp::MallocMessageBuilder mb;
+  auto list = mb.initRoot<wire::PrestateBlock>().initEntries(static_cast<unsigned>(entries.size()));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const PrestateEntry& e = entries[i];
+    auto o = list[i];
+    o.setPath(bytes_of(e.path));
+    o.setKind(static_cast<uint8_t>(e.kind));
+    o.setMode(e.mode);
+    o.setSize(e.size);
+    o.setTarget(bytes_of(e.target));
+    o.setIno(e.ino);
+    o.setDev(e.dev);
+    o.setNlink(e.nlink);
+  }
+  serialise(mb, out);
+}
+
+Status decode_prestate(std::span<const capnp::word> msg, std::vector<PrestateEntry>& out) {
+  return guarded("prestate", msg, [&](capnp::MessageReader& mr) {
+    for (auto e : mr.getRoot<wire::PrestateBlock>().getEntries()) {
+      PrestateEntry p;
+      p.path = str_of(e.getPath());
+      uint8_t k = e.getKind();
+      if (k < 1 || k > 4) return Status::error("prestate entry '" + p.path + "' has unknown kind " + std::to_string(k));
+      p.kind = static_cast<PrestateKind>(k);
+      p.mode = e.getMode();
+      p.size = e.getSize();
+      p.target = str_of(e.getTarget());
+      p.ino = e.getIno();
+      p.dev = e.getDev();
+      p.nlink = e.getNlink();
+      out.push_back(std::move(p));
+    }
+    return Status::ok();
+  });
+}
+
+void encode_index(std::span<const IndexRecord> entries, uint64_t total_records, std::vector<uint8_t>& out) {
+  capnp::MallocMessageBuilder mb;
+  auto w = mb.initRoot<wire::Index>();
+  w.setTotalRecords(total_records);
+  auto list = w.initEntries(static_cast<unsigned>(entries.size()));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    list[i].setOffset(entries[i].offset);
+    list[i].setType(entries[i].type);
+    list[i].setRecords(entries[i].records);
+    list[i].setFirstRecord(entries[i].first_record);
+  }
+  serialise(mb, out);
+}
+
+Status decode_index(std::span<const capnp::word> msg, std::vector<IndexRecord>& out, uint64_t* total) {
+  return guarded("index", msg, [&](capnp::MessageReader& mr) {
+    auto r = mr.getRoot<wire::Index>();
+    if (total) *total = r.getTotalRecords();
+    for (auto e : r.getEntries())
+      out.push_back({e.getOffset(), e.getType(), e.getRecords(), e.getFirstRecord()});
+    return Status::ok();
+  });
+}
+
+}  // namespace fsr

@@ -1,0 +1,381 @@
+#include "traces/trace_reader.h"
+
+#include <capnp/common.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "traces/chunk_codec.h"
+#include "traces/crc32c.h"
+#include "traces/frame.h"
+#include "traces/model_codec.h"
+
+namespace fsr {
+namespace {
+constexpr size_t kResyncBlock = 1 << 20;
+}
+
+struct TraceReader::Impl {
+  std::string path;
+  int fd = -1;
+  uint64_t size = 0;
+  TraceHeader header;
+  std::vector<std::string> strings{""};
+  std::optional<TraceFooter> footer;
+  ReadProblems problems;
+  Decompressor z;
+  ChunkScratch scratch;
+  std::vector<uint8_t> payload;
+  std::vector<capnp::word> words;
+  uint64_t offset = 0;     // next frame (sequential)
+  uint64_t chunks_seen = 0;
+  uint64_t records = 0;
+  bool index_seen = false;
+  bool index_built = false;
+  std::vector<IndexRecord> index;  // every frame (built from the index frame or a scan)
+
+  ~Impl() {
+    if (fd >= 0) ::close(fd);
+  }
+
+  void refresh_size() {
+    struct stat st{};
+    if (::fstat(fd, &st) == 0) size = static_cast<uint64_t>(st.st_size);
+  }
+
+  bool pread_all(void* buf, size_t n, uint64_t off) {
+    size_t done = 0;
+    while (done < n) {
+      ssize_t r = ::pread(fd, static_cast<char*>(buf) + done, n - done, static_cast<off_t>(off + done));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;
+      done += static_cast<size_t>(r);
+    }
+    return true;
+  }
+
+  enum class Got { kFrame, kEnd, kPartial, kBadHeader, kBadPayload };
+
+  // Reads the frame at `off` into `words` (decompressed capnp message).
+  Got read_frame(uint64_t off, FrameHeader& h, std::string& why) {
+    if (off + kFrameHeaderSize > size) return off == size ? Got::kEnd : Got::kPartial;
+    uint8_t hb[kFrameHeaderSize];
+    if (!pread_all(hb, sizeof hb, off)) return Got::kPartial;
+    auto dh = decode_frame_header(hb);
+    if (!dh) {
+      // The trailer follows the index frame; anything else here is damage.
+      why = "not a valid frame header";
+      return Got::kBadHeader;
+    }
+    h = *dh;
+    if (off + kFrameHeaderSize + h.payload_len > size) return Got::kPartial;
+    payload.resize(h.payload_len);
+    if (!pread_all(payload.data(), h.payload_len, off + kFrameHeaderSize)) return Got::kPartial;
+    if (crc32c(payload.data(), payload.size()) != h.payload_crc) {
+      why = "checksum mismatch";
+      return Got::kBadPayload;
+    }
+    words.resize(h.raw_len / sizeof(capnp::word));
+    if (h.encoding == FrameEncoding::kZstdCapnp) {
+      std::vector<uint8_t>& raw = scratch.raw;
+      if (Status st = z.decompress(payload, h.raw_len, raw); !st) {
+        why = st.message();
+        return Got::kBadPayload;
+      }
+      std::memcpy(words.data(), raw.data(), h.raw_len);
+    } else {
+      std::memcpy(words.data(), payload.data(), h.raw_len);
+    }
+    return Got::kFrame;
+  }
+
+  // Finds the next offset after `off` holding a valid frame header, or 0.
+  uint64_t resync(uint64_t off) {
+    std::vector<uint8_t> buf;
+    for (uint64_t pos = off + 1; pos + kFrameHeaderSize <= size;) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(kResyncBlock + kFrameHeaderSize, size - pos));
+      buf.resize(n);
+      if (!pread_all(buf.data(), n, pos)) return 0;
+      for (size_t i = 0; i + kFrameHeaderSize <= n; ++i)
+        if (buf[i] == 0x46 && decode_frame_header(&buf[i])) return pos + i;
+      if (n <= kFrameHeaderSize) break;
+      pos += n - kFrameHeaderSize + 1;
+    }
+    return 0;
+  }
+
+  std::span<const capnp::word> msg() const { return {words.data(), words.size()}; }
+
+  std::string where(const FrameHeader* h, uint64_t off) const {
+    if (h && (h->type == FrameType::kEvents || h->type == FrameType::kOps))
+      return path + ": chunk " + std::to_string(chunks_seen) + " (" + std::to_string(h->records) +
+             " records, offset " + std::to_string(off) + ")";
+    return path + ": frame at offset " + std::to_string(off);
+  }
+
+  void note_truncation(const FrameHeader* partial) {
+    problems.truncated = true;
+    std::string m = path + ": file ends at byte " + std::to_string(size) +
+                    " without its footer and index (writer killed or disk full); read " +
+                    std::to_string(chunks_seen) + " chunks, " + std::to_string(records) + " records";
+    if (partial) m += "; the last chunk (" + std::to_string(partial->records) + " records) is cut short and lost";
+    // One truncation line, kept current (a file being written grows).
+    for (auto& s : problems.messages)
+      if (s.find("without its footer and index") != std::string::npos) {
+        s = m;
+        return;
+      }
+    problems.messages.push_back(m);
+  }
+
+  template <typename Rec>
+  Result<bool> next(std::vector<Rec>& out, FrameType want) {
+    out.clear();
+    while (!index_seen) {
+      if (offset + kFrameHeaderSize > size) refresh_size();
+      FrameHeader h;
+      std::string why;
+      Got g = read_frame(offset, h, why);
+      if (g == Got::kEnd || g == Got::kPartial) {
+        if (g == Got::kPartial) refresh_size();
+        std::optional<FrameHeader> partial;
+        if (g == Got::kPartial && offset + kFrameHeaderSize <= size) {
+          uint8_t hb[kFrameHeaderSize];
+          if (pread_all(hb, sizeof hb, offset)) partial = decode_frame_header(hb);
+        }
+        note_truncation(partial ? &*partial : nullptr);
+        return false;
+      }
+      if (g == Got::kBadHeader) {
+        uint64_t next_off = resync(offset);
+        problems.messages.push_back(where(nullptr, offset) + ": " + why + "; " +
+                                    (next_off ? "skipped to offset " + std::to_string(next_off)
+                                              : std::string("no later frame found")));
+        ++problems.bad_chunks;
+        if (!next_off) {
+          offset = size;
+          note_truncation(nullptr);
+          return false;
+        }
+        offset = next_off;
+        continue;
+      }
+      uint64_t here = offset;
+      offset += kFrameHeaderSize + h.payload_len;
+      bool is_chunk = h.type == FrameType::kEvents || h.type == FrameType::kOps;
+      if (g == Got::kBadPayload) {
+        problems.messages.push_back(where(&h, here) + ": " + why + "; skipped");
+        ++problems.bad_chunks;
+        if (is_chunk) {
+          problems.missing_records += h.records;
+          ++chunks_seen;
+        }
+        continue;
+      }
+      Status st;
+      switch (h.type) {
+        case FrameType::kStrings: st = decode_strings(msg(), strings); break;
+        case FrameType::kFooter: {
+          TraceFooter f;
+          st = decode_footer(msg(), f);
+          if (st) footer = f;
+          break;
+        }
+        case FrameType::kIndex: index_seen = true; break;
+        case FrameType::kEvents:
+        case FrameType::kOps: {
+          if (h.type != want) {
+            st = Status::error(std::string("holds ") + (h.type == FrameType::kEvents ? "trace events" : "replay ops") + ", not what was asked for");
+            break;
+          }
+          if constexpr (std::is_same_v<Rec, Event>) st = decode_event_chunk(msg(), z, scratch, out, nullptr);
+          else st = decode_op_chunk(msg(), z, scratch, out, nullptr);
+          if (st && out.size() != h.records) st = Status::error("holds " + std::to_string(out.size()) + " records, header says " + std::to_string(h.records));
+          break;
+        }
+        default: break;  // header (again) or prestate: not for sequential record reading
+      }
+      if (!st) {
+        problems.messages.push_back(where(&h, here) + ": " + st.message() + "; skipped");
+        ++problems.bad_chunks;
+        if (is_chunk) {
+          problems.missing_records += h.records;
+          ++chunks_seen;
+        }
+        out.clear();
+        continue;
+      }
+      if (is_chunk) {
+        ++chunks_seen;
+        records += out.size();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Builds `index` from the trailer's index frame, or by scanning frame headers.
+  Status build_index() {
+    if (index_built) return Status::ok();
+    refresh_size();
+    index.clear();
+    if (size >= kFileHeaderSize + kTrailerSize) {
+      uint8_t tr[kTrailerSize];
+      uint64_t idx_off = 0;
+      if (pread_all(tr, sizeof tr, size - kTrailerSize) && std::memcmp(tr + 8, kTrailerMagic, 8) == 0) {
+        std::memcpy(&idx_off, tr, 8);
+        FrameHeader h;
+        std::string why;
+        if (idx_off < size && read_frame(idx_off, h, why) == Got::kFrame && h.type == FrameType::kIndex) {
+          uint64_t total = 0;
+          if (decode_index(msg(), index, &total)) {
+            index_built = true;
+            return Status::ok();
+          }
+          index.clear();
+        }
+      }
+    }
+    // No usable index: scan headers (payloads are checked when read).
+    for (uint64_t off = kFileHeaderSize; off + kFrameHeaderSize <= size;) {
+      uint8_t hb[kFrameHeaderSize];
+      if (!pread_all(hb, sizeof hb, off)) break;
+      auto h = decode_frame_header(hb);
+      if (!h) {
+        uint64_t n = resync(off);
+        if (!n) break;
+        off = n;
+        continue;
+      }
+      if (off + kFrameHeaderSize + h->payload_len > size) break;
+      index.push_back({off, static_cast<uint16_t>(h->type), h->records, 0});
+      off += kFrameHeaderSize + h->payload_len;
+    }
+    index_built = true;
+    return Status::ok();
+  }
+
+  Status load_all_strings() {
+    if (Status st = build_index(); !st) return st;
+    for (const auto& e : index) {
+      if (e.type != static_cast<uint16_t>(FrameType::kStrings)) continue;
+      FrameHeader h;
+      std::string why;
+      if (read_frame(e.offset, h, why) != Got::kFrame) {
+        problems.messages.push_back(path + ": string block at offset " + std::to_string(e.offset) + " unreadable: " + why);
+        return Status::error(problems.messages.back());
+      }
+      if (Status st = decode_strings(msg(), strings); !st) return Status::error(path + ": " + st.message());
+    }
+    return Status::ok();
+  }
+
+  std::vector<size_t> chunk_frames() const {
+    std::vector<size_t> v;
+    for (size_t i = 0; i < index.size(); ++i)
+      if (index[i].type == static_cast<uint16_t>(FrameType::kEvents) || index[i].type == static_cast<uint16_t>(FrameType::kOps))
+        v.push_back(i);
+    return v;
+  }
+
+  template <typename Rec>
+  Result<bool> read_chunk(size_t i, std::vector<Rec>& out) {
+    out.clear();
+    if (Status st = load_all_strings(); !st) return st;
+    auto chunks = chunk_frames();
+    if (i >= chunks.size()) return false;
+    FrameHeader h;
+    std::string why;
+    const IndexRecord& e = index[chunks[i]];
+    std::string where = path + ": chunk " + std::to_string(i) + " (offset " + std::to_string(e.offset) + ")";
+    if (read_frame(e.offset, h, why) != Got::kFrame) return Status::error(where + ": " + (why.empty() ? "unreadable" : why));
+    Status st;
+    if constexpr (std::is_same_v<Rec, Event>) {
+      if (h.type != FrameType::kEvents) return Status::error(where + ": not a trace chunk");
+      st = decode_event_chunk(msg(), z, scratch, out, nullptr);
+    } else {
+      if (h.type != FrameType::kOps) return Status::error(where + ": not a result chunk");
+      st = decode_op_chunk(msg(), z, scratch, out, nullptr);
+    }
+    if (!st) return Status::error(where + ": " + st.message());
+    return true;
+  }
+};
+
+TraceReader::TraceReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TraceReader::~TraceReader() = default;
+
+Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) {
+  auto m = std::make_unique<Impl>();
+  m->path = path;
+  m->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (m->fd < 0) return Status::error(path + ": cannot open: " + std::strerror(errno));
+  m->refresh_size();
+  uint8_t fh[kFileHeaderSize];
+  if (m->size < kFileHeaderSize || !m->pread_all(fh, sizeof fh, 0))
+    return Status::error(path + ": too short to be an fsreplay file (" + std::to_string(m->size) + " bytes)");
+  if (std::memcmp(fh, kFileMagic, 8) != 0)
+    return Status::error(path + ": not an fsreplay trace or result (wrong magic)");
+  uint16_t version, kind;
+  std::memcpy(&version, fh + 8, 2);
+  std::memcpy(&kind, fh + 10, 2);
+  if (version != kFormatVersion)
+    return Status::error(path + ": format version " + std::to_string(version) + " is not supported (this fsreplay reads version " + std::to_string(kFormatVersion) + "); use a matching fsreplay");
+  if (kind != 1 && kind != 2)
+    return Status::error(path + ": unknown payload kind " + std::to_string(kind));
+  FrameHeader h;
+  std::string why;
+  auto g = m->read_frame(kFileHeaderSize, h, why);
+  if (g != Impl::Got::kFrame || h.type != FrameType::kHeader)
+    return Status::error(path + ": header frame is " + (g == Impl::Got::kPartial || g == Impl::Got::kEnd ? "missing (file cut short)" : "damaged" + (why.empty() ? "" : ": " + why)));
+  if (Status st = decode_header(m->msg(), m->header); !st) return Status::error(path + ": " + st.message());
+  if (static_cast<uint16_t>(m->header.kind) != kind)
+    return Status::error(path + ": header kind disagrees with the file header (damaged)");
+  m->offset = kFileHeaderSize + kFrameHeaderSize + h.payload_len;
+  return std::unique_ptr<TraceReader>(new TraceReader(std::move(m)));
+}
+
+const TraceHeader& TraceReader::header() const { return impl_->header; }
+PayloadKind TraceReader::kind() const { return impl_->header.kind; }
+const std::string& TraceReader::path() const { return impl_->path; }
+
+Result<bool> TraceReader::next(std::vector<Event>& out) { return impl_->next(out, FrameType::kEvents); }
+Result<bool> TraceReader::next(std::vector<OpRecord>& out) { return impl_->next(out, FrameType::kOps); }
+
+std::string_view TraceReader::str(StrId id) const {
+  return id < impl_->strings.size() ? std::string_view(impl_->strings[id]) : std::string_view();
+}
+size_t TraceReader::string_count() const { return impl_->strings.size(); }
+
+Result<std::vector<PrestateEntry>> TraceReader::prestate() {
+  Impl& m = *impl_;
+  if (Status st = m.build_index(); !st) return st;
+  std::vector<PrestateEntry> out;
+  for (const auto& e : m.index) {
+    if (e.type != static_cast<uint16_t>(FrameType::kPrestate)) continue;
+    FrameHeader h;
+    std::string why;
+    if (m.read_frame(e.offset, h, why) != Impl::Got::kFrame)
+      return Status::error(m.path + ": prestate block at offset " + std::to_string(e.offset) + " unreadable: " + why);
+    if (Status st = decode_prestate(m.msg(), out); !st) return Status::error(m.path + ": " + st.message());
+  }
+  return out;
+}
+
+const std::optional<TraceFooter>& TraceReader::footer() const { return impl_->footer; }
+
+Result<size_t> TraceReader::chunk_count() {
+  if (Status st = impl_->build_index(); !st) return st;
+  return impl_->chunk_frames().size();
+}
+Result<bool> TraceReader::read_chunk(size_t i, std::vector<Event>& out) { return impl_->read_chunk(i, out); }
+Result<bool> TraceReader::read_chunk(size_t i, std::vector<OpRecord>& out) { return impl_->read_chunk(i, out); }
+
+const ReadProblems& TraceReader::problems() const { return impl_->problems; }
+uint64_t TraceReader::file_size() const { return impl_->size; }
+uint64_t TraceReader::records_read() const { return impl_->records; }
+
+}  // namespace fsr

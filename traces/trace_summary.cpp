@@ -1,0 +1,163 @@
+#include "traces/trace_summary.h"
+
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "traces/syscalls.h"
+
+namespace fsr {
+namespace {
+
+std::string basename_of(std::string_view p) {
+  auto i = p.rfind('/');
+  return std::string(i == std::string_view::npos ? p : p.substr(i + 1));
+}
+
+template <typename Rec>
+void account(TraceSummary& s, const TraceReader& r, const std::vector<Rec>& recs,
+             std::set<uint64_t>& threads) {
+  for (const Rec& e : recs) {
+    ++s.by_class[static_cast<size_t>(class_of(e.nr))];
+    ++s.by_syscall[syscall_name(e.nr)];
+    threads.insert((static_cast<uint64_t>(e.pid) << 32) | e.tid);
+    if (!s.processes.count(e.pid)) s.processes[e.pid] = "?";
+    if constexpr (std::is_same_v<Rec, Event>) {
+      if (e.nr == kEvProcExec && e.path[0]) s.processes[e.pid] = basename_of(r.str(e.path[0]));
+      if (s.records == 0) s.first_ts = e.ts;
+      s.last_end = std::max(s.last_end, e.ts + e.dur);
+    } else {
+      if (e.nr == kEvProcExec && e.path) s.processes[e.pid] = basename_of(r.str(e.path));
+      if (e.flags & kOfDivergent) ++s.divergences;
+      s.last_end = std::max(s.last_end, e.start + e.latency);
+    }
+    ++s.records;
+  }
+}
+
+}  // namespace
+
+Result<TraceSummary> summarise(const std::string& path) {
+  auto rr = TraceReader::open(path);
+  if (!rr) return rr.status();
+  TraceReader& r = **rr;
+  TraceSummary s;
+  s.path = path;
+  s.header = r.header();
+  std::set<uint64_t> threads;
+  if (r.kind() == PayloadKind::kTrace) {
+    std::vector<Event> ev;
+    while (true) {
+      auto got = r.next(ev);
+      if (!got) return got.status();
+      if (!got.value()) break;
+      account(s, r, ev, threads);
+    }
+  } else {
+    std::vector<OpRecord> ops;
+    while (true) {
+      auto got = r.next(ops);
+      if (!got) return got.status();
+      if (!got.value()) break;
+      account(s, r, ops, threads);
+    }
+  }
+  s.threads = threads.size();
+  s.footer = r.footer();
+  if (s.footer)
+    for (uint64_t d : s.footer->drops) s.drops += d;
+  auto pre = r.prestate();
+  if (pre) s.prestate_entries = pre->size();
+  s.problems = r.problems();
+  s.file_bytes = r.file_size();
+  return s;
+}
+
+std::string summary_to_json(const TraceSummary& s) {
+  nlohmann::ordered_json j;
+  j["file"] = s.path;
+  j["kind"] = s.header.kind == PayloadKind::kTrace ? "trace" : "result";
+  j["format_version"] = s.header.format_version;
+  j["events"] = s.records;
+  j["bytes"] = s.file_bytes;
+  j["bytes_per_event"] = s.bytes_per_record();
+  j["drops"] = s.drops;
+  nlohmann::ordered_json bc = nlohmann::ordered_json::object();
+  for (int c = 0; c < kClassCount; ++c)
+    if (s.by_class[c]) bc[std::string(class_name(static_cast<SyscallClass>(c)))] = s.by_class[c];
+  j["by_class"] = bc;
+  nlohmann::ordered_json bs = nlohmann::ordered_json::object();
+  for (const auto& [name, n] : s.by_syscall) bs[name] = n;
+  j["by_syscall"] = bs;
+  if (s.footer) {
+    nlohmann::ordered_json dc = nlohmann::ordered_json::object();
+    for (int c = 0; c < kClassCount; ++c)
+      if (s.footer->drops[c]) dc[std::string(class_name(static_cast<SyscallClass>(c)))] = s.footer->drops[c];
+    j["drops_by_class"] = dc;
+    j["exit_status"] = s.footer->exit_status;
+    j["io_uring_submissions"] = s.footer->io_uring_submissions;
+  }
+  j["span_ns"] = s.last_end > s.first_ts ? s.last_end - s.first_ts : 0;
+  j["processes"] = s.processes.size();
+  j["threads"] = s.threads;
+  j["prestate_entries"] = s.prestate_entries;
+  j["command"] = s.header.command;
+  j["root"] = s.header.root;
+  j["kernel_release"] = s.header.kernel_release;
+  j["hostname"] = s.header.hostname;
+  if (s.header.kind == PayloadKind::kResult) {
+    j["target"] = s.header.target;
+    j["divergences"] = s.divergences;
+    if (s.footer) j["wall_ns"] = s.footer->wall_ns;
+  }
+  j["complete"] = s.problems.complete() && s.footer.has_value();
+  j["problems"] = s.problems.messages;
+  j["missing_events"] = s.problems.missing_records;
+  return j.dump(2);
+}
+
+std::string summary_to_text(const TraceSummary& s) {
+  std::string o;
+  const TraceHeader& h = s.header;
+  auto line = [&](std::string_view k, const std::string& v) { o += fmt::format("{:<18} {}\n", k, v); };
+  line("file", s.path);
+  line("kind", h.kind == PayloadKind::kTrace ? "trace" : "replay result");
+  std::string cmd;
+  for (const auto& a : h.command) {
+    if (!cmd.empty()) cmd += ' ';
+    cmd += a;
+  }
+  if (!cmd.empty()) line("command", cmd);
+  if (!h.root.empty()) line("root", h.root);
+  if (!h.target.empty()) line("target", h.target);
+  line("host", fmt::format("{} (kernel {}, {} cpus)", h.hostname, h.kernel_release, h.cpu_count));
+  double span = s.last_end > s.first_ts ? static_cast<double>(s.last_end - s.first_ts) / 1e9 : 0.0;
+  line("span", fmt::format("{:.3f} s", span));
+  line("events", fmt::format("{}", s.records));
+  line("processes", fmt::format("{} ({} threads)", s.processes.size(), s.threads));
+  line("prestate", fmt::format("{} entries", s.prestate_entries));
+  line("size", fmt::format("{} bytes, {:.2f} bytes/event", s.file_bytes, s.bytes_per_record()));
+  if (s.footer) {
+    line("drops", s.drops ? fmt::format("{} EVENTS LOST", s.drops) : "0");
+    if (h.kind == PayloadKind::kTrace) line("exit status", fmt::format("{}", s.footer->exit_status));
+    if (s.footer->io_uring_submissions)
+      line("io_uring", fmt::format("{} submissions: their I/O is NOT in the trace (try UV_USE_IO_URING=0)", s.footer->io_uring_submissions));
+    if (h.kind == PayloadKind::kResult)
+      line("replay wall", fmt::format("{:.3f} s, {} divergences", s.footer->wall_ns / 1e9, s.divergences));
+  } else {
+    line("footer", "missing (file incomplete)");
+  }
+  o += "\nby class:\n";
+  for (int c = 0; c < kClassCount; ++c)
+    if (s.by_class[c])
+      o += fmt::format("  {:<10} {:>12}  {:5.1f}%\n", class_name(static_cast<SyscallClass>(c)), s.by_class[c],
+                       100.0 * static_cast<double>(s.by_class[c]) / static_cast<double>(s.records));
+  if (!s.problems.messages.empty()) {
+    o += "\nproblems:\n";
+    for (const auto& m : s.problems.messages) o += "  " + m + "\n";
+  }
+  return o;
+}
+
+}  // namespace fsr
