@@ -118,8 +118,9 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
   if (c.op.path[0] == kNoPath) return -EFAULT;
   if ((flags & O_TMPFILE) == O_TMPFILE && !c.feat().has(Feature::kOTmpfile)) {
     c.fallback(Feature::kOTmpfile);  // a named file in that directory, unlinked at once
-    std::string rel = c.env.plan->paths[c.op.path[0]].mapped.rel + "/.fsreplay-tmp-" +
-                      std::to_string(c.i);
+    std::string rel = c.env.plan->paths[c.op.path[0]].mapped.rel;
+    if (!rel.empty()) rel += '/';
+    rel += ".fsreplay-tmp-" + std::to_string(c.i);
     int fd = open_beneath(c.dirfd(0), rel, (flags & ~O_TMPFILE) | O_CREAT | O_EXCL | O_RDWR,
                           mode, c.feat());
     if (fd >= 0) {
@@ -129,6 +130,8 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
         unlinkat(pfd, base.c_str(), 0);
         close(pfd);
       }
+      if (c.op.new_ofd != kNoOfd) c.env.ofd_fd[c.op.new_ofd] = fd;
+      else close(fd);
     }
     return fd;
   }

@@ -160,13 +160,12 @@ class Builder {
     else op.action = is_file(op.ofd) ? OpAction::kIssue : OpAction::kEmulate;
   }
 
-  void child_created(uint32_t i, uint32_t child_tid, bool thread, bool share_files, TidState& st) {
+  void child_created(uint32_t i, uint32_t child_tid, bool share_fs, bool share_files, TidState& st) {
     if (child_tid == 0 || tids_.count(child_tid) || pending_.count(child_tid)) return;
     Pending p;
     p.creator = i;
-    p.pid = thread ? st.pid : child_tid;
     p.table = share_files ? st.table : st.table->fork_copy();
-    p.cwd = thread ? st.cwd : std::make_shared<std::string>(*st.cwd);
+    p.cwd = share_fs ? st.cwd : std::make_shared<std::string>(*st.cwd);
     pending_.emplace(child_tid, std::move(p));
   }
 
@@ -299,8 +298,11 @@ void Builder::step(uint32_t i) {
     }
     case SYS_pipe: case SYS_pipe2: case SYS_socketpair: {
       op.action = OpAction::kEmulate;
-      // Recorder convention: the two fds written to the int[2] are stored in args[4], args[5].
-      if (ret == 0 && (e.args[4] | e.args[5])) {
+      // Recorder convention (bpf/fsreplay_record.h FSR_SF_FD_PAIR): the int[2] is
+      // stored in its own argument slot (arg0 for pipe/pipe2, arg3 for
+      // socketpair) as fd0 | fd1 << 32.
+      const uint64_t pair = e.args[e.nr == SYS_socketpair ? 3 : 0];
+      if (ret == 0 && pair != 0) {
         bool sock = e.nr == SYS_socketpair;
         uint32_t a = new_chan(), b = sock ? new_chan() : a;
         uint32_t r = new_ofd(sock ? OfdKind::kSocket : OfdKind::kPipe, kNoPath);
@@ -311,8 +313,8 @@ void Builder::step(uint32_t i) {
         unsigned fl = e.nr == SYS_pipe2 ? static_cast<unsigned>(e.args[1])
                       : e.nr == SYS_socketpair ? static_cast<unsigned>(e.args[1]) : 0;
         bool cx = (fl & O_CLOEXEC) != 0;
-        st.table->bind(static_cast<int>(e.args[4]), r, cx, closed);
-        st.table->bind(static_cast<int>(e.args[5]), w, cx, closed);
+        st.table->bind(static_cast<int>(pair & 0xffffffffu), r, cx, closed);
+        st.table->bind(static_cast<int>(pair >> 32), w, cx, closed);
       }
       break;
     }
@@ -330,13 +332,15 @@ void Builder::step(uint32_t i) {
       op.action = OpAction::kEmulate;
       bool thread = (e.flags & kEfThreadClone) || (e.nr == SYS_clone && (e.args[0] & CLONE_THREAD));
       bool share = (e.flags & kEfSharedFiles) || (e.nr == SYS_clone && (e.args[0] & CLONE_FILES));
-      if (ret > 0) child_created(i, static_cast<uint32_t>(ret), thread, share, st);
+      bool share_fs = thread || (e.nr == SYS_clone && (e.args[0] & CLONE_FS));
+      if (ret > 0) child_created(i, static_cast<uint32_t>(ret), share_fs, share, st);
       break;
     }
-    case kEvProcFork: {
+    case kEvProcFork: {  // arg0 child tid, arg1 child tgid, arg2 1 when the cwd is shared
       op.action = OpAction::kEmulate;
       bool thread = e.args[1] == e.pid;
-      child_created(i, static_cast<uint32_t>(e.args[0]), thread, thread, st);
+      child_created(i, static_cast<uint32_t>(e.args[0]), thread || e.args[2] == 1,
+                    (e.flags & kEfSharedFiles) != 0, st);
       break;
     }
     case SYS_execve: case SYS_execveat:

@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include "replayer/resolver.h"
@@ -108,7 +109,7 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
   }
   // What the trace shows existed at start, or created.
   std::unordered_map<std::string, bool> seen;
-  std::vector<MappedPath> created;
+  std::vector<MappedPath> created, touched;
   for (uint32_t i = 0; i < plan.ops.size(); ++i) {
     const PlanOp& op = plan.ops[i];
     const Event& e = events[i];
@@ -136,33 +137,64 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
         t.mode = e.mode;
         t.size = S_ISREG(e.mode) ? e.size : 0;
         add(std::move(t));
+      } else {
+        touched.push_back(m);  // it existed: at least its parents did
       }
     }
   }
-  // Every ancestor is a directory.
+  // Every ancestor is a directory, except those the trace creates itself; an
+  // implied entry beneath a prestate symlink or file cannot be made and is dropped.
+  std::unordered_map<std::string, bool> created_keys;
+  for (auto& c : created) created_keys.emplace(key_of(c), true);
   size_t n = all.size();
-  std::vector<MappedPath> need;
-  for (size_t i = 0; i < n; ++i) need.push_back(all[i].where);
-  for (auto& c : created) need.push_back(c);
-  for (const MappedPath& m : need) {
+  std::vector<bool> drop;
+  // (path, entry index or SIZE_MAX, whether it is a path the trace creates)
+  std::vector<std::tuple<MappedPath, size_t, bool>> need;
+  for (size_t i = 0; i < n; ++i) need.push_back({all[i].where, i, false});
+  for (auto& c : created) need.push_back({c, SIZE_MAX, true});
+  for (auto& c : touched) need.push_back({c, SIZE_MAX, false});
+  for (const auto& [m, idx, is_created] : need) {
+    std::vector<std::string> chain;
+    bool blocked = false;
     std::string rel = m.rel;
-    while (!rel.empty()) {
+    while (true) {
       size_t s = rel.rfind('/');
-      rel = s == std::string::npos ? "" : rel.substr(0, s);
-      if (rel.empty()) break;
+      if (s == std::string::npos) break;
+      rel = rel.substr(0, s);
+      std::string k = key_of({m.root, rel});
+      auto it = known.find(k);
+      if (it != known.end()) {
+        blocked = all[it->second].kind != PrestateKind::kDir;
+        break;
+      }
+      if (!created_keys.count(k)) {
+        chain.push_back(rel);
+      } else if (!is_created) {  // beneath something the trace creates: not there at start
+        blocked = true;
+        break;
+      }
+    }
+    if (blocked) {
+      if (idx != SIZE_MAX) {
+        drop.resize(all.size());
+        drop[idx] = true;
+      }
+      continue;
+    }
+    for (const std::string& r : chain) {
       TreeEntry d;
-      d.where = {m.root, rel};
+      d.where = {m.root, r};
       d.kind = PrestateKind::kDir;
       d.mode = 040755;
-      if (known.count(key_of(d.where))) break;
       add(std::move(d));
     }
   }
+  drop.resize(all.size());
   for (auto& [idx, to] : links) all[idx].link_to = static_cast<uint32_t>(known.at(to));
   // Order: directories by depth, then files, symlinks, hard links (link_to remapped).
   std::vector<size_t> order;
   for (size_t i = 0; i < all.size(); ++i)
-    if (!all[i].where.rel.empty()) order.push_back(i);  // the roots themselves exist
+    if (!all[i].where.rel.empty() && !drop[i]) order.push_back(i);  // the roots themselves exist
   auto rank = [&](const TreeEntry& t) {
     if (t.link_to != UINT32_MAX) return 3;
     return t.kind == PrestateKind::kDir ? 0 : t.kind == PrestateKind::kFile ? 1 : 2;
@@ -172,7 +204,7 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
     if (ra != rb) return ra < rb;
     return ra == 0 && depth(all[a].where.rel) < depth(all[b].where.rel);
   });
-  std::vector<uint32_t> pos(all.size());
+  std::vector<uint32_t> pos(all.size(), UINT32_MAX);
   for (size_t i = 0; i < order.size(); ++i) pos[order[i]] = static_cast<uint32_t>(i);
   for (size_t i : order) {
     TreeEntry t = all[i];

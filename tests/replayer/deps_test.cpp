@@ -123,7 +123,7 @@ TEST(Deps, Wait4WaitsForTheChildsExit) {
 
 TEST(Deps, PipeReadWaitsForTheWriteThatFedIt) {
   Synth t;
-  t.add(1, 1, SYS_pipe2, 5, 1, 0, {0, O_CLOEXEC, 0, 0, 3, 4});
+  t.add(1, 1, SYS_pipe2, 5, 1, 0, {3 | (4ull << 32), O_CLOEXEC});
   t.add(1, 1, SYS_clone, 10, 5, 2, {SIGCHLD});
   uint32_t r = t.add(1, 1, SYS_read, 20, 1000, 10, {3, 0, 4096});
   uint32_t w1 = t.add(2, 2, SYS_write, 400, 5, 4, {4, 0, 4});

@@ -84,6 +84,23 @@ TEST(Plan, ForkedChildDoesNotSeeLaterParentFds) {
   EXPECT_EQ(p.ops[r].action, OpAction::kSkip);
 }
 
+TEST(Plan, ProcForkEventCopiesOrSharesAsTheRecorderSaw) {
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/a");
+  uint32_t f = t.add(1, 1, kEvProcFork, 20, 0, 0, {2, 2, 0});  // a process: table copied
+  t.ev[f].flags = 0;
+  uint32_t g = t.add(1, 1, kEvProcFork, 21, 0, 0, {3, 1, 1});  // a thread sharing files
+  t.ev[g].flags = kEfThreadClone | kEfSharedFiles;
+  t.add(1, 1, SYS_openat, 30, 5, 4, {kAtCwd, 0, O_RDONLY}, "/r/b");
+  uint32_t child = t.add(2, 2, SYS_read, 40, 1, 1, {4, 0, 1});   // not in the copy
+  uint32_t thread = t.add(1, 3, SYS_read, 41, 1, 1, {4, 0, 1});  // shared
+  uint32_t first = t.add(2, 2, SYS_read, 42, 1, 1, {3, 0, 1});   // inherited
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[child].action, OpAction::kSkip);
+  EXPECT_EQ(p.ops[thread].action, OpAction::kIssue);
+  EXPECT_EQ(p.ops[first].action, OpAction::kIssue);
+}
+
 TEST(Plan, LastExitOfASharedTableClosesItsFiles) {
   Synth t;
   uint32_t o = t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/a");
