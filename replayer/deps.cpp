@@ -182,6 +182,9 @@ class DepBuilder {
   }
 
   void causal() {
+    // Events are stored in completion order; wakes are looked up by enter time.
+    for (auto& [k, v] : futex_wakes_)
+      std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return ev_[a].ts < ev_[b].ts; });
     by_end_.resize(ev_.size());
     for (uint32_t i = 0; i < ev_.size(); ++i) by_end_[i] = i;
     std::sort(by_end_.begin(), by_end_.end(), [&](uint32_t a, uint32_t b) {
@@ -230,11 +233,13 @@ class DepBuilder {
           const OfdInfo& o = plan_.ofds[plan_.ops[i].ofd];
           if (e.ret > 0 && it != chan_writes_.end()) {
             auto& w = it->second;
-            if (o.kind == OfdKind::kEventfd) {
-              auto p = std::lower_bound(w.begin(), w.end(), end(i), [&](const auto& x, uint64_t t) {
-                return ev_[x.second].ts < t;
-              });
-              if (p != w.begin()) from = (p - 1)->second;
+            if (o.kind == OfdKind::kEventfd) {  // the latest write that entered before the read returned
+              uint64_t best = 0;
+              for (const auto& x : w)
+                if (ev_[x.second].ts < end(i) && ev_[x.second].ts + 1 > best) {
+                  best = ev_[x.second].ts + 1;
+                  from = x.second;
+                }
             } else {
               uint64_t& pos = chan_read_pos[chan];
               pos += static_cast<uint64_t>(e.ret);

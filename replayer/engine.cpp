@@ -92,7 +92,7 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       uint64_t dep_done = 0, dep_wait = 0, slept = 0;
       const bool first = op.flags & kPfFirstOfThread;
       if (s.timing == TimingMode::kExact) {
-        target = e.ts;
+        target = e.ts - s.plan.base_ts;
       } else if (s.timing == TimingMode::kThink) {
         target = first ? (s.plan.threads[op.thread].creator == kNoOp ? op.gap : 0) : prev_done + op.gap;
       }
@@ -123,7 +123,7 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
           (ret < 0 ? ret : 0) != (e.ret < 0 ? e.ret : 0))
         flags |= kOfDivergent;
       if (op.flags & kPfApproxDep) flags |= kOfApproxDep;
-      uint64_t intended = s.timing == TimingMode::kExact ? e.ts : std::max(target, dep_done);
+      uint64_t intended = s.timing == TimingMode::kExact ? e.ts - s.plan.base_ts : std::max(target, dep_done);
       r.event_index = i;
       r.start = issue;
       r.latency = op.action == OpAction::kIssue ? t2 - t0 : 0;

@@ -338,6 +338,11 @@ int64_t dispatch(Ctx& c) {
       if (p == MAP_FAILED) return -errno;
       c.env.map_addr[c.i] = p;
       c.env.map_len[c.i] = a[1];
+      struct stat st;
+      if (fstat(c.fd(), &st) == 0) {  // pages past EOF would fault with SIGBUS: never touch them
+        uint64_t in_file = static_cast<uint64_t>(st.st_size) > a[5] ? static_cast<uint64_t>(st.st_size) - a[5] : 0;
+        c.env.map_touchable[c.i] = std::min<uint64_t>(a[1], in_file);
+      }
       return static_cast<int64_t>(reinterpret_cast<uintptr_t>(p) & 0x7fffffffffffull);
     }
     case SYS_munmap: {
@@ -349,7 +354,7 @@ int64_t dispatch(Ctx& c) {
     }
     case kEvPageFault: {
       char* p = static_cast<char*>(c.env.map_addr[c.op.ref_op]);
-      if (!p || c.op.ref_off >= c.env.map_len[c.op.ref_op]) {
+      if (!p || c.op.ref_off >= c.env.map_touchable[c.op.ref_op]) {
         c.flags |= kOfSkipped;
         return e.ret;
       }
@@ -382,6 +387,7 @@ void init_exec_env(ExecEnv& env) {
   env.ofd_fd.assign(env.plan->ofds.size(), -1);
   env.map_addr.assign(env.plan->ops.size(), nullptr);
   env.map_len.assign(env.plan->ops.size(), 0);
+  env.map_touchable.assign(env.plan->ops.size(), 0);
 }
 
 uint64_t max_io_size(const Plan& plan, const std::vector<Event>& events) {

@@ -23,6 +23,7 @@ struct ExecEnv {
   std::vector<int> ofd_fd;           // real fd per OFD slot (-1: none)
   std::vector<void*> map_addr;       // per op: where an mmap op mapped (nullptr: none)
   std::vector<uint64_t> map_len;
+  std::vector<uint64_t> map_touchable;  // bytes of the mapping backed by the file
 };
 
 // Sizes the per-op arrays of `env` for its plan.

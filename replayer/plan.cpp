@@ -48,6 +48,9 @@ class Builder {
   Plan build() {
     plan_.ops.resize(ev_.size());
     facts_.resize(ev_.size());
+    plan_.base_ts = UINT64_MAX;
+    for (const Event& e : ev_) plan_.base_ts = std::min(plan_.base_ts, e.ts);
+    if (ev_.empty()) plan_.base_ts = 0;
     for (uint32_t i = 0; i < ev_.size(); ++i) step(i);
     assign_workers();
     add_dependencies(ev_, facts_, plan_);
@@ -117,6 +120,7 @@ class Builder {
           }
           uint32_t o = new_ofd(k, p, f.flags);
           st.table->bind(f.fd, o, (f.flags & O_CLOEXEC) != 0, closed);
+          if (k == OfdKind::kFile) plan_.initial_ofds.push_back(o);
         }
       }
     }
@@ -201,7 +205,7 @@ void Builder::step(uint32_t i) {
     op.gap = rt.creator != kNoOp
                  ? (e.ts > ev_[rt.creator].ts + ev_[rt.creator].dur
                         ? e.ts - ev_[rt.creator].ts - ev_[rt.creator].dur : 0)
-                 : e.ts;
+                 : e.ts - plan_.base_ts;
   } else {
     op.gap = e.ts > st.last_end ? e.ts - st.last_end : 0;
   }

@@ -84,6 +84,8 @@ struct Plan {
   std::vector<OfdInfo> ofds;
   std::vector<RecordedThread> threads;
   std::vector<std::vector<uint32_t>> workers;  // per worker: op indices in issue order
+  uint64_t base_ts = 0;             // earliest enter time: replay time 0
+  std::vector<uint32_t> initial_ofds;  // OFDs of the first process's files at start (opened before the clock)
   uint64_t approx_deps = 0;         // ops whose causal wait fell back to //TRACE's rule
   uint64_t exact_causal = 0;
   uint64_t dep_edges = 0;

@@ -107,6 +107,14 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
     }
     add(std::move(t));
   }
+  // Files the first process had open at start (stdin/stdout redirected to files).
+  for (uint32_t o : plan.initial_ofds) {
+    TreeEntry t;
+    t.where = plan.paths[plan.ofds[o].path].mapped;
+    t.kind = PrestateKind::kFile;
+    t.mode = 0100644;
+    add(std::move(t));
+  }
   // What the trace shows existed at start, or created.
   std::unordered_map<std::string, bool> seen;
   std::vector<MappedPath> created, touched;
@@ -131,6 +139,11 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
         t.kind = e.nr == SYS_rmdir || (e.nr == SYS_unlinkat && (e.args[2] & AT_REMOVEDIR))
                      ? PrestateKind::kDir : PrestateKind::kFile;
         t.mode = t.kind == PrestateKind::kDir ? 040755 : 0100644;
+        add(std::move(t));
+      } else if (k == 0 && (e.nr == SYS_execve || e.nr == SYS_execveat)) {
+        t.kind = PrestateKind::kFile;  // an executable the workload ran: its size is unknown
+        t.mode = 0100755;
+        t.size = e.size;
         add(std::move(t));
       } else if (k == 0 && (S_ISREG(e.mode) || S_ISDIR(e.mode)) && !(si->flags & kSfReturnsFd && (e.args[si->path[0] + 1] & O_CREAT))) {
         t.kind = S_ISDIR(e.mode) ? PrestateKind::kDir : PrestateKind::kFile;

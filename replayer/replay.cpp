@@ -252,6 +252,14 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   env.plan = &ss.plan;
   env.events = &ss.trace.events;
   init_exec_env(env);
+  // The first process's files open at start (e.g. stdout redirected to a file).
+  for (uint32_t o : ss.plan.initial_ofds) {
+    const OfdInfo& info = ss.plan.ofds[o];
+    const MappedPath& m = ss.plan.paths[info.path].mapped;
+    int fd = open_beneath(ss.roots.fd[static_cast<int>(m.root)], m.rel,
+                          static_cast<int>(info.open_flags & (O_ACCMODE | O_APPEND)), 0, ss.features);
+    if (fd >= 0) env.ofd_fd[o] = fd;
+  }
   EngineProgress prog;
   if (o.progress && o.on_progress) {
     auto cb = o.on_progress;
