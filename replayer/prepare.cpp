@@ -115,8 +115,14 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
     t.mode = 0100644;
     add(std::move(t));
   }
-  // What the trace shows existed at start, or created.
-  std::unordered_map<std::string, bool> seen;
+  // What the trace shows existed at start, or created: per path, everything
+  // up to its first namespace change (creation or removal) describes the start.
+  struct Seen {
+    bool settled = false, existed = false, has_facts = false;
+    TreeEntry entry;
+  };
+  std::unordered_map<std::string, Seen> seen;
+  std::vector<std::string> seen_order;
   std::vector<MappedPath> created, touched;
   for (uint32_t i = 0; i < plan.ops.size(); ++i) {
     const PlanOp& op = plan.ops[i];
@@ -127,33 +133,52 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
       if (op.path[k] == kNoPath || (k == 0 && (si->flags & kSfLiteralPath0))) continue;
       const MappedPath& m = plan.paths[op.path[k]].mapped;
       std::string key = key_of(m);
-      if (!seen.emplace(key, true).second || e.ret < 0 || known.count(key)) continue;
-      bool ns = op.flags & (kPfNs0 << k);
-      TreeEntry t;
-      t.where = m;
+      if (known.count(key)) continue;
+      auto [it, fresh] = seen.try_emplace(key);
+      Seen& sn = it->second;
+      if (fresh) {
+        seen_order.push_back(key);
+        sn.entry.where = m;
+      }
+      if (sn.settled) continue;
+      const bool ok = e.ret >= 0;
+      const bool ns = op.flags & (kPfNs0 << k);
       if (ns && !is_removal(e.nr, k)) {
-        created.push_back(m);
+        sn.settled = true;
+        if (ok && !sn.existed) created.push_back(m);
         continue;
       }
       if (ns) {  // removed by the trace: it existed
-        t.kind = e.nr == SYS_rmdir || (e.nr == SYS_unlinkat && (e.args[2] & AT_REMOVEDIR))
-                     ? PrestateKind::kDir : PrestateKind::kFile;
-        t.mode = t.kind == PrestateKind::kDir ? 040755 : 0100644;
-        add(std::move(t));
-      } else if (k == 0 && (e.nr == SYS_execve || e.nr == SYS_execveat)) {
-        t.kind = PrestateKind::kFile;  // an executable the workload ran: its size is unknown
-        t.mode = 0100755;
-        t.size = e.size;
-        add(std::move(t));
-      } else if (k == 0 && (S_ISREG(e.mode) || S_ISDIR(e.mode)) && !(si->flags & kSfReturnsFd && (e.args[si->path[0] + 1] & O_CREAT))) {
-        t.kind = S_ISDIR(e.mode) ? PrestateKind::kDir : PrestateKind::kFile;
-        t.mode = e.mode;
-        t.size = S_ISREG(e.mode) ? e.size : 0;
-        add(std::move(t));
-      } else {
-        touched.push_back(m);  // it existed: at least its parents did
+        sn.settled = true;
+        if (ok && !sn.has_facts) {
+          sn.existed = sn.has_facts = true;
+          bool dir = e.nr == SYS_rmdir || (e.nr == SYS_unlinkat && (e.args[2] & AT_REMOVEDIR));
+          sn.entry.kind = dir ? PrestateKind::kDir : PrestateKind::kFile;
+          sn.entry.mode = dir ? 040755 : 0100644;
+        }
+        continue;
+      }
+      if (!ok) continue;
+      sn.existed = true;
+      if (sn.has_facts || k != 0) continue;
+      if (e.nr == SYS_execve || e.nr == SYS_execveat) {
+        sn.has_facts = true;  // an executable the workload ran: its size is unknown
+        sn.entry.kind = PrestateKind::kFile;
+        sn.entry.mode = 0100755;
+        sn.entry.size = e.size;
+      } else if ((S_ISREG(e.mode) || S_ISDIR(e.mode)) && !(e.flags & kEfNoInode)) {
+        sn.has_facts = true;
+        sn.entry.kind = S_ISDIR(e.mode) ? PrestateKind::kDir : PrestateKind::kFile;
+        sn.entry.mode = e.mode;
+        sn.entry.size = S_ISREG(e.mode) ? e.size : 0;
       }
     }
+  }
+  for (const std::string& key : seen_order) {
+    Seen& sn = seen.at(key);
+    if (!sn.existed) continue;
+    if (sn.has_facts) add(std::move(sn.entry));
+    else touched.push_back(sn.entry.where);
   }
   // Every ancestor is a directory, except those the trace creates itself; an
   // implied entry beneath a prestate symlink or file cannot be made and is dropped.
