@@ -74,6 +74,25 @@ Status err(const MappedPath& m, const char* what, int e) {
                        " (check the target is writable, or remove it and prepare again)");
 }
 
+// The trace holds readlink's length, not its text. A resolver's next lookup
+// by the same thread usually is the target (realpath, which(1), gcc's own
+// lookup): take it when its length fits, else a placeholder of that length.
+std::string guess_link_target(const Plan& plan, const std::vector<Event>& ev, uint32_t i,
+                              const std::string& link_abs, size_t len) {
+  const uint32_t tid = ev[i].tid;
+  for (uint32_t j = i + 1, seen = 0; j < ev.size() && seen < 16; ++j) {
+    if (ev[j].tid != tid) continue;
+    ++seen;
+    uint32_t p = plan.ops[j].path[0];
+    if (p == kNoPath) continue;
+    const std::string& next = plan.paths[p].abs;
+    if (next.size() == len) return next;
+    std::string rel = relative_path(parent_of(link_abs).substr(1), std::string_view(next).substr(1));
+    if (rel.size() == len) return rel;  // else realpath may be walking the target's parents: go on
+  }
+  return std::string(len, '_');
+}
+
 }  // namespace
 
 TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
@@ -158,9 +177,23 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
         }
         continue;
       }
+      const bool is_readlink = e.nr == SYS_readlink || e.nr == SYS_readlinkat;
+      if (is_readlink && e.ret == -EINVAL) {  // exists, and is no symlink (file or directory)
+        sn.existed = true;
+        continue;
+      }
       if (!ok) continue;
       sn.existed = true;
-      if (sn.has_facts || k != 0) continue;
+      // A successful readlink proves a symlink, whatever a following stat said.
+      if (k != 0 || (sn.has_facts && !(is_readlink && sn.entry.kind != PrestateKind::kSymlink))) continue;
+      if (is_readlink) {
+        sn.has_facts = true;
+        sn.entry.kind = PrestateKind::kSymlink;
+        std::string abs = plan.paths[op.path[0]].abs;
+        std::string text = guess_link_target(plan, events, i, abs, static_cast<size_t>(e.ret));
+        sn.entry.target = map.symlink_target(abs, text, target_dir, scratch_dir);
+        continue;
+      }
       if (e.nr == SYS_execve || e.nr == SYS_execveat) {
         sn.has_facts = true;  // an executable the workload ran: its size is unknown
         sn.entry.kind = PrestateKind::kFile;
@@ -179,6 +212,35 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
     if (!sn.existed) continue;
     if (sn.has_facts) add(std::move(sn.entry));
     else touched.push_back(sn.entry.where);
+  }
+  // Paths known only to exist (no kind, no size; e.g. the end of a symlink
+  // chain that was only followed) become empty files, unless other paths lie
+  // beneath them (then the ancestor walk makes them directories).
+  {
+    std::unordered_map<std::string, bool> above;
+    auto mark = [&](const MappedPath& m) {
+      std::string rel = m.rel;
+      for (size_t s = rel.rfind('/'); s != std::string::npos; s = rel.rfind('/')) {
+        rel.resize(s);
+        if (!above.emplace(key_of({m.root, rel}), true).second) break;
+      }
+    };
+    for (auto& t : all) mark(t.where);
+    for (auto& c : created) mark(c);
+    for (auto& c : touched) mark(c);
+    std::vector<MappedPath> still;
+    for (const MappedPath& m : touched) {
+      if (m.rel.empty() || known.count(key_of(m)) || above.count(key_of(m))) {
+        still.push_back(m);
+        continue;
+      }
+      TreeEntry t;
+      t.where = m;
+      t.kind = PrestateKind::kFile;
+      t.mode = 0100755;
+      add(std::move(t));
+    }
+    touched = std::move(still);
   }
   // Every ancestor is a directory, except those the trace creates itself; an
   // implied entry beneath a prestate symlink or file cannot be made and is dropped.

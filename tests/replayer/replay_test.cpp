@@ -72,9 +72,10 @@ TEST_F(Replay, DivergencesAreDetectedByResultClass) {
   Synth t;
   // Recorded ENOENT, but the file is in the prestate: replay succeeds.
   uint32_t a = t.add(1, 1, SYS_newfstatat, 10, 5, -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/here");
-  // Recorded success, but nothing says the file existed: replay fails.
-  uint32_t b = t.add(1, 1, SYS_access, 20, 5, 0, {0, 0}, "/w/p/nowhere/x");
+  // Recorded success, but the prestate says it is a file: replay fails (ENOTDIR).
+  uint32_t b = t.add(1, 1, SYS_rmdir, 20, 5, 0, {}, "/w/p/here");
   uint32_t c = t.add(1, 1, SYS_newfstatat, 30, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/here");
+  t.add(1, 1, SYS_access, 40, 5, 0, {0, 0}, "/w/p/elsewhere/x");  // shown to exist: made
   std::string trace = write_trace(t, "/w/p", {entry("/w/p/here", PrestateKind::kFile, 5)});
   auto r = run_replay(trace, options());
   ASSERT_TRUE(r.is_ok()) << r.message();
@@ -83,6 +84,7 @@ TEST_F(Replay, DivergencesAreDetectedByResultClass) {
   EXPECT_TRUE(ops[a].flags & kOfDivergent);
   EXPECT_TRUE(ops[b].flags & kOfDivergent);
   EXPECT_FALSE(ops[c].flags & kOfDivergent);
+  EXPECT_FALSE(ops[3].flags & kOfDivergent);
 }
 
 TEST_F(Replay, ThinkModeKeepsRecordedGapsAndAfapDropsThem) {

@@ -14,6 +14,7 @@
 set -euo pipefail
 runs=5
 bin=${FSREPLAY:-build/tools/fsreplay}
+rec_bin=${FSREPLAY_RECORD:-$bin}   # a build with the recorder
 target=""
 record=0
 traces=()
@@ -41,7 +42,7 @@ if [[ $record == 1 ]]; then
     git -C "$src" add -A && git -C "$src" -c user.email=b@x -c user.name=b commit -qm init
   fi
   rm -rf "$root/clone"
-  "$bin" record -o "$work/git-clone.trace" --root "$root" -- git clone -q --no-hardlinks "$src" "$root/clone"
+  "$rec_bin" record -o "$work/git-clone.trace" --root "$root" -- git clone -q --no-hardlinks "$src" "$root/clone"
   # 2. small-files steps
   cat > "$work/small.sh" <<'SH'
 set -e; d=$1/small; rm -rf "$d"; mkdir -p "$d"
@@ -49,12 +50,12 @@ for i in $(seq 1 2000); do echo "$i" > "$d/f$i"; done
 for i in $(seq 1 2000); do stat -c %s "$d/f$i" >/dev/null; done
 cat "$d"/f* > /dev/null; rm -rf "$d"
 SH
-  "$bin" record -o "$work/small-files.trace" --root "$root" -- sh "$work/small.sh" "$root"
+  "$rec_bin" record -o "$work/small-files.trace" --root "$root" -- sh "$work/small.sh" "$root"
   # 3. make -j2 of a small C project
   proj=$root/cproj; rm -rf "$proj"; mkdir -p "$proj"
   for i in $(seq 1 24); do printf '#include <stdio.h>\nint f%d(void){return %d;}\n' "$i" "$i" > "$proj/f$i.c"; done
   printf 'SRCS=$(wildcard *.c)\nall: $(SRCS:.c=.o)\n\t$(CC) -shared -o libp.so $^\n%%.o: %%.c\n\t$(CC) -O2 -fPIC -c $< -o $@\n' > "$proj/Makefile"
-  "$bin" record -o "$work/make-j2.trace" --root "$root" -- make -s -C "$proj" -j2
+  "$rec_bin" record -o "$work/make-j2.trace" --root "$root" -- make -s -C "$proj" -j2
   traces+=("$work/git-clone.trace" "$work/small-files.trace" "$work/make-j2.trace")
 fi
 [[ ${#traces[@]} -gt 0 ]] || { echo "replay-fidelity: no traces given" >&2; exit 2; }
