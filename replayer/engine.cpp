@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <thread>
@@ -79,6 +80,15 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
   std::vector<char> buf(max_io_size(s.plan, s.ev), 'f');
   while (!s.go.load(std::memory_order_acquire)) s.go.wait(false);
   uint64_t prev_done = 0;  // completion of this worker's previous op (ns since start)
+  // Oversleep owed back (think mode): a sleep that woke late (scheduler delay)
+  // shortens the next gaps, so that the replay's compute time sums to the
+  // recorded one instead of accumulating wake-up latency.
+  uint64_t debt = 0;
+  auto pay = [&debt](uint64_t gap) {
+    uint64_t paid = std::min(gap, debt);
+    debt -= paid;
+    return gap - paid;
+  };
   uint32_t cur = kNoOp;
   try {
     for (uint32_t i : list) {
@@ -94,20 +104,22 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       if (s.timing == TimingMode::kExact) {
         target = e.ts - s.plan.base_ts;
       } else if (s.timing == TimingMode::kThink) {
-        target = first ? (s.plan.threads[op.thread].creator == kNoOp ? op.gap : 0) : prev_done + op.gap;
+        target = first ? (s.plan.threads[op.thread].creator == kNoOp ? op.gap : 0) : prev_done + pay(op.gap);
       }
       if (first && s.timing == TimingMode::kThink && s.plan.threads[op.thread].creator != kNoOp) {
         // A new thread: its creator first, then its start-up compute.
         dep_done = wait_deps(s, i, last_dep);
         uint64_t t1 = mono_ns() - s.start;
         dep_wait = t1 - now;
-        target = t1 + op.gap;
+        target = t1 + pay(op.gap);
         sleep_until(s.start + target);
         slept = mono_ns() - s.start - t1;
+        if (t1 + slept > target) debt += t1 + slept - target;
       } else {
         if (target > now) sleep_until(s.start + target);
         uint64_t t1 = mono_ns() - s.start;
         slept = t1 - now;
+        if (s.timing == TimingMode::kThink && target > now && t1 > target) debt += t1 - target;
         dep_done = wait_deps(s, i, last_dep);
         dep_wait = mono_ns() - s.start - t1;
       }

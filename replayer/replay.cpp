@@ -220,7 +220,10 @@ Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOpti
   auto s = open_session(trace_path, o);
   if (!s) return s.status();
   Session& ss = *s.value();
-  auto r = materialise(ss.spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare"));
+  // Without --scratch there is nothing to keep outside the target: replay
+  // prepares its own fresh scratch.
+  auto r = materialise(ss.roots.scratch_is_ours ? only(ss.spec, Root::kTarget) : ss.spec, ss.roots.fd,
+                       ss.features, prepare_threads(), phase_progress(o, "prepare"));
   remove_scratch(ss.roots);
   return r;
 }
