@@ -11,6 +11,33 @@
 namespace fsr {
 namespace {
 
+// Stored in the flags column only: this event's inode facts are coded
+// against the previous facts of its path in the chunk (EventFlag never uses it).
+constexpr uint64_t kFactsCodedBit = 1u << 15;
+
+// Path ids are interned in order of first use, so a path never seen before is
+// usually "the next id"; a path seen before is usually near the thread's last
+// one. 0 = none, 1 = next new id, else 2 + zigzag(delta to the thread's last path).
+uint64_t code_path(uint32_t id, uint32_t& max_id, uint32_t& last) {
+  if (id == kNoStr) return 0;
+  uint64_t v = id == max_id + 1 ? 1 : 2 + zigzag(static_cast<int64_t>(id) - static_cast<int64_t>(last));
+  max_id = std::max(max_id, id);
+  last = id;
+  return v;
+}
+bool decode_path(uint64_t v, uint32_t& max_id, uint32_t& last, uint32_t& id) {
+  if (v == 0) {
+    id = kNoStr;
+    return true;
+  }
+  int64_t x = v == 1 ? static_cast<int64_t>(max_id) + 1 : static_cast<int64_t>(last) + unzigzag(v - 2);
+  if (x <= 0 || x > UINT32_MAX) return false;
+  id = static_cast<uint32_t>(x);
+  max_id = std::max(max_id, id);
+  last = id;
+  return true;
+}
+
 // Builds the Chunk message from the column builders.
 void build_chunk(capnp::MallocMessageBuilder& mb, ColumnBuilder* cols, int ncols, uint32_t count,
                  uint64_t first_record, uint64_t base_ts, Compressor& z, std::vector<uint8_t>& zbuf) {
@@ -33,19 +60,36 @@ void build_chunk(capnp::MallocMessageBuilder& mb, ColumnBuilder* cols, int ncols
   }
 }
 
+// Serialises into `out` (reused) without a temporary flat array.
 void serialise(capnp::MallocMessageBuilder& mb, std::vector<uint8_t>& out) {
-  auto words = capnp::messageToFlatArray(mb);
-  auto bytes = words.asBytes();
-  out.assign(bytes.begin(), bytes.end());
+  size_t words = capnp::computeSerializedSizeInWords(mb);
+  out.resize(words * sizeof(capnp::word));
+  kj::ArrayOutputStream os(kj::arrayPtr(out.data(), out.size()));
+  capnp::writeMessage(os, mb);
+}
+
+// A first segment that is reused chunk after chunk, so that building a chunk
+// message does not map and fault in fresh pages every time.
+kj::ArrayPtr<capnp::word> first_segment(std::vector<uint64_t>& buf, size_t want_words) {
+  if (buf.size() < want_words) buf.resize(want_words);
+  std::fill(buf.begin(), buf.begin() + static_cast<long>(want_words), 0);  // capnp requires zeroed segments
+  return kj::arrayPtr(reinterpret_cast<capnp::word*>(buf.data()), want_words);
+}
+
+size_t estimate_words(const ColumnBuilder* cols, int ncols) {
+  size_t bytes = 4096;
+  for (int c = 1; c < ncols; ++c) bytes += cols[c].bytes().size() / 2 + 64;
+  return bytes / 8;
 }
 
 // Reads the columns of a chunk into `cols[id]` (empty = all zeros).
-Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, ChunkScratch& s,
-                    std::vector<std::vector<uint64_t>>& cols) {
+Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, ChunkScratch& s) {
+  auto& cols = s.cols;
   const uint32_t count = chunk.getCount();
   if (count > kMaxChunkRecords) return Status::error("chunk claims " + std::to_string(count) + " records (limit " + std::to_string(kMaxChunkRecords) + ")");
   cols.resize(ncols);
   for (auto& c : cols) c.clear();
+  std::vector<bool> present(ncols, false);
   for (auto col : chunk.getColumns()) {
     uint16_t id = col.getId();
     if (id == 0 || id >= ncols) continue;  // unknown column from a newer writer: ignore
@@ -54,13 +98,18 @@ Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, Chunk
     auto data = col.getData();
     if (Status st = z.decompress({data.begin(), data.size()}, raw, s.raw); !st)
       return Status::error("column " + std::to_string(id) + ": " + st.message());
+    if (present[id]) return Status::error("column " + std::to_string(id) + " appears twice");
+    present[id] = true;
     if (Status st = decode_column(s.raw, count, cols[id]); !st)
       return Status::error("column " + std::to_string(id) + ": " + st.message());
   }
+  // Omitted columns are all zeros: materialise them so decoding never branches per value.
+  for (int c = 1; c < ncols; ++c)
+    if (!present[c]) cols[c].assign(count, 0);
   return Status::ok();
 }
 
-inline uint64_t at(const std::vector<uint64_t>& c, size_t i) { return c.empty() ? 0 : c[i]; }
+inline uint64_t at(const std::vector<uint64_t>& c, size_t i) { return c[i]; }
 
 }  // namespace
 
@@ -77,7 +126,7 @@ uint32_t EventChunkEncoder::thread_index(uint32_t pid, uint32_t tid) {
     return last_thread_;
   uint64_t key = (static_cast<uint64_t>(pid) << 32) | tid;
   auto [it, inserted] = thread_map_.try_emplace(key, static_cast<uint32_t>(threads_.size()));
-  if (inserted) threads_.push_back({pid, tid, base_ts_});
+  if (inserted) threads_.push_back({pid, tid, base_ts_, 0});
   last_thread_ = it->second;
   return it->second;
 }
@@ -87,25 +136,35 @@ void EventChunkEncoder::add(const Event& e) {
   uint32_t ti = thread_index(e.pid, e.tid);
   ThreadSlot& t = threads_[ti];
   cols_[kEcThread].put(ti);
+  // The thread's compute gap: enter time minus the thread's previous exit.
   cols_[kEcTs].put_signed(static_cast<int64_t>(e.ts - t.last_ts));
-  t.last_ts = e.ts;
+  t.last_ts = e.ts + e.dur;
   cols_[kEcDur].put(e.dur);
   cols_[kEcNr].put(e.nr);
   cols_[kEcRet].put_signed(e.ret);
   for (int a = 0; a < 6; ++a) cols_[kEcArg0 + a].put_signed(static_cast<int64_t>(e.args[a]));
-  cols_[kEcPath0].put(e.path[0]);
-  cols_[kEcPath1].put(e.path[1]);
-  cols_[kEcDev].put(e.dev);
-  cols_[kEcIno].put(e.ino);
-  cols_[kEcSize].put(e.size);
-  cols_[kEcMode].put(e.mode);
-  cols_[kEcFlags].put(e.flags);
+  cols_[kEcPath0].put(code_path(e.path[0], max_path_, t.last_path));
+  cols_[kEcPath1].put(code_path(e.path[1], max_path_, t.last_path));
+  Facts prev;
+  const bool coded = e.path[0] != kNoStr && (e.dev | e.ino | e.size | e.mode);
+  if (coded) {
+    if (e.path[0] >= facts_.size()) facts_.resize(std::max<size_t>(e.path[0] + 1, facts_.size() * 2));
+    Facts& f = facts_[e.path[0]];
+    if (f.gen == gen_) prev = f;
+    f = {gen_, e.mode, e.dev, e.ino, e.size};
+  }
+  cols_[kEcDev].put(e.dev ^ prev.dev);
+  cols_[kEcIno].put(e.ino ^ prev.ino);
+  cols_[kEcSize].put_signed(static_cast<int64_t>(e.size - prev.size));
+  cols_[kEcMode].put(e.mode ^ prev.mode);
+  cols_[kEcFlags].put(e.flags | (coded ? kFactsCodedBit : 0));
   ++count_;
 }
 
 void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out) {
-  capnp::MallocMessageBuilder mb;
+  capnp::MallocMessageBuilder mb(first_segment(segment_, estimate_words(cols_, kEcCount) + threads_.size() + 8));
   build_chunk(mb, cols_, kEcCount, count_, first_record, base_ts_, z, zbuf_);
+  mb.getRoot<wire::Chunk>().setBasePath(base_path_);
   auto th = mb.getRoot<wire::Chunk>().initThreads(static_cast<unsigned>(threads_.size()));
   for (size_t i = 0; i < threads_.size(); ++i) {
     th[i].setPid(threads_[i].pid);
@@ -117,6 +176,8 @@ void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector
   thread_map_.clear();
   last_thread_ = UINT32_MAX;
   count_ = 0;
+  base_path_ = max_path_;
+  ++gen_;
 }
 
 void OpChunkEncoder::add(const OpRecord& r) {
@@ -142,7 +203,7 @@ void OpChunkEncoder::add(const OpRecord& r) {
 }
 
 void OpChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out) {
-  capnp::MallocMessageBuilder mb;
+  capnp::MallocMessageBuilder mb(first_segment(segment_, estimate_words(cols_, kOcCount)));
   build_chunk(mb, cols_, kOcCount, count_, first_record, 0, z, zbuf_);
   serialise(mb, out);
   for (auto& c : cols_) c.clear();
@@ -151,35 +212,55 @@ void OpChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<ui
 }
 
 Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
-                          std::vector<Event>& out, uint64_t* first_record) {
+                          std::vector<Event>& out, uint64_t* first_record, size_t string_count) {
   try {
     capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
     auto chunk = mr.getRoot<wire::Chunk>();
-    std::vector<std::vector<uint64_t>> cols;
-    if (Status st = read_columns(chunk, kEcCount, z, s, cols); !st) return st;
+    if (Status st = read_columns(chunk, kEcCount, z, s); !st) return st;
+    const auto& cols = s.cols;
     const uint32_t n = chunk.getCount();
-    auto threads = chunk.getThreads();
+    auto wire_threads = chunk.getThreads();
+    std::vector<std::pair<uint32_t, uint32_t>> threads;
+    threads.reserve(wire_threads.size());
+    for (auto t : wire_threads) threads.emplace_back(t.getPid(), t.getTid());
     std::vector<uint64_t> last_ts(threads.size(), chunk.getBaseTs());
+    std::vector<uint32_t> last_path(threads.size(), 0);
+    uint32_t max_path = chunk.getBasePath();
+    auto& facts = s.facts;
+    const uint32_t gen = ++s.facts_gen;
     out.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
       Event& e = out[i];
       uint64_t ti = at(cols[kEcThread], i);
       if (ti >= threads.size()) return Status::error("event " + std::to_string(i) + " names thread " + std::to_string(ti) + " of " + std::to_string(threads.size()));
-      e.pid = threads[ti].getPid();
-      e.tid = threads[ti].getTid();
+      e.pid = threads[ti].first;
+      e.tid = threads[ti].second;
       e.ts = last_ts[ti] + static_cast<uint64_t>(unzigzag(at(cols[kEcTs], i)));
-      last_ts[ti] = e.ts;
       e.dur = at(cols[kEcDur], i);
+      last_ts[ti] = e.ts + e.dur;
       e.nr = static_cast<uint16_t>(at(cols[kEcNr], i));
       e.ret = unzigzag(at(cols[kEcRet], i));
       for (int a = 0; a < 6; ++a) e.args[a] = static_cast<uint64_t>(unzigzag(at(cols[kEcArg0 + a], i)));
-      e.path[0] = static_cast<StrId>(at(cols[kEcPath0], i));
-      e.path[1] = static_cast<StrId>(at(cols[kEcPath1], i));
+      for (int k = 0; k < 2; ++k)
+        if (!decode_path(at(cols[kEcPath0 + k], i), max_path, last_path[ti], e.path[k]) || e.path[k] >= string_count)
+          return Status::error("event " + std::to_string(i) + " names a path id beyond the string table (" + std::to_string(string_count) + " strings)");
       e.dev = at(cols[kEcDev], i);
       e.ino = at(cols[kEcIno], i);
-      e.size = at(cols[kEcSize], i);
+      e.size = static_cast<uint64_t>(unzigzag(at(cols[kEcSize], i)));
       e.mode = static_cast<uint32_t>(at(cols[kEcMode], i));
-      e.flags = static_cast<uint16_t>(at(cols[kEcFlags], i));
+      uint64_t fl = at(cols[kEcFlags], i);
+      e.flags = static_cast<uint16_t>(fl & ~kFactsCodedBit);
+      if ((fl & kFactsCodedBit) && e.path[0] != kNoStr) {
+        if (e.path[0] >= facts.size()) facts.resize(std::max<size_t>(e.path[0] + 1, facts.size() * 2));
+        ChunkScratch::Facts& f = facts[e.path[0]];
+        if (f.gen == gen) {
+          e.dev ^= f.dev;
+          e.ino ^= f.ino;
+          e.size += f.size;
+          e.mode ^= f.mode;
+        }
+        f = {gen, e.mode, e.dev, e.ino, e.size};
+      }
     }
     if (first_record) *first_record = chunk.getFirstRecord();
     return Status::ok();
@@ -193,8 +274,8 @@ Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkS
   try {
     capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
     auto chunk = mr.getRoot<wire::Chunk>();
-    std::vector<std::vector<uint64_t>> cols;
-    if (Status st = read_columns(chunk, kOcCount, z, s, cols); !st) return st;
+    if (Status st = read_columns(chunk, kOcCount, z, s); !st) return st;
+    const auto& cols = s.cols;
     const uint32_t n = chunk.getCount();
     out.resize(n);
     uint64_t idx = 0, start = 0;

@@ -25,8 +25,16 @@ class EventChunkEncoder {
   void finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out);
 
  private:
-  struct ThreadSlot { uint32_t pid, tid; uint64_t last_ts; };
+  struct ThreadSlot { uint32_t pid, tid; uint64_t last_ts; uint32_t last_path; };
+  // Inode facts are coded against the previous facts of the same path in the
+  // chunk (XOR / difference): a path stat'ed again costs nothing. `gen` marks
+  // which chunk a slot belongs to, so slots are never cleared.
+  struct Facts { uint32_t gen = 0; uint32_t mode = 0; uint64_t dev = 0, ino = 0, size = 0; };
   uint32_t thread_index(uint32_t pid, uint32_t tid);
+  std::vector<Facts> facts_;
+  uint32_t gen_ = 1;
+  uint32_t max_path_ = 0;   // largest path id seen so far: ids are interned in order
+  uint32_t base_path_ = 0;  // max_path_ when the chunk started
   ColumnBuilder cols_[kEcCount];
   std::vector<ThreadSlot> threads_;
   std::unordered_map<uint64_t, uint32_t> thread_map_;
@@ -34,6 +42,7 @@ class EventChunkEncoder {
   uint64_t base_ts_ = 0;
   uint32_t count_ = 0;
   std::vector<uint8_t> zbuf_;
+  std::vector<uint64_t> segment_;
 };
 
 class OpChunkEncoder {
@@ -47,15 +56,21 @@ class OpChunkEncoder {
   uint64_t prev_index_ = 0, prev_start_ = 0;
   uint32_t count_ = 0;
   std::vector<uint8_t> zbuf_;
+  std::vector<uint64_t> segment_;
 };
 
 // Decoders take the capnp message as words; `max_records` bounds allocation.
 struct ChunkScratch {
   std::vector<uint8_t> raw;
-  std::vector<uint64_t> vals;
+  std::vector<std::vector<uint64_t>> cols;  // decoded columns, reused chunk after chunk
+  // Per-path inode facts of the chunk being decoded (slots tagged by chunk).
+  struct Facts { uint32_t gen = 0; uint32_t mode = 0; uint64_t dev = 0, ino = 0, size = 0; };
+  std::vector<Facts> facts;
+  uint32_t facts_gen = 0;
 };
+// `string_count`: path ids must be below it (the reader's string table size).
 Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
-                          std::vector<Event>& out, uint64_t* first_record);
+                          std::vector<Event>& out, uint64_t* first_record, size_t string_count);
 Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
                        std::vector<OpRecord>& out, uint64_t* first_record);
 

@@ -11,7 +11,12 @@ Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint
   out.resize(count);
   size_t pos = 0;
   const size_t n = in.size();
+  const uint8_t* d = in.data();
   for (size_t i = 0; i < count; ++i) {
+    if (pos < n && d[pos] < 0x80) {  // most values fit one byte
+      out[i] = d[pos++];
+      continue;
+    }
     uint64_t v = 0;
     int shift = 0;
     while (true) {

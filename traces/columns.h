@@ -32,27 +32,36 @@ inline int64_t unzigzag(uint64_t v) {
   return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
 }
 
-// Appends values as varints; tracks whether any value was non-zero.
+// Appends values as varints; tracks whether any value was non-zero. The
+// buffer only grows (amortised), so a warm builder never allocates.
 class ColumnBuilder {
  public:
   void put(uint64_t v) {
     nonzero_ |= v;
+    if (cap_ - len_ < 10) grow();
+    uint8_t* p = buf_.data() + len_;
     while (v >= 0x80) {
-      bytes_.push_back(static_cast<uint8_t>(v | 0x80));
+      *p++ = static_cast<uint8_t>(v | 0x80);
       v >>= 7;
     }
-    bytes_.push_back(static_cast<uint8_t>(v));
+    *p++ = static_cast<uint8_t>(v);
+    len_ = static_cast<size_t>(p - buf_.data());
   }
   void put_signed(int64_t v) { put(zigzag(v)); }
   bool all_zero() const { return nonzero_ == 0; }
-  const std::vector<uint8_t>& bytes() const { return bytes_; }
+  std::span<const uint8_t> bytes() const { return {buf_.data(), len_}; }
   void clear() {
-    bytes_.clear();
+    len_ = 0;
     nonzero_ = 0;
   }
 
  private:
-  std::vector<uint8_t> bytes_;
+  void grow() {
+    buf_.resize(std::max<size_t>(4096, buf_.size() * 2));
+    cap_ = buf_.size();
+  }
+  std::vector<uint8_t> buf_;
+  size_t len_ = 0, cap_ = 0;
   uint64_t nonzero_ = 0;
 };
 

@@ -91,8 +91,11 @@ struct PrestateBlock {
 # column by column. Each column is a sequence of `count` LEB128 varints
 # (signed columns zigzag-coded first), zstd-compressed on its own; a column
 # whose values are all zero is omitted. Column ids are listed in columns.h
-# (EventColumn / OpColumn). Timestamps: `ts` holds, per thread, the delta from
-# that thread's previous event in the chunk (the first from `baseTs`).
+# (EventColumn / OpColumn). Timestamps: `ts` holds, per thread, the gap from
+# the end (enter + duration) of that thread's previous event in the chunk (the
+# first from `baseTs`): the compute time, without repeating the duration.
+# Inode facts of an event are XOR/difference-coded against the previous facts
+# of the same path in the chunk (flag bit 15 marks coded events).
 struct Column {
   id @0 :UInt16;
   rawBytes @1 :UInt32;           # varint bytes before compression
@@ -108,6 +111,7 @@ struct Chunk {
   baseTs @2 :UInt64;
   threads @3 :List(Thread);      # the `thread` column indexes this table
   columns @4 :List(Column);
+  basePath @5 :UInt32;           # largest path id used before this chunk (path coding)
 }
 
 # Frame type 6: written once, at the end.

@@ -29,7 +29,7 @@ struct TraceReader::Impl {
   Decompressor z;
   ChunkScratch scratch;
   std::vector<uint8_t> payload;
-  std::vector<capnp::word> words;
+  std::vector<uint64_t> words;  // capnp words (capnp::word is not movable under clang's libstdc++ checks)
   uint64_t offset = 0;     // next frame (sequential)
   uint64_t chunks_seen = 0;
   uint64_t records = 0;
@@ -78,7 +78,7 @@ struct TraceReader::Impl {
       why = "checksum mismatch";
       return Got::kBadPayload;
     }
-    words.resize(h.raw_len / sizeof(capnp::word));
+    words.resize(h.raw_len / sizeof(uint64_t));
     if (h.encoding == FrameEncoding::kZstdCapnp) {
       std::vector<uint8_t>& raw = scratch.raw;
       if (Status st = z.decompress(payload, h.raw_len, raw); !st) {
@@ -107,7 +107,10 @@ struct TraceReader::Impl {
     return 0;
   }
 
-  std::span<const capnp::word> msg() const { return {words.data(), words.size()}; }
+  std::span<const capnp::word> msg() const {
+    static_assert(sizeof(capnp::word) == sizeof(uint64_t));
+    return {reinterpret_cast<const capnp::word*>(words.data()), words.size()};
+  }
 
   std::string where(const FrameHeader* h, uint64_t off) const {
     if (h && (h->type == FrameType::kEvents || h->type == FrameType::kOps))
@@ -184,14 +187,21 @@ struct TraceReader::Impl {
           if (st) footer = f;
           break;
         }
-        case FrameType::kIndex: index_seen = true; break;
+        case FrameType::kIndex: {
+          index_seen = true;  // a complete file: drop any earlier "ends without footer" note
+          problems.truncated = false;
+          std::erase_if(problems.messages, [](const std::string& s) {
+            return s.find("without its footer and index") != std::string::npos;
+          });
+          break;
+        }
         case FrameType::kEvents:
         case FrameType::kOps: {
           if (h.type != want) {
             st = Status::error(std::string("holds ") + (h.type == FrameType::kEvents ? "trace events" : "replay ops") + ", not what was asked for");
             break;
           }
-          if constexpr (std::is_same_v<Rec, Event>) st = decode_event_chunk(msg(), z, scratch, out, nullptr);
+          if constexpr (std::is_same_v<Rec, Event>) st = decode_event_chunk(msg(), z, scratch, out, nullptr, strings.size());
           else st = decode_op_chunk(msg(), z, scratch, out, nullptr);
           if (st && out.size() != h.records) st = Status::error("holds " + std::to_string(out.size()) + " records, header says " + std::to_string(h.records));
           break;
@@ -295,7 +305,7 @@ struct TraceReader::Impl {
     Status st;
     if constexpr (std::is_same_v<Rec, Event>) {
       if (h.type != FrameType::kEvents) return Status::error(where + ": not a trace chunk");
-      st = decode_event_chunk(msg(), z, scratch, out, nullptr);
+      st = decode_event_chunk(msg(), z, scratch, out, nullptr, strings.size());
     } else {
       if (h.type != FrameType::kOps) return Status::error(where + ": not a result chunk");
       st = decode_op_chunk(msg(), z, scratch, out, nullptr);

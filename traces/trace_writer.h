@@ -17,8 +17,8 @@
 namespace fsr {
 
 struct WriterOptions {
-  uint32_t chunk_events = 16384;  // events (or ops) per chunk
-  int zstd_level = 3;
+  uint32_t chunk_events = 65536;  // events (or ops) per chunk
+  int zstd_level = 1;  // level 3 is ~2% smaller and ~20% slower to write (tools/bench)
 };
 
 class TraceWriter {

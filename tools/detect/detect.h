@@ -26,6 +26,7 @@ struct MountClass {
   std::string fuse_subtype;                   // for fuse.*: "sshfs", "bindfs", "slowfs"
   std::map<std::string, std::string> options; // parsed mount + super options (cache, msize, trans, case, ...)
   std::string windows_path;                   // "C:\\" where known (9p path=, drvfs source, virtiofs tag)
+  bool wsl_share = false;                     // a Windows drive shared by WSL (9p-drvfs, drvfs, WSL virtiofs tag)
 };
 
 struct Environment {
@@ -38,6 +39,7 @@ struct Environment {
   MountClass mount_class;
   uint64_t statfs_type = 0;
   std::string wsl_distro;  // WSL_DISTRO_NAME when set
+  std::string wsl_automount_options;  // [automount] options= from /etc/wsl.conf (the drvfs options under virtiofs)
 };
 
 // Pure functions over fixture text.
@@ -48,12 +50,26 @@ std::string unescape_mountinfo(std::string_view field);  // "C:\134" -> "C:\"
 const MountEntry* mount_for_path(const std::vector<MountEntry>& mounts, std::string_view abs_path);
 MountClass classify_mount(const MountEntry& m, uint64_t statfs_type, Platform platform);
 
+// Mount options split on ',' and ';' (WSL puts ';' inside aname=): "a=1,b" -> {a:1, b:""}.
+// Later keys win.
+std::map<std::string, std::string> parse_mount_options(std::string_view text);
+// Name of a statfs f_type magic ("ext4", "v9fs", "fuse", ...), or "" when unknown.
+std::string_view statfs_type_name(uint64_t magic);
+// The `options` value of the [automount] section of a wsl.conf text, "" when absent.
+std::string wsl_conf_automount_options(std::string_view wsl_conf);
+// Under WSL virtiofs, /run/wsl/virtiofs/<tag> links to the Windows path; "" when absent.
+std::string virtiofs_windows_path(std::string_view tag, const std::string& dir = "/run/wsl/virtiofs");
+
 // The real thing: reads /proc and statfs for `path`.
 Result<Environment> detect_environment(const std::string& path);
 
 // Stable JSON text (keys: platform, kernel_release, hostname, cpu_count, path,
-// mount{mount_point, fs_type, source, options, kind, fuse_subtype, windows_path},
-// statfs_type, wsl_distro).
+// mount{mount_point, fs_type, source, options, kind, fuse_subtype, windows_path,
+// wsl_share, root, mount_options, super_options}, statfs_type (number),
+// statfs_type_hex, statfs_type_name, wsl_distro, wsl_automount_options), in
+// that order; options sorted by key. Golden: tests/mountlab/env/fixtures/*_env.json.
 std::string environment_to_json(const Environment& env);
+// Human-readable report for `fsreplay detect` (one "label: value" per line).
+std::string environment_to_text(const Environment& env);
 
 }  // namespace fsr
