@@ -48,6 +48,12 @@ Result<Loaded> load(const std::string& path) {
     l.events.insert(l.events.end(), chunk.begin(), chunk.end());
   }
   if (l.events.size() >= kNoOp) return Status::error(path + ": more than 4G events, split the trace");
+  // A damaged trace replays only what is readable; an unreadable one is an error, never 0 ops.
+  const ReadProblems& pr = l.reader->problems();
+  if (l.events.empty() && (!pr.complete() || pr.missing_records > 0))
+    return Status::error(path + ": no readable events (" +
+                         (pr.messages.empty() ? std::string("damaged or truncated") : pr.messages.front()) +
+                         "); check it with 'fsreplay inspect', or record it again with this version");
   auto pre = l.reader->prestate();
   if (!pre) return pre.status();
   l.prestate = std::move(pre.value());
@@ -294,6 +300,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   for (const Event& e : ss.trace.events) sum.recorded_ns = std::max(sum.recorded_ns, e.ts + e.dur);
   if (!ss.trace.events.empty()) sum.recorded_ns -= ss.trace.events.front().ts;
   sum.fallbacks = ss.features.fallbacks_used();
+  sum.trace_problems = ss.trace.reader->problems().messages;
 
   // The result file.
   const TraceHeader& th = ss.trace.reader->header();
@@ -362,6 +369,7 @@ std::string summary_to_json(const ReplaySummary& s) {
   j["skipped"] = s.skipped;
   j["workers"] = s.workers;
   j["fallbacks"] = s.fallbacks;
+  j["trace_problems"] = s.trace_problems;
   j["result"] = s.result_path;
   nlohmann::json by = nlohmann::json::object();
   for (int c = 0; c < kClassCount; ++c) {

@@ -48,6 +48,7 @@ struct ReplaySummary {
   uint64_t recorded_ns = 0;      // the original run's duration (first event to last exit)
   std::array<uint64_t, kClassCount> count{}, total_ns{};
   std::vector<std::string> fallbacks;
+  std::vector<std::string> trace_problems;  // damage found in the trace (replayed what was readable)
   std::string result_path;
   std::string scratch;
 };

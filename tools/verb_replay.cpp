@@ -34,6 +34,7 @@ void print_summary(const ReplaySummary& s) {
     fmt::print("{:<9} {:>10} {:>12} {:>12}\n", class_name(static_cast<SyscallClass>(c)), s.count[c],
                human_ns(s.total_ns[c]), human_ns(s.total_ns[c] / s.count[c]));
   }
+  for (const auto& p : s.trace_problems) fmt::print("trace damage {}\n", p);
   fmt::print("\nresult       {}\n", s.result_path);
 }
 

@@ -179,6 +179,14 @@ TEST_F(Replay, FilesAreFilledNotSparse) {
   EXPECT_GE(st.st_blocks * 512, st.st_size);
 }
 
+TEST_F(Replay, AnUnreadableTraceIsAnErrorNotAnEmptyReplay) {
+  std::string trace = write_trace(workload(), "/w/p", workload_prestate());
+  ASSERT_EQ(truncate(trace.c_str(), 200), 0);
+  auto r = run_replay(trace, options());
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.message().find("inspect"), std::string::npos) << r.message();
+}
+
 TEST_F(Replay, RefusesDangerousRoots) {
   std::string trace = write_trace(workload(), "/w/p");
   ReplayOptions o = options();
