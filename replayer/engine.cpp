@@ -1,5 +1,6 @@
 #include "replayer/engine.h"
 
+#include <sys/syscall.h>
 #include <time.h>
 
 #include <algorithm>
@@ -84,6 +85,7 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
   // shortens the next gaps, so that the replay's compute time sums to the
   // recorded one instead of accumulating wake-up latency.
   uint64_t debt = 0;
+  uint64_t carry = 0;  // think time owed by the previous op (see below)
   auto pay = [&debt](uint64_t gap) {
     uint64_t paid = std::min(gap, debt);
     debt -= paid;
@@ -104,7 +106,8 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       if (s.timing == TimingMode::kExact) {
         target = e.ts - s.plan.base_ts;
       } else if (s.timing == TimingMode::kThink) {
-        target = first ? (s.plan.threads[op.thread].creator == kNoOp ? op.gap : 0) : prev_done + pay(op.gap);
+        target = first ? (s.plan.threads[op.thread].creator == kNoOp ? op.gap : 0)
+                       : prev_done + pay(op.gap + carry);
       }
       if (first && s.timing == TimingMode::kThink && s.plan.threads[op.thread].creator != kNoOp) {
         // A new thread: its creator first, then its start-up compute.
@@ -152,6 +155,13 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       r.nr = e.nr;
       r.flags = flags;
       prev_done = t2 - s.start;
+      // fork/clone/exec are emulated or reduced to an open: the rest of their
+      // recorded time (copying the address space, loading the program) is CPU
+      // work of this thread and is replayed as think time before the next op.
+      carry = 0;
+      if (e.nr == SYS_execve || e.nr == SYS_execveat || e.nr == SYS_clone || e.nr == SYS_clone3 ||
+          e.nr == SYS_fork)
+        carry = e.dur > r.latency ? e.dur - r.latency : 0;
       s.done[i].store(prev_done + 1, std::memory_order_release);
       if (op.flags & kPfNotify) s.done[i].notify_all();
       slot.done.store(slot.done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
