@@ -87,11 +87,15 @@ Status refuse_dangerous_root(const std::string& what, const std::string& dir) {
   return Status::ok();
 }
 
+struct Roots;
+void remove_scratch(Roots& r);
+
 struct Roots {
   std::string target, scratch;
   bool scratch_is_ours = false;
   int fd[2] = {-1, -1};
-  ~Roots() {
+  ~Roots() {  // a scratch directory we made goes away on every path, errors included
+    remove_scratch(*this);
     for (int f : fd)
       if (f >= 0) close(f);
   }
@@ -130,7 +134,8 @@ Status open_roots(const std::string& trace, const ReplayOptions& o, Roots& r) {
 }
 
 void remove_scratch(Roots& r) {
-  if (!r.scratch_is_ours) return;
+  if (!r.scratch_is_ours || r.scratch.empty()) return;
+  r.scratch_is_ours = false;
   // Removed by name beneath its parent, never following a link (prepare.cpp).
   std::string parent(parent_of(r.scratch));
   int pfd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -238,10 +243,6 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   auto sr = open_session(trace_path, o);
   if (!sr) return sr.status();
   Session& ss = *sr.value();
-  struct ScratchGuard {
-    Roots& r;
-    ~ScratchGuard() { remove_scratch(r); }
-  } guard{ss.roots};
   // The tree: prepared now, or verified (a fresh scratch is always prepared).
   if (o.prepare) {
     auto m = materialise(ss.spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare"));

@@ -199,9 +199,19 @@ TEST_F(Replay, RefusesDangerousRoots) {
   o = options();
   o.target = base;  // contains the trace
   o.scratch = "";
+  auto count_scratch = [] {
+    int n = 0;
+    if (DIR* d = opendir(getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp")) {
+      while (dirent* de = readdir(d)) n += std::string(de->d_name).rfind("fsreplay-scratch-", 0) == 0;
+      closedir(d);
+    }
+    return n;
+  };
+  int before = count_scratch();
   auto r = run_replay(trace, o);
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.message().find("trace"), std::string::npos);
+  EXPECT_EQ(count_scratch(), before) << "a refused replay left its scratch directory behind";
   if (const char* home = getenv("HOME")) {
     o = options();
     o.target = home;
