@@ -1,4 +1,42 @@
-#include "tools/cli_util_pending.h"
+// fsreplay prepare: materialise a trace's initial tree under --target once,
+// for repeated 'fsreplay replay --no-prepare'. Parsing and printing only.
+#include <fmt/core.h>
+
+#include <map>
+#include <memory>
+
+#include "replayer/replay.h"
+#include "tools/cli_util.h"
+#include "tools/verbs.h"
+
 namespace fsr::cli {
-Action add_prepare_verb(CLI::App& app) { return pending_verb(app, "prepare", "Materialise a trace's initial tree on a target"); }
+
+void wire_progress(ReplayOptions& o);
+
+namespace {
+struct PrepareArgs {
+  std::string trace;
+  ReplayOptions opt;
+};
+}  // namespace
+
+Action add_prepare_verb(CLI::App& app) {
+  auto a = std::make_shared<PrepareArgs>();
+  auto* sub = app.add_subcommand("prepare", "Build a trace's initial tree under a target directory");
+  sub->add_option("trace", a->trace, "Trace file recorded by 'fsreplay record'")->required();
+  sub->add_option("--target", a->opt.target, "Directory the recorded root is replayed in")->required();
+  sub->add_option("--scratch", a->opt.scratch,
+                  "Directory for paths outside the recorded root (prepared too when given; "
+                  "replay prepares a fresh scratch itself)");
+  return [a] {
+    wire_progress(a->opt);
+    auto r = run_prepare(a->trace, a->opt);
+    if (!r) return fail("prepare", r.message());
+    const PrepareStats& s = r.value();
+    fmt::print("prepared {}: {} dirs, {} files ({}), {} symlinks, {} hard links made; {} kept; {} removed\n",
+               a->opt.target, s.dirs, s.files, human_bytes(s.bytes), s.symlinks, s.links, s.kept, s.removed);
+    return kExitOk;
+  };
+}
+
 }  // namespace fsr::cli

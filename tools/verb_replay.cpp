@@ -1,4 +1,95 @@
-#include "tools/cli_util_pending.h"
+// fsreplay replay: argument parsing and printing only; see replayer/replay.h.
+#include <fmt/core.h>
+
+#include <map>
+#include <memory>
+
+#include "replayer/replay.h"
+#include "tools/cli_util.h"
+#include "tools/verbs.h"
+
 namespace fsr::cli {
-Action add_replay_verb(CLI::App& app) { return pending_verb(app, "replay", "Replay a trace on a target directory"); }
+namespace {
+
+struct ReplayArgs {
+  std::string trace, timing = "think", mmap = "touch";
+  bool no_prepare = false, json = false, keep_tree = false;
+  ReplayOptions opt;
+};
+
+void print_summary(const ReplaySummary& s) {
+  fmt::print("wall time    {}\n", human_ns(s.wall_ns));
+  fmt::print("ops          {} replayed, {} skipped, {} workers\n", s.ops, s.skipped, s.workers);
+  fmt::print("divergences  {}{}\n", s.divergences,
+             s.ops ? fmt::format(" ({:.3f}%)", 100.0 * s.divergences / s.ops) : "");
+  fmt::print("approx deps  {}\n", s.approx_deps);
+  if (!s.fallbacks.empty()) {
+    fmt::print("fallbacks   ");
+    for (auto& f : s.fallbacks) fmt::print(" [{}]", f);
+    fmt::print("\n");
+  }
+  fmt::print("\n{:<9} {:>10} {:>12} {:>12}\n", "class", "count", "total", "mean");
+  for (int c = 0; c < kClassCount; ++c) {
+    if (!s.count[c]) continue;
+    fmt::print("{:<9} {:>10} {:>12} {:>12}\n", class_name(static_cast<SyscallClass>(c)), s.count[c],
+               human_ns(s.total_ns[c]), human_ns(s.total_ns[c] / s.count[c]));
+  }
+  for (const auto& p : s.trace_problems) fmt::print("trace damage {}\n", p);
+  fmt::print("\nresult       {}\n", s.result_path);
+}
+
+void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
+  sub->add_option("trace", a.trace, "Trace file recorded by 'fsreplay record'")->required();
+  sub->add_option("--target", a.opt.target, "Directory the recorded root is replayed in (the mount under test)")
+      ->required();
+  sub->add_option("--scratch", a.opt.scratch,
+                  "Directory for paths outside the recorded root (default: a fresh one under $TMPDIR)");
+  sub->add_option("--disable-feature", a.opt.disable_features,
+                  "Treat a kernel feature as missing and use its fallback (statx, openat2, "
+                  "renameat2-flags, copy_file_range, sync_file_range, o_tmpfile, fallocate)");
+  if (!replay) return;
+  sub->add_option("-o,--output", a.opt.output, "Result file (default: TRACE with .result)");
+  sub->add_option("--timing", a.timing, "think (recorded compute gaps), afap (none), exact (recorded offsets)")
+      ->check(CLI::IsMember({"think", "afap", "exact"}));
+  sub->add_option("--mmap", a.mmap, "Re-touch recorded pages of file mappings (touch) or not (skip)")
+      ->check(CLI::IsMember({"touch", "skip"}));
+  sub->add_flag("--no-prepare", a.no_prepare, "Verify the tree made by 'fsreplay prepare' instead of preparing it");
+  sub->add_flag("--keep-tree", a.keep_tree, "Leave the tree as the replay left it (default: reset to the initial state)");
+  sub->add_flag("--json", a.json, "Print the summary as JSON");
+}
+
+}  // namespace
+
+// Shared with verb_prepare.cpp: progress bars on a terminal, one per phase.
+void wire_progress(ReplayOptions& o) {
+  auto bars = std::make_shared<std::map<std::string, std::unique_ptr<Progress>>>();
+  o.progress = stderr_is_tty();
+  o.on_progress = [bars](const char* phase, uint64_t done, uint64_t total) {
+    auto& p = (*bars)[phase];
+    if (!p) p = std::make_unique<Progress>(phase, total);
+    p->update(done);
+    if (done >= total) p->finish();
+  };
+}
+
+Action add_replay_verb(CLI::App& app) {
+  auto a = std::make_shared<ReplayArgs>();
+  auto* sub = app.add_subcommand("replay", "Replay a trace on a target directory and measure each syscall class");
+  add_replay_options(sub, *a, true);
+  return [a] {
+    auto t = timing_from_name(a->timing);
+    if (!t) return fail("replay", t.message(), kExitUsage);
+    a->opt.timing = t.value();
+    a->opt.prepare = !a->no_prepare;
+    a->opt.mmap_touch = a->mmap == "touch";
+    a->opt.reset_after = !a->keep_tree;
+    wire_progress(a->opt);
+    auto r = run_replay(a->trace, a->opt);
+    if (!r) return fail("replay", r.message());
+    if (a->json) fmt::print("{}\n", summary_to_json(r.value()));
+    else print_summary(r.value());
+    return kExitOk;
+  };
+}
+
 }  // namespace fsr::cli

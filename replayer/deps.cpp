@@ -1,0 +1,300 @@
+#include "replayer/deps.h"
+
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "traces/syscalls.h"
+
+namespace fsr {
+namespace {
+
+struct Edge {
+  uint32_t to, from;
+  bool approx;
+};
+
+class DepBuilder {
+ public:
+  DepBuilder(const std::vector<Event>& ev, const std::vector<OpFacts>& facts, Plan& plan)
+      : ev_(ev), facts_(facts), plan_(plan), key_end_(ev.size(), false) {}
+
+  void run() {
+    classify_waiters();
+    for (uint32_t i = 0; i < ev_.size(); ++i) resources(i);
+    causal();
+    finish();
+  }
+
+ private:
+  uint64_t end(uint32_t i) const { return ev_[i].ts + ev_[i].dur; }
+  uint64_t key(uint32_t i) const { return key_end_[i] ? end(i) : ev_[i].ts; }
+  bool key_less(uint32_t a, uint32_t b) const {
+    return key(a) < key(b) || (key(a) == key(b) && a < b);
+  }
+  bool same_thread(uint32_t a, uint32_t b) const {
+    return plan_.ops[a].thread == plan_.ops[b].thread;
+  }
+
+  void edge(uint32_t from, uint32_t to, bool approx = false) {
+    if (from == kNoOp || from == to || same_thread(from, to)) return;
+    if (!key_less(from, to)) {
+      ++plan_.dropped_edges;
+      return;
+    }
+    edges_.push_back({to, from, approx});
+  }
+
+  bool is_blocking_read(uint32_t i) const {
+    const PlanOp& op = plan_.ops[i];
+    return facts_[i].chan != UINT32_MAX && !facts_[i].chan_write && op.ofd != kNoOfd;
+  }
+
+  // Ops that get a causal dependency sort by their exit time (see deps.h).
+  void classify_waiters() {
+    for (uint32_t i = 0; i < ev_.size(); ++i) {
+      const Event& e = ev_[i];
+      switch (e.nr) {
+        case SYS_wait4: case SYS_waitid: case SYS_futex: case SYS_poll: case SYS_ppoll:
+        case SYS_select: case SYS_pselect6: case SYS_epoll_wait: case SYS_epoll_pwait:
+        case SYS_epoll_pwait2: case SYS_vfork:
+          key_end_[i] = true;
+          break;
+        default:
+          if (is_blocking_read(i)) key_end_[i] = true;
+      }
+    }
+  }
+
+  struct Shared {
+    uint32_t last_ns = kNoOp;
+    std::vector<uint32_t> readers;  // latest per thread since last_ns
+  };
+
+  void add_reader(Shared& s, uint32_t i) {
+    for (uint32_t& r : s.readers)
+      if (same_thread(r, i)) {
+        r = i;
+        return;
+      }
+    s.readers.push_back(i);
+  }
+
+  void writer(Shared& s, uint32_t i) {
+    edge(s.last_ns, i);
+    for (uint32_t r : s.readers) edge(r, i);
+    s.last_ns = i;
+    s.readers.clear();
+  }
+
+  void ofd_use(uint32_t ofd, uint32_t i) {
+    if (ofd == kNoOfd) return;
+    auto [it, fresh] = last_on_ofd_.try_emplace(ofd, i);
+    if (!fresh) {
+      edge(it->second, i);
+      it->second = i;
+    }
+  }
+
+  void resources(uint32_t i) {
+    const PlanOp& op = plan_.ops[i];
+    const OpFacts& f = facts_[i];
+    const SyscallInfo* si = syscall_info(ev_[i].nr);
+    bool literal0 = si && (si->flags & kSfLiteralPath0);
+    // Per path.
+    for (int k = 0; k < 2; ++k) {
+      if (op.path[k] == kNoPath || (k == 0 && literal0)) continue;
+      Shared& s = paths_[op.path[k]];
+      if (f.ns_mask >> k & 1) writer(s, i);
+      else {
+        edge(s.last_ns, i);
+        add_reader(s, i);
+      }
+    }
+    // Per parent directory.
+    for (int k = 0; k < 2; ++k)
+      if (f.parent[k] != kNoPath) writer(dirs_[f.parent[k]], i);
+    if (f.readdir_dir != kNoPath) {
+      Shared& s = dirs_[f.readdir_dir];
+      edge(s.last_ns, i);
+      add_reader(s, i);
+    }
+    // Per open file (including the OFDs this op opens or finally closes).
+    ofd_use(op.ofd, i);
+    ofd_use(op.ofd2, i);
+    ofd_use(op.new_ofd, i);
+    for (uint32_t c = op.close_begin; c < op.close_end; ++c) ofd_use(plan_.closes[c], i);
+    // A thread starts after the clone that created it; a page fault after its mmap.
+    edge(f.creator, i);
+    edge(op.ref_op, i);
+    // Remember the last event per process (wait4 target) and writes per channel.
+    const Event& e = ev_[i];
+    uint64_t& le = last_of_pid_[e.pid];
+    if (le == 0 || end(static_cast<uint32_t>(le - 1)) <= end(i)) le = i + 1;
+    if (f.chan != UINT32_MAX && f.chan_write && e.ret > 0) {
+      auto& w = chan_writes_[f.chan];
+      uint64_t before = w.empty() ? 0 : w.back().first;
+      w.push_back({before + static_cast<uint64_t>(e.ret), i});
+    }
+    if (e.nr == SYS_futex) {
+      int cmd = static_cast<int>(e.args[1] & 127);
+      if (cmd == 1 || cmd == 10 || cmd == 3 || cmd == 4 || cmd == 5)
+        futex_wakes_[futex_key(e)].push_back(i);
+    }
+  }
+
+  static uint64_t futex_key(const Event& e) {
+    bool priv = (e.args[1] & 128) != 0;
+    return e.args[0] ^ (priv ? (static_cast<uint64_t>(e.pid) << 48) : 0);
+  }
+
+  // Latest event of another thread that completed while `i` was blocked.
+  uint32_t approximate(uint32_t i) {
+    const Event& e = ev_[i];
+    auto it = std::lower_bound(by_end_.begin(), by_end_.end(), i, [&](uint32_t a, uint32_t b) {
+      return end(a) < end(b) || (end(a) == end(b) && a < b);
+    });
+    for (int steps = 0; it != by_end_.begin() && steps < 512; ++steps) {
+      uint32_t d = *--it;
+      if (end(d) < e.ts) break;
+      if (!same_thread(d, i) && key_less(d, i)) return d;
+    }
+    return kNoOp;
+  }
+
+  void causal_edge(uint32_t from, uint32_t i) {
+    if (from != kNoOp) {
+      size_t before = edges_.size();
+      edge(from, i);
+      if (edges_.size() > before) {
+        ++plan_.exact_causal;
+        plan_.ops[i].flags |= kPfCausal;
+        return;
+      }
+    }
+    uint32_t d = approximate(i);
+    if (d == kNoOp) return;
+    edge(d, i, true);
+    plan_.ops[i].flags |= kPfApproxDep;
+    ++plan_.approx_deps;
+  }
+
+  void causal() {
+    // Events are stored in completion order; wakes are looked up by enter time.
+    for (auto& [k, v] : futex_wakes_)
+      std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return ev_[a].ts < ev_[b].ts; });
+    by_end_.resize(ev_.size());
+    for (uint32_t i = 0; i < ev_.size(); ++i) by_end_[i] = i;
+    std::sort(by_end_.begin(), by_end_.end(), [&](uint32_t a, uint32_t b) {
+      return end(a) < end(b) || (end(a) == end(b) && a < b);
+    });
+    std::unordered_map<uint32_t, uint64_t> chan_read_pos;
+    // Reads consume channel bytes in completion order.
+    for (uint32_t i : by_end_) {
+      const Event& e = ev_[i];
+      if (!key_end_[i] || e.ret < 0) continue;
+      switch (e.nr) {
+        case SYS_wait4: case SYS_waitid: {
+          uint32_t child = e.nr == SYS_wait4 ? static_cast<uint32_t>(e.ret)
+                           : (e.args[0] == P_PID ? static_cast<uint32_t>(e.args[1]) : 0);
+          auto it = last_of_pid_.find(child);
+          causal_edge(child && it != last_of_pid_.end() ? static_cast<uint32_t>(it->second - 1) : kNoOp, i);
+          break;
+        }
+        case SYS_futex: {
+          int cmd = static_cast<int>(e.args[1] & 127);
+          if (cmd != 0 && cmd != 9) break;
+          uint32_t from = kNoOp;
+          auto it = futex_wakes_.find(futex_key(e));
+          if (it != futex_wakes_.end()) {
+            auto& v = it->second;
+            auto p = std::lower_bound(v.begin(), v.end(), end(i),
+                                      [&](uint32_t w, uint64_t t) { return ev_[w].ts < t; });
+            while (p != v.begin()) {
+              uint32_t w = *--p;
+              if (ev_[w].ts < e.ts) break;
+              if (!same_thread(w, i)) { from = w; break; }
+            }
+          }
+          causal_edge(from, i);
+          break;
+        }
+        case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6: case SYS_epoll_wait:
+        case SYS_epoll_pwait: case SYS_epoll_pwait2: case SYS_vfork:
+          if (e.ret > 0) causal_edge(kNoOp, i);
+          break;
+        default: {
+          if (!is_blocking_read(i)) break;
+          uint32_t from = kNoOp;
+          uint32_t chan = facts_[i].chan;
+          auto it = chan_writes_.find(chan);
+          const OfdInfo& o = plan_.ofds[plan_.ops[i].ofd];
+          if (e.ret > 0 && it != chan_writes_.end()) {
+            auto& w = it->second;
+            if (o.kind == OfdKind::kEventfd) {  // the latest write that entered before the read returned
+              uint64_t best = 0;
+              for (const auto& x : w)
+                if (ev_[x.second].ts < end(i) && ev_[x.second].ts + 1 > best) {
+                  best = ev_[x.second].ts + 1;
+                  from = x.second;
+                }
+            } else {
+              uint64_t& pos = chan_read_pos[chan];
+              pos += static_cast<uint64_t>(e.ret);
+              auto p = std::lower_bound(w.begin(), w.end(), pos,
+                                        [](const auto& x, uint64_t b) { return x.first < b; });
+              if (p != w.end()) from = p->second;
+            }
+          }
+          if (from == kNoOp && e.ret == 0) break;  // EOF or empty: nothing fed it
+          causal_edge(from, i);
+        }
+      }
+    }
+  }
+
+  void finish() {
+    std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) {
+      return a.to < b.to || (a.to == b.to && a.from < b.from);
+    });
+    plan_.deps.clear();
+    plan_.deps.reserve(edges_.size());
+    size_t k = 0;
+    for (uint32_t i = 0; i < plan_.ops.size(); ++i) {
+      PlanOp& op = plan_.ops[i];
+      op.dep_begin = static_cast<uint32_t>(plan_.deps.size());
+      for (; k < edges_.size() && edges_[k].to == i; ++k) {
+        if (!plan_.deps.empty() && plan_.deps.size() > op.dep_begin &&
+            plan_.deps.back() == edges_[k].from)
+          continue;
+        plan_.deps.push_back(edges_[k].from);
+        plan_.ops[edges_[k].from].flags |= kPfNotify;
+      }
+      op.dep_end = static_cast<uint32_t>(plan_.deps.size());
+    }
+    plan_.dep_edges = plan_.deps.size();
+  }
+
+  const std::vector<Event>& ev_;
+  const std::vector<OpFacts>& facts_;
+  Plan& plan_;
+  std::vector<bool> key_end_;
+  std::vector<Edge> edges_;
+  std::vector<uint32_t> by_end_;
+  std::unordered_map<uint32_t, Shared> paths_, dirs_;
+  std::unordered_map<uint32_t, uint32_t> last_on_ofd_;
+  std::unordered_map<uint32_t, uint64_t> last_of_pid_;  // pid -> event index + 1
+  std::unordered_map<uint32_t, std::vector<std::pair<uint64_t, uint32_t>>> chan_writes_;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> futex_wakes_;
+};
+
+}  // namespace
+
+void add_dependencies(const std::vector<Event>& events, const std::vector<OpFacts>& facts,
+                      Plan& plan) {
+  DepBuilder(events, facts, plan).run();
+}
+
+}  // namespace fsr

@@ -1,0 +1,38 @@
+// The replay engine: one OS thread per worker of the plan, each issuing its
+// recorded threads' ops in program order. Per op: sleep the think gap (or the
+// exact offset), wait for dependencies on per-op completion words (spin, then
+// futex-wait through std::atomic::wait), issue through the executor, time it
+// with CLOCK_MONOTONIC, publish completion. No allocation or lock per op; the
+// per-op records are preallocated and each is written by exactly one worker.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "replayer/executor.h"
+#include "replayer/plan.h"
+#include "traces/event.h"
+#include "traces/status.h"
+
+namespace fsr {
+
+enum class TimingMode { kThink, kAfap, kExact };
+
+struct EngineResult {
+  std::vector<OpRecord> ops;  // one per event, path unset (the caller interns it)
+  uint64_t wall_ns = 0;
+};
+
+using EngineProgress = std::function<void(uint64_t done, uint64_t total)>;
+
+// Runs the plan. `env` must be initialised (init_exec_env) with open roots.
+// Errors thrown inside a worker are reported after all workers joined.
+Result<EngineResult> run_engine(const Plan& plan, const std::vector<Event>& events, ExecEnv& env,
+                                TimingMode timing, const EngineProgress& progress);
+
+uint64_t mono_ns();
+
+}  // namespace fsr

@@ -1,0 +1,46 @@
+// Re-issues one planned op against the replay roots: the syscall the recorded
+// event made, with its recorded sizes, offsets and flags, on the mapped path or
+// on the real fd that replaced the recorded one. Every path is opened beneath
+// its root (resolver.h); mutating calls reach their target through a parent
+// directory opened beneath the root, so no symlink can lead them outside.
+// Missing features take their fallback (features.h). Never allocates.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "replayer/features.h"
+#include "replayer/plan.h"
+#include "traces/event.h"
+
+namespace fsr {
+
+struct ExecEnv {
+  int root[2] = {-1, -1};            // Root::kTarget, Root::kScratch
+  const Features* features = nullptr;
+  const Plan* plan = nullptr;
+  const std::vector<Event>* events = nullptr;
+  std::vector<int> ofd_fd;           // real fd per OFD slot (-1: none)
+  std::vector<void*> map_addr;       // per op: where an mmap op mapped (nullptr: none)
+  std::vector<uint64_t> map_len;
+  std::vector<uint64_t> map_touchable;  // bytes of the mapping backed by the file
+};
+
+// Sizes the per-op arrays of `env` for its plan.
+void init_exec_env(ExecEnv& env);
+
+// Largest read/write/copy a worker buffer must hold for this plan (capped).
+uint64_t max_io_size(const Plan& plan, const std::vector<Event>& events);
+
+// Issues op `i`; returns the result (negative errno on failure). `buf` is the
+// worker's reusable filler/read buffer of `buf_size` bytes. Sets kOfFallback /
+// kOfSkipped in `op_flags` when it took a fallback or could not issue the call.
+int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint16_t& op_flags);
+
+// Real closes this op triggers (last references dropped by exec, exit, dup2).
+void apply_closes(uint32_t i, ExecEnv& env);
+
+// Closes every real fd and unmaps every mapping still open (end of replay).
+void release_all(ExecEnv& env);
+
+}  // namespace fsr

@@ -1,0 +1,111 @@
+// The replay plan: everything the issue loop needs, computed once before the
+// clock starts, as flat arrays indexed by event. For each recorded event:
+// what to do (issue a real syscall, emulate it as a pure synchronisation
+// point, or skip it), its mapped paths, the open-file-description slots it
+// uses or creates, the OFDs whose last reference it drops, and the ops it must
+// wait for (dependency edges, see deps.h). Built from events plus a string
+// lookup, never from a file, so that tests need no trace on disk.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "replayer/fd_table.h"
+#include "replayer/path_map.h"
+#include "traces/event.h"
+#include "traces/trace_model.h"
+
+namespace fsr {
+
+inline constexpr uint32_t kNoPath = UINT32_MAX;
+inline constexpr uint32_t kNoOp = UINT32_MAX;
+
+enum class OpAction : uint8_t {
+  kIssue,    // re-issued against target/scratch and timed
+  kEmulate,  // a synchronisation point only (pipes, futexes, wait4, fork, exit)
+  kSkip,     // cannot be replayed (unknown fd, unsupported call): recorded as skipped
+};
+
+enum PlanOpFlag : uint8_t {
+  kPfApproxDep = 1 << 0,  // one of its dependencies is approximate (//TRACE fallback)
+  kPfNotify = 1 << 1,     // another thread waits for this op: wake waiters on completion
+  kPfFirstOfThread = 1 << 2,
+  kPfCausal = 1 << 3,     // has an exact causal dependency (wait4, pipe, futex)
+  kPfNs0 = 1 << 4,        // path[0] / path[1] gains or loses a directory entry
+  kPfNs1 = 1 << 5,
+};
+
+enum class OfdKind : uint8_t { kFile, kDir, kPipe, kSocket, kEventfd, kEpoll, kUnknown };
+
+struct OfdInfo {
+  OfdKind kind = OfdKind::kUnknown;
+  uint32_t path = kNoPath;      // plan path it was opened from
+  uint32_t chan_read = UINT32_MAX;   // byte channel this end reads (pipes, sockets, eventfd)
+  uint32_t chan_write = UINT32_MAX;  // byte channel this end writes
+  uint32_t open_flags = 0;
+};
+
+struct PlanPath {
+  MappedPath mapped;
+  std::string abs;  // recorded absolute path (normalised); for symlink targets: replay text
+};
+
+struct PlanOp {
+  uint32_t thread = 0;              // index into Plan::threads
+  uint32_t ofd = kNoOfd;            // fd operand
+  uint32_t ofd2 = kNoOfd;           // second fd operand (copy_file_range/sendfile/splice output)
+  uint32_t new_ofd = kNoOfd;        // OFD this op opens (its real fd is stored there)
+  uint32_t path[2] = {kNoPath, kNoPath};
+  uint32_t dep_begin = 0, dep_end = 0;      // Plan::deps[dep_begin, dep_end)
+  uint32_t close_begin = 0, close_end = 0;  // Plan::closes[...]: OFDs to close after this op
+  uint32_t ref_op = kNoOp;          // mmap op this munmap/page fault refers to
+  uint64_t ref_off = 0;             // page fault: offset into that mapping
+  uint64_t gap = 0;                 // recorded compute gap before this op, ns
+  OpAction action = OpAction::kSkip;
+  uint8_t flags = 0;
+};
+
+struct RecordedThread {
+  uint32_t tid = 0, pid = 0;
+  uint64_t start = 0, end = 0;      // first event enter, last event exit (recorded ns)
+  uint32_t creator = kNoOp;         // op that created it (clone/fork), if traced
+  uint32_t worker = 0;
+  std::vector<uint32_t> ops;        // its ops in program order
+};
+
+struct Plan {
+  std::vector<PlanOp> ops;          // ops[i] is events[i]
+  std::vector<uint32_t> deps;
+  std::vector<uint32_t> closes;
+  std::vector<PlanPath> paths;
+  std::vector<OfdInfo> ofds;
+  std::vector<RecordedThread> threads;
+  std::vector<std::vector<uint32_t>> workers;  // per worker: op indices in issue order
+  uint64_t base_ts = 0;             // earliest enter time: replay time 0
+  std::vector<uint32_t> initial_ofds;  // OFDs of the first process's files at start (opened before the clock)
+  uint64_t approx_deps = 0;         // ops whose causal wait fell back to //TRACE's rule
+  uint64_t exact_causal = 0;
+  uint64_t dep_edges = 0;
+  uint64_t dropped_edges = 0;       // edges refused because they could deadlock the replay
+
+  std::vector<uint32_t> deps_of(uint32_t op) const {
+    return {deps.begin() + ops[op].dep_begin, deps.begin() + ops[op].dep_end};
+  }
+};
+
+struct PlanInputs {
+  std::string recorded_root;
+  std::string target_dir;   // for symlink targets that cross roots
+  std::string scratch_dir;
+  ProcessState initial;     // the first process's cwd and fds
+  bool mmap_touch = true;
+};
+
+using StringLookup = std::function<std::string_view(StrId)>;
+
+Plan build_plan(const std::vector<Event>& events, const StringLookup& str, const PlanInputs& in);
+
+}  // namespace fsr

@@ -1,0 +1,280 @@
+#include "replayer/prepare.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <tuple>
+#include <unordered_map>
+
+#include "replayer/resolver.h"
+#include "traces/syscalls.h"
+
+namespace fsr {
+namespace {
+
+std::string where_str(const MappedPath& m) {
+  return std::string(m.root == Root::kTarget ? "TARGET/" : "SCRATCH/") + m.rel;
+}
+
+// Removes `base` in directory `pfd`, recursively, never following a symlink.
+int remove_at(int pfd, const char* base) {
+  if (unlinkat(pfd, base, 0) == 0 || errno == ENOENT) return 0;
+  if (errno != EISDIR && errno != EPERM) return -errno;
+  int dfd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0) return -errno;
+  DIR* d = fdopendir(dfd);
+  if (!d) {
+    close(dfd);
+    return -errno;
+  }
+  std::vector<std::string> names;
+  while (dirent* de = readdir(d))
+    if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) names.emplace_back(de->d_name);
+  int r = 0;
+  for (auto& n : names)
+    if ((r = remove_at(dirfd(d), n.c_str())) < 0) break;
+  closedir(d);
+  if (r < 0) return r;
+  return unlinkat(pfd, base, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
+struct Parent {
+  int fd = -1;
+  std::string base;
+  ~Parent() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+int open_parent(const int roots[2], const MappedPath& m, Parent& p, const Features& f) {
+  p.fd = open_parent_beneath(roots[static_cast<int>(m.root)], m.rel, p.base, f);
+  return p.fd;
+}
+
+Status err(const MappedPath& m, const char* what, int e) {
+  return Status::error(std::string(what) + " " + where_str(m) + ": " + strerror(e) +
+                       " (check the target is writable, or remove it and prepare again)");
+}
+
+}  // namespace
+
+namespace {
+
+// Writes `size` filler bytes in large writes.
+int fill(int fd, uint64_t size, std::vector<char>& buf) {
+  uint64_t done = 0;
+  while (done < size) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(size - done, buf.size()));
+    ssize_t w = write(fd, buf.data(), n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    done += static_cast<uint64_t>(w);
+  }
+  return 0;
+}
+
+// One entry; returns 1 when it already matched, 0 when (re)made, -errno on failure.
+int make_entry(const TreeSpec& spec, size_t i, const int roots[2], const Features& f,
+               std::vector<char>& buf) {
+  const TreeEntry& t = spec.entries[i];
+  Parent p;
+  if (open_parent(roots, t.where, p, f) < 0) return p.fd;
+  struct stat st;
+  bool exists = fstatat(p.fd, p.base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (t.link_to != UINT32_MAX) {
+    const TreeEntry& to = spec.entries[t.link_to];
+    Parent q;
+    if (open_parent(roots, to.where, q, f) < 0) return q.fd;
+    struct stat ts;
+    if (fstatat(q.fd, q.base.c_str(), &ts, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
+    if (exists && st.st_ino == ts.st_ino && st.st_dev == ts.st_dev) return 1;
+    if (exists && remove_at(p.fd, p.base.c_str()) < 0) return -errno;
+    return linkat(q.fd, q.base.c_str(), p.fd, p.base.c_str(), 0) == 0 ? 0 : -errno;
+  }
+  switch (t.kind) {
+    case PrestateKind::kDir:
+      if (exists && S_ISDIR(st.st_mode)) return 1;
+      if (exists && remove_at(p.fd, p.base.c_str()) < 0) return -errno;
+      return mkdirat(p.fd, p.base.c_str(), (t.mode & 07777) | 0700) == 0 ? 0 : -errno;
+    case PrestateKind::kSymlink: {
+      if (exists && S_ISLNK(st.st_mode)) {
+        char lb[4096];
+        ssize_t n = readlinkat(p.fd, p.base.c_str(), lb, sizeof lb);
+        if (n >= 0 && std::string_view(lb, static_cast<size_t>(n)) == t.target) return 1;
+      }
+      if (exists && remove_at(p.fd, p.base.c_str()) < 0) return -errno;
+      return symlinkat(t.target.c_str(), p.fd, p.base.c_str()) == 0 ? 0 : -errno;
+    }
+    default: {
+      if (exists && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == t.size) return 1;
+      if (exists && !S_ISREG(st.st_mode) && remove_at(p.fd, p.base.c_str()) < 0) return -errno;
+      if (exists && S_ISREG(st.st_mode)) fchmodat(p.fd, p.base.c_str(), 0600, 0);
+      int fd = openat(p.fd, p.base.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd < 0) return -errno;
+      int r = fill(fd, t.size, buf);
+      if (r == 0 && fchmod(fd, t.mode & 07777) != 0) r = -errno;
+      close(fd);
+      return r;
+    }
+  }
+}
+
+}  // namespace
+
+Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f,
+                                 unsigned threads, const ProgressFn& progress) {
+  PrepareStats stats;
+  const uint64_t total = spec.entries.size() + spec.created.size();
+  std::atomic<uint64_t> done{0};
+  // Paths the trace creates go first (deepest first), so that a replayed tree resets.
+  for (const MappedPath& m : spec.created) {
+    Parent p;
+    if (open_parent(roots, m, p, f) >= 0) {
+      struct stat st;
+      if (fstatat(p.fd, p.base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        int r = remove_at(p.fd, p.base.c_str());
+        if (r < 0) return err(m, "cannot remove", -r);
+        ++stats.removed;
+      }
+    }
+    ++done;
+  }
+  // Directories in order (parents first), then the rest in parallel.
+  std::vector<char> buf(1 << 20, 'x');
+  size_t first_rest = 0;
+  for (; first_rest < spec.entries.size() && spec.entries[first_rest].kind == PrestateKind::kDir &&
+         spec.entries[first_rest].link_to == UINT32_MAX; ++first_rest) {
+    int r = make_entry(spec, first_rest, roots, f, buf);
+    if (r < 0) return err(spec.entries[first_rest].where, "cannot create directory", -r);
+    ++(r == 1 ? stats.kept : stats.dirs);
+    if (progress) progress(++done, total);
+  }
+  size_t first_link = first_rest;
+  while (first_link < spec.entries.size() && spec.entries[first_link].link_to == UINT32_MAX) ++first_link;
+  std::atomic<size_t> next{first_rest};
+  std::atomic<uint64_t> kept{0}, files{0}, syms{0}, bytes{0};
+  std::mutex mu;
+  Status failure;
+  auto work = [&](size_t end) {
+    std::vector<char> b(1 << 20, 'x');
+    for (size_t i; (i = next.fetch_add(1)) < end;) {
+      int r = make_entry(spec, i, roots, f, b);
+      const TreeEntry& t = spec.entries[i];
+      if (r < 0) {
+        std::lock_guard<std::mutex> g(mu);
+        if (failure.is_ok()) failure = err(t.where, "cannot create", -r);
+        continue;
+      }
+      if (r == 1) ++kept;
+      else if (t.kind == PrestateKind::kSymlink) ++syms;
+      else ++files, bytes += t.size;
+      ++done;
+    }
+  };
+  unsigned n = std::max(1u, threads);
+  std::vector<std::thread> pool;
+  for (unsigned k = 0; k + 1 < n; ++k) pool.emplace_back(work, first_link);
+  std::thread reporter;
+  std::atomic<bool> stop{false};
+  if (progress)
+    reporter = std::thread([&] {
+      while (!stop.load()) {
+        progress(done.load(), total);
+        usleep(100000);
+      }
+    });
+  work(first_link);
+  for (auto& t : pool) t.join();
+  // Hard links last: their targets exist now.
+  next = first_link;
+  work(spec.entries.size());
+  stop = true;
+  if (reporter.joinable()) reporter.join();
+  if (!failure.is_ok()) return failure;
+  stats.kept += kept;
+  stats.files = files;
+  stats.symlinks = syms;
+  stats.links = spec.entries.size() - first_link;
+  stats.bytes = bytes;
+  if (progress) progress(total, total);
+  return stats;
+}
+
+namespace {
+thread_local const TreeSpec* g_scan_spec = nullptr;
+thread_local std::string g_scan_bad;
+thread_local size_t g_scan_prefix = 0;
+
+int scan_one(const char* path, const struct stat* sb, int type, struct FTW*) {
+  if (type != FTW_SL || !sb) return 0;
+  char lb[4096];
+  ssize_t n = readlink(path, lb, sizeof lb);
+  if (n < 0) return 0;
+  std::string_view t(lb, static_cast<size_t>(n));
+  std::string rel = std::string(path).substr(std::min(strlen(path), g_scan_prefix));
+  std::string dir(parent_of("/" + rel).substr(1));
+  bool ok;
+  if (!t.empty() && t[0] == '/') {
+    auto inside = [&](const std::string& d) {
+      return !d.empty() && t.substr(0, d.size()) == d && (t.size() == d.size() || t[d.size()] == '/') &&
+             t.find("/..") == std::string_view::npos;
+    };
+    ok = inside(g_scan_spec->target_dir) || inside(g_scan_spec->scratch_dir);
+  } else {
+    ok = stays_beneath(dir, t);
+  }
+  if (ok) return 0;
+  g_scan_bad = rel + " -> " + std::string(t);
+  return 1;
+}
+}  // namespace
+
+Status verify_tree(const TreeSpec& spec, const int roots[2], const Features& f) {
+  for (const TreeEntry& t : spec.entries) {
+    Parent p;
+    struct stat st;
+    if (open_parent(roots, t.where, p, f) < 0 ||
+        fstatat(p.fd, p.base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+      return Status::error(where_str(t.where) + " is missing: run 'fsreplay prepare' first");
+    bool kind_ok = t.kind == PrestateKind::kDir ? S_ISDIR(st.st_mode)
+                   : t.kind == PrestateKind::kSymlink ? S_ISLNK(st.st_mode)
+                   : S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == t.size;
+    if (!kind_ok)
+      return Status::error(where_str(t.where) + " differs from the trace's initial state: run "
+                           "'fsreplay prepare' again");
+  }
+  for (const MappedPath& m : spec.created) {
+    Parent p;
+    struct stat st;
+    if (open_parent(roots, m, p, f) >= 0 && fstatat(p.fd, p.base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+      return Status::error(where_str(m) + " exists but the trace creates it: run 'fsreplay prepare' again");
+  }
+  for (int r = 0; r < 2; ++r) {
+    char rb[4096];
+    std::string link = "/proc/self/fd/" + std::to_string(roots[r]);
+    ssize_t rn = readlink(link.c_str(), rb, sizeof rb - 1);
+    if (rn <= 0) return Status::error("cannot read the path of replay root " + link);
+    std::string root(rb, static_cast<size_t>(rn));
+    g_scan_spec = &spec;
+    g_scan_bad.clear();
+    g_scan_prefix = root.size() + 1;
+    if (nftw(root.c_str(), scan_one, 32, FTW_PHYS) == 1)
+      return Status::error(std::string(r == 0 ? "TARGET/" : "SCRATCH/") + g_scan_bad +
+                           " points outside the replay roots: remove it before replaying");
+  }
+  return Status::ok();
+}
+
+}  // namespace fsr

@@ -1,0 +1,37 @@
+// Prestate materialisation: makes, under target and scratch, the tree that
+// tree_spec.h describes — directories, files of the recorded size filled with
+// data (never sparse; large writes; in parallel), symlinks and hard links.
+// Idempotent: entries that already match are kept; paths the trace itself
+// creates are removed, so that a tree can be reset after a replay and
+// replayed again. Everything goes through resolver.h; nothing outside the two
+// roots is touched.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "replayer/features.h"
+#include "replayer/tree_spec.h"
+#include "traces/status.h"
+#include "traces/trace_model.h"
+
+namespace fsr {
+
+struct PrepareStats {
+  uint64_t dirs = 0, files = 0, symlinks = 0, links = 0, removed = 0, kept = 0;
+  uint64_t bytes = 0;
+};
+
+using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
+
+// Makes the tree match `spec`; `roots` are open directory fds (Root order).
+Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f,
+                                 unsigned threads, const ProgressFn& progress);
+
+// Checks the tree matches `spec` (kinds, sizes, absence of created paths) and
+// that no symlink in it points outside its root. First mismatch as an error.
+Status verify_tree(const TreeSpec& spec, const int roots[2], const Features& f);
+
+}  // namespace fsr

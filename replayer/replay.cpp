@@ -1,0 +1,385 @@
+#include "replayer/replay.h"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "replayer/features.h"
+#include "replayer/plan.h"
+#include "replayer/resolver.h"
+#include "tools/detect/detect.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
+
+namespace fsr {
+// Environment detection lives in another component; bind weakly so that a
+// build without it still replays (the result then says "unknown").
+Result<Environment> detect_environment(const std::string& path) __attribute__((weak));
+std::string environment_to_json(const Environment& env) __attribute__((weak));
+
+namespace {
+
+struct Loaded {
+  std::unique_ptr<TraceReader> reader;
+  std::vector<Event> events;
+  std::vector<PrestateEntry> prestate;
+};
+
+Result<Loaded> load(const std::string& path) {
+  Loaded l;
+  auto r = TraceReader::open(path);
+  if (!r) return r.status();
+  l.reader = std::move(r.value());
+  if (l.reader->kind() != PayloadKind::kTrace)
+    return Status::error(path + " is a replay result, not a trace: pass the recorded trace");
+  std::vector<Event> chunk;
+  while (true) {
+    auto more = l.reader->next(chunk);
+    if (!more) return more.status();
+    if (!more.value()) break;
+    l.events.insert(l.events.end(), chunk.begin(), chunk.end());
+  }
+  if (l.events.size() >= kNoOp) return Status::error(path + ": more than 4G events, split the trace");
+  // A damaged trace replays only what is readable; an unreadable one is an error, never 0 ops.
+  const ReadProblems& pr = l.reader->problems();
+  if (l.events.empty() && (!pr.complete() || pr.missing_records > 0))
+    return Status::error(path + ": no readable events (" +
+                         (pr.messages.empty() ? std::string("damaged or truncated") : pr.messages.front()) +
+                         "); check it with 'fsreplay inspect', or record it again with this version");
+  auto pre = l.reader->prestate();
+  if (!pre) return pre.status();
+  l.prestate = std::move(pre.value());
+  return l;
+}
+
+std::string real(const std::string& p) {
+  char* r = realpath(p.c_str(), nullptr);
+  if (!r) return {};
+  std::string s(r);
+  free(r);
+  return s;
+}
+
+bool within(const std::string& inner, const std::string& outer) {
+  return inner == outer || (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
+                            (outer == "/" || inner[outer.size()] == '/'));
+}
+
+Status refuse_dangerous_root(const std::string& what, const std::string& dir) {
+  if (dir == "/") return Status::error(what + " is '/': choose a dedicated empty directory");
+  std::vector<std::string> homes;
+  if (const char* h = getenv("HOME")) homes.push_back(real(h));
+  setpwent();
+  while (passwd* pw = getpwent())
+    if (pw->pw_dir) homes.push_back(real(pw->pw_dir));
+  endpwent();
+  for (const std::string& h : homes)
+    if (!h.empty() && h == dir)
+      return Status::error(what + " " + dir + " is a home directory: choose a dedicated directory inside it");
+  return Status::ok();
+}
+
+struct Roots;
+void remove_scratch(Roots& r);
+
+struct Roots {
+  std::string target, scratch;
+  bool scratch_is_ours = false;
+  int fd[2] = {-1, -1};
+  ~Roots() {  // a scratch directory we made goes away on every path, errors included
+    remove_scratch(*this);
+    for (int f : fd)
+      if (f >= 0) close(f);
+  }
+};
+
+Status open_roots(const std::string& trace, const ReplayOptions& o, Roots& r) {
+  if (o.target.empty()) return Status::error("--target is required: the directory the recorded root replays in");
+  r.target = real(o.target);
+  if (r.target.empty()) return Status::error("target " + o.target + ": " + strerror(errno) + " (create it first)");
+  if (Status s = refuse_dangerous_root("target", r.target); !s) return s;
+  if (o.scratch.empty()) {
+    const char* tmp = getenv("TMPDIR");
+    std::string tpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/fsreplay-scratch-XXXXXX";
+    if (!mkdtemp(tpl.data())) return Status::error("cannot create a scratch directory in " + tpl + ": " + strerror(errno) + " (set TMPDIR or pass --scratch)");
+    r.scratch = real(tpl);
+    r.scratch_is_ours = true;
+  } else {
+    r.scratch = real(o.scratch);
+    if (r.scratch.empty()) return Status::error("scratch " + o.scratch + ": " + strerror(errno) + " (create it first)");
+  }
+  if (Status s = refuse_dangerous_root("scratch", r.scratch); !s) return s;
+  if (within(r.scratch, r.target) || within(r.target, r.scratch))
+    return Status::error("target " + r.target + " and scratch " + r.scratch + " overlap: use separate directories");
+  std::string tr = real(trace);
+  if (!tr.empty() && (within(tr, r.target) || within(tr, r.scratch)))
+    return Status::error("the trace " + tr + " lies inside the target or scratch: move it out, replay may change it");
+  if (!o.output.empty()) {
+    std::string outdir = real(std::string(parent_of(normalize_abs(o.output[0] == '/' ? o.output : real(".") + "/" + o.output))));
+    if (!outdir.empty() && (within(outdir, r.target) || within(outdir, r.scratch)))
+      return Status::error("the result file " + o.output + " would lie inside the target or scratch: write it elsewhere");
+  }
+  r.fd[0] = open(r.target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  r.fd[1] = open(r.scratch.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (r.fd[0] < 0 || r.fd[1] < 0) return Status::error("cannot open the target or scratch directory: " + std::string(strerror(errno)));
+  return Status::ok();
+}
+
+void remove_scratch(Roots& r) {
+  if (!r.scratch_is_ours || r.scratch.empty()) return;
+  r.scratch_is_ours = false;
+  // Removed by name beneath its parent, never following a link (prepare.cpp).
+  std::string parent(parent_of(r.scratch));
+  int pfd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (pfd < 0) return;
+  TreeSpec gone;
+  gone.created.push_back({Root::kTarget, r.scratch.substr(parent.size() + (parent == "/" ? 0 : 1))});
+  int roots[2] = {pfd, pfd};
+  (void)materialise(gone, roots, Features::all(), 1, nullptr);
+  close(pfd);
+}
+
+std::vector<Feature> forced_off(const ReplayOptions& o, Status& st) {
+  std::vector<Feature> v;
+  for (const auto& n : o.disable_features) {
+    auto f = feature_from_name(n);
+    if (!f) st = f.status();
+    else v.push_back(f.value());
+  }
+  return v;
+}
+
+TreeSpec only(const TreeSpec& s, Root root) {
+  TreeSpec t;
+  t.target_dir = s.target_dir;
+  t.scratch_dir = s.scratch_dir;
+  std::vector<uint32_t> pos(s.entries.size(), UINT32_MAX);
+  for (size_t i = 0; i < s.entries.size(); ++i) {
+    if (s.entries[i].where.root != root) continue;
+    pos[i] = static_cast<uint32_t>(t.entries.size());
+    t.entries.push_back(s.entries[i]);
+  }
+  for (auto& e : t.entries)
+    if (e.link_to != UINT32_MAX) e.link_to = pos[e.link_to];
+  for (const auto& c : s.created)
+    if (c.root == root) t.created.push_back(c);
+  return t;
+}
+
+struct Session {
+  Loaded trace;
+  Roots roots;
+  Features features;
+  Plan plan;
+  TreeSpec spec;
+};
+
+Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, const ReplayOptions& o) {
+  auto s = std::make_unique<Session>();
+  auto l = load(trace_path);
+  if (!l) return l.status();
+  s->trace = std::move(l.value());
+  if (Status st = open_roots(trace_path, o, s->roots); !st) return st;
+  Status bad;
+  auto off = forced_off(o, bad);
+  if (!bad) return bad;
+  s->features = Features::probe(s->roots.fd[0], off);
+  const TraceHeader& h = s->trace.reader->header();
+  PlanInputs in;
+  in.recorded_root = h.root.empty() ? "/" : h.root;
+  in.target_dir = s->roots.target;
+  in.scratch_dir = s->roots.scratch;
+  in.initial = h.initial;
+  in.mmap_touch = o.mmap_touch;
+  TraceReader* rd = s->trace.reader.get();
+  s->plan = build_plan(s->trace.events, [rd](StrId id) { return rd->str(id); }, in);
+  s->spec = tree_spec(s->trace.prestate, s->plan, s->trace.events, PathMap(in.recorded_root),
+                      s->roots.target, s->roots.scratch);
+  return s;
+}
+
+ProgressFn phase_progress(const ReplayOptions& o, const char* phase) {
+  if (!o.progress || !o.on_progress) return nullptr;
+  auto cb = o.on_progress;
+  return [cb, phase](uint64_t d, uint64_t t) { cb(phase, d, t); };
+}
+
+unsigned prepare_threads() { return std::max(2u, std::min(8u, std::thread::hardware_concurrency())); }
+
+}  // namespace
+
+std::string_view timing_name(TimingMode t) {
+  return t == TimingMode::kThink ? "think" : t == TimingMode::kAfap ? "afap" : "exact";
+}
+
+Result<TimingMode> timing_from_name(std::string_view n) {
+  if (n == "think") return TimingMode::kThink;
+  if (n == "afap") return TimingMode::kAfap;
+  if (n == "exact") return TimingMode::kExact;
+  return Status::error("unknown timing '" + std::string(n) + "': use think, afap or exact");
+}
+
+Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOptions& o) {
+  auto s = open_session(trace_path, o);
+  if (!s) return s.status();
+  Session& ss = *s.value();
+  // Without --scratch there is nothing to keep outside the target: replay
+  // prepares its own fresh scratch.
+  auto r = materialise(ss.roots.scratch_is_ours ? only(ss.spec, Root::kTarget) : ss.spec, ss.roots.fd,
+                       ss.features, prepare_threads(), phase_progress(o, "prepare"));
+  remove_scratch(ss.roots);
+  return r;
+}
+
+Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOptions& o) {
+  auto sr = open_session(trace_path, o);
+  if (!sr) return sr.status();
+  Session& ss = *sr.value();
+  // The tree: prepared now, or verified (a fresh scratch is always prepared).
+  if (o.prepare) {
+    auto m = materialise(ss.spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare"));
+    if (!m) return m.status();
+  } else {
+    if (ss.roots.scratch_is_ours) {
+      auto m = materialise(only(ss.spec, Root::kScratch), ss.roots.fd, ss.features, prepare_threads(),
+                           phase_progress(o, "prepare scratch"));
+      if (!m) return m.status();
+    }
+    if (Status v = verify_tree(ss.spec, ss.roots.fd, ss.features); !v) return v;
+  }
+  ExecEnv env;
+  env.root[0] = ss.roots.fd[0];
+  env.root[1] = ss.roots.fd[1];
+  env.features = &ss.features;
+  env.plan = &ss.plan;
+  env.events = &ss.trace.events;
+  init_exec_env(env);
+  // The first process's files open at start (e.g. stdout redirected to a file).
+  for (uint32_t o : ss.plan.initial_ofds) {
+    const OfdInfo& info = ss.plan.ofds[o];
+    const MappedPath& m = ss.plan.paths[info.path].mapped;
+    int fd = open_beneath(ss.roots.fd[static_cast<int>(m.root)], m.rel,
+                          static_cast<int>(info.open_flags & (O_ACCMODE | O_APPEND)), 0, ss.features);
+    if (fd >= 0) env.ofd_fd[o] = fd;
+  }
+  EngineProgress prog;
+  if (o.progress && o.on_progress) {
+    auto cb = o.on_progress;
+    prog = [cb](uint64_t d, uint64_t t) { cb("replay", d, t); };
+  }
+  auto er = run_engine(ss.plan, ss.trace.events, env, o.timing, prog);
+  release_all(env);
+  if (!er) return er.status();
+  EngineResult& res = er.value();
+
+  ReplaySummary sum;
+  sum.wall_ns = res.wall_ns;
+  sum.workers = ss.plan.workers.size();
+  sum.scratch = ss.roots.scratch_is_ours ? std::string() : ss.roots.scratch;
+  for (const OpRecord& r : res.ops) {
+    if (r.flags & kOfSkipped) {
+      ++sum.skipped;
+      continue;
+    }
+    if (r.nr == kEvProcExec) continue;
+    ++sum.ops;
+    if (r.flags & kOfDivergent) ++sum.divergences;
+    if (r.flags & kOfEscaped) ++sum.escaped;
+    auto c = static_cast<size_t>(class_of(r.nr));
+    ++sum.count[c];
+    sum.total_ns[c] += r.latency;
+  }
+  sum.approx_deps = ss.plan.approx_deps;
+  for (const Event& e : ss.trace.events) sum.recorded_ns = std::max(sum.recorded_ns, e.ts + e.dur);
+  if (!ss.trace.events.empty()) sum.recorded_ns -= ss.trace.events.front().ts;
+  sum.fallbacks = ss.features.fallbacks_used();
+  sum.trace_problems = ss.trace.reader->problems().messages;
+
+  // The result file.
+  const TraceHeader& th = ss.trace.reader->header();
+  TraceHeader h = th;
+  h.kind = PayloadKind::kResult;
+  h.source_trace = real(trace_path);
+  h.target = ss.roots.target;
+  h.scratch = ss.roots.scratch;
+  h.fallbacks = sum.fallbacks;
+  if (detect_environment && environment_to_json) {
+    auto env_r = detect_environment(ss.roots.target);
+    h.environment_json = env_r ? environment_to_json(env_r.value())
+                               : nlohmann::json{{"error", env_r.message()}}.dump();
+  } else {
+    h.environment_json = R"({"error":"environment detection not built in"})";
+  }
+  nlohmann::json opts = {{"timing", timing_name(o.timing)}, {"prepare", o.prepare},
+                         {"mmap", o.mmap_touch ? "touch" : "skip"}, {"target", ss.roots.target},
+                         {"scratch", ss.roots.scratch}, {"disable_features", o.disable_features},
+                         {"workers", sum.workers}};
+  h.options_json = opts.dump();
+  std::string out = o.output;
+  if (out.empty()) {
+    out = trace_path;
+    if (out.size() > 6 && out.compare(out.size() - 6, 6, ".trace") == 0) out.resize(out.size() - 6);
+    out += ".result";
+  }
+  auto w = TraceWriter::create(out, h);
+  if (!w) return w.status();
+  TraceWriter& wr = *w.value();
+  const std::vector<Event>& ev = ss.trace.events;
+  for (size_t i = 0; i < res.ops.size(); ++i) {
+    OpRecord& r = res.ops[i];
+    const Event& e = ev[i];
+    StrId p = e.path[0] != kNoStr ? e.path[0] : e.path[1];
+    const SyscallInfo* si = syscall_info(e.nr);
+    if (si && (si->flags & kSfLiteralPath0) && e.path[1] != kNoStr) p = e.path[1];
+    if (p != kNoStr) r.path = wr.intern(ss.trace.reader->str(p));
+    if (Status st = wr.append(r); !st) return st;
+  }
+  TraceFooter f;
+  f.end_ns = sum.wall_ns;
+  f.wall_ns = sum.wall_ns;
+  f.divergences = sum.divergences;
+  f.approx_deps = sum.approx_deps;
+  f.notes = "skipped " + std::to_string(sum.skipped) + " ops; " + std::to_string(ss.plan.dropped_edges) +
+            " ordering edges dropped (could deadlock); " + std::to_string(ss.plan.exact_causal) +
+            " exact causal waits";
+  if (Status st = wr.finish(f); !st) return st;
+  sum.result_path = out;
+
+  if (o.reset_after) {
+    auto m = materialise(ss.spec, ss.roots.fd, ss.features, prepare_threads(), nullptr);
+    if (!m) return Status::error("replay done (" + out + ") but resetting the tree failed: " + m.message());
+  }
+  return sum;
+}
+
+std::string summary_to_json(const ReplaySummary& s) {
+  nlohmann::json j;
+  j["wall_ns"] = s.wall_ns;
+  j["recorded_ns"] = s.recorded_ns;
+  j["ops"] = s.ops;
+  j["divergences"] = s.divergences;
+  j["approx_deps"] = s.approx_deps;
+  j["skipped"] = s.skipped;
+  j["workers"] = s.workers;
+  j["fallbacks"] = s.fallbacks;
+  j["trace_problems"] = s.trace_problems;
+  j["result"] = s.result_path;
+  nlohmann::json by = nlohmann::json::object();
+  for (int c = 0; c < kClassCount; ++c) {
+    if (s.count[c] == 0) continue;
+    by[std::string(class_name(static_cast<SyscallClass>(c)))] = {
+        {"count", s.count[c]}, {"total_ns", s.total_ns[c]}, {"mean_ns", s.total_ns[c] / s.count[c]}};
+  }
+  j["by_class"] = by;
+  return j.dump(2);
+}
+
+}  // namespace fsr

@@ -1,0 +1,68 @@
+// fsreplay prepare / replay as a library: loads a trace, builds the plan,
+// materialises or verifies the initial tree, runs the engine, writes the result
+// file (the foundation's container, PayloadKind::kResult) and returns a summary.
+// The `compare` verb calls run_replay once per target.
+//
+// Result semantics per op (OpRecord): start = issue time (ns since replay
+// start); latency = syscall duration; gap = think time slept before issue
+// (after the previous op of the same replay thread completed; for a thread's
+// first op, after its creator); dep_wait = ns blocked on cross-thread
+// dependencies; waited_on = event index + 1 of the dependency that completed
+// last when the op actually waited (0 otherwise); lateness = issue time minus
+// intended issue time (think/afap: the later of gap end and last dependency
+// completion; exact: the recorded start offset). Ops that were not issued
+// (emulated synchronisation points, unsupported calls) carry kOfSkipped and
+// latency 0, except kEvProcExec records, which name processes for reports.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "replayer/engine.h"
+#include "replayer/prepare.h"
+#include "traces/status.h"
+#include "traces/syscalls.h"
+
+namespace fsr {
+
+struct ReplayOptions {
+  std::string target;
+  std::string scratch;           // empty = fresh dir under $TMPDIR (removed afterwards)
+  TimingMode timing = TimingMode::kThink;
+  bool prepare = true;           // false: verify the tree is prepared, change nothing before the clock
+  bool mmap_touch = true;
+  std::string output;            // result file path; empty = TRACE with .result instead of .trace
+  bool progress = true;          // report progress through on_progress
+  // Beyond the shared API:
+  bool reset_after = true;       // after the clock stops, reset the tree to the prestate
+  std::vector<std::string> disable_features;  // force fallbacks (tests, WSL1 rehearsal)
+  std::function<void(const char* phase, uint64_t done, uint64_t total)> on_progress;
+};
+
+struct ReplaySummary {
+  uint64_t wall_ns = 0, ops = 0, divergences = 0, approx_deps = 0;
+  uint64_t skipped = 0, escaped = 0, workers = 0;
+  uint64_t recorded_ns = 0;      // the original run's duration (first event to last exit)
+  std::array<uint64_t, kClassCount> count{}, total_ns{};
+  std::vector<std::string> fallbacks;
+  std::vector<std::string> trace_problems;  // damage found in the trace (replayed what was readable)
+  std::string result_path;
+  std::string scratch;
+};
+
+Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOptions& options);
+
+// `fsreplay prepare`: materialise the initial tree only.
+Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOptions& options);
+
+// JSON text of a summary: wall_ns, ops, divergences, approx_deps, skipped,
+// fallbacks, result, by_class {class: {count, total_ns, mean_ns}}.
+std::string summary_to_json(const ReplaySummary& s);
+
+std::string_view timing_name(TimingMode t);
+Result<TimingMode> timing_from_name(std::string_view name);
+
+}  // namespace fsr

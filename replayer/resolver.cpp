@@ -1,0 +1,131 @@
+#include "replayer/resolver.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <deque>
+#include <vector>
+
+namespace fsr {
+namespace {
+
+constexpr int kMaxSymlinks = 40;
+
+void split(std::string_view p, std::deque<std::string>& out, bool front) {
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i < p.size()) {
+    while (i < p.size() && p[i] == '/') ++i;
+    size_t j = i;
+    while (j < p.size() && p[j] != '/') ++j;
+    if (j > i) parts.emplace_back(p.substr(i, j - i));
+    i = j;
+  }
+  if (front) out.insert(out.begin(), parts.begin(), parts.end());
+  else out.insert(out.end(), parts.begin(), parts.end());
+}
+
+struct FdStack {
+  std::vector<int> fds;  // fds[0] is the root (not owned)
+  ~FdStack() {
+    for (size_t i = 1; i < fds.size(); ++i) close(fds[i]);
+  }
+  int top() const { return fds.back(); }
+};
+
+}  // namespace
+
+int open_beneath_user(int rootfd, std::string_view rel, int flags, mode_t mode) {
+  std::deque<std::string> rest;
+  split(rel, rest, false);
+  FdStack st;
+  st.fds.push_back(rootfd);
+  int hops = 0;
+  const bool follow_last = !(flags & O_NOFOLLOW);
+  while (true) {
+    if (rest.empty()) {  // the root itself, or a path ending in ".."
+      int fd = openat(st.top(), ".", (flags & ~(O_CREAT | O_EXCL)) | O_CLOEXEC, mode);
+      return fd >= 0 ? fd : -errno;
+    }
+    std::string c = std::move(rest.front());
+    rest.pop_front();
+    if (c == ".") continue;
+    if (c == "..") {
+      if (st.fds.size() == 1) return -EXDEV;
+      close(st.fds.back());
+      st.fds.pop_back();
+      continue;
+    }
+    const bool last = rest.empty();
+    if (last) {
+      int fd = openat(st.top(), c.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
+      if (fd >= 0) {
+        if (!(flags & O_PATH)) return fd;
+        struct stat sb;  // O_PATH|O_NOFOLLOW opens the link itself
+        if (fstat(fd, &sb) == 0 && !S_ISLNK(sb.st_mode)) return fd;
+        close(fd);
+        if (!follow_last) {
+          int l = openat(st.top(), c.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
+          return l >= 0 ? l : -errno;
+        }
+      } else if (errno != ELOOP || !follow_last) {
+        return -errno;
+      }
+    } else {
+      int fd = openat(st.top(), c.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) return -errno;
+      struct stat sb;
+      if (fstat(fd, &sb) != 0) {
+        int err = errno;
+        close(fd);
+        return -err;
+      }
+      if (S_ISDIR(sb.st_mode)) {
+        st.fds.push_back(fd);
+        continue;
+      }
+      close(fd);
+      if (!S_ISLNK(sb.st_mode)) return -ENOTDIR;
+    }
+    // A symlink: splice its target in front of what remains.
+    if (++hops > kMaxSymlinks) return -ELOOP;
+    char buf[4096];
+    ssize_t n = readlinkat(st.top(), c.c_str(), buf, sizeof buf);
+    if (n < 0) return -errno;
+    std::string_view target(buf, static_cast<size_t>(n));
+    if (!target.empty() && target[0] == '/') return -EXDEV;
+    split(target, rest, true);
+  }
+}
+
+int open_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, const Features& f) {
+  if (f.has(Feature::kOpenat2)) {
+    open_how how{};
+    how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
+    how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+    char path[4096];
+    size_t n = rel.size() < sizeof path - 1 ? rel.size() : sizeof path - 1;
+    rel.copy(path, n);
+    path[n] = 0;
+    if (n == 0) path[0] = '.', path[1] = 0;
+    long fd = syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+    return fd >= 0 ? static_cast<int>(fd) : -errno;
+  }
+  f.used_fallback(Feature::kOpenat2);
+  return open_beneath_user(rootfd, rel, flags, mode);
+}
+
+int open_parent_beneath(int rootfd, std::string_view rel, std::string& base, const Features& f) {
+  size_t k = rel.rfind('/');
+  base.assign(k == std::string_view::npos ? rel : rel.substr(k + 1));
+  std::string_view parent = k == std::string_view::npos ? std::string_view() : rel.substr(0, k);
+  if (base.empty() || base == "." || base == "..") return -EINVAL;
+  return open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f);
+}
+
+}  // namespace fsr

@@ -1,0 +1,182 @@
+// One test per ordering rule: each fails if its rule is removed from deps.cpp.
+#include "replayer/deps.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <linux/sched.h>
+#include <sys/wait.h>
+#include <gtest/gtest.h>
+
+#include "tests/replayer/synthetic.h"
+
+namespace fsr {
+namespace {
+
+using test::has_dep;
+using test::kAtCwd;
+using test::Synth;
+
+constexpr uint64_t kThreadFlags = CLONE_THREAD | CLONE_FILES | CLONE_VM | CLONE_SIGHAND;
+
+// Two threads of one process (shared fd table).
+Synth two_threads() {
+  Synth t;
+  t.add(1, 1, SYS_clone, 0, 1, 2, {kThreadFlags});
+  return t;
+}
+
+TEST(Deps, ProgramOrderNeedsNoEdgeButTheThreadRunsOnOneWorker) {
+  Synth t;
+  uint32_t a = t.add(1, 1, SYS_creat, 10, 5, 3, {0, 0644}, "/r/x");
+  uint32_t b = t.add(1, 1, SYS_newfstatat, 20, 5, 0, {kAtCwd}, "/r/x");
+  Plan p = t.plan();
+  EXPECT_TRUE(p.deps_of(b).empty());
+  ASSERT_EQ(p.workers.size(), 1u);
+  EXPECT_EQ(p.workers[0], (std::vector<uint32_t>{a, b}));
+}
+
+TEST(Deps, OpOnAPathFollowsTheLatestNamespaceOpOnIt) {
+  Synth t = two_threads();
+  uint32_t c = t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/r/x");
+  uint32_t s = t.add(1, 2, SYS_newfstatat, 20, 5, 0, {kAtCwd}, "/r/x");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, s, c));
+}
+
+TEST(Deps, NamespaceOpFollowsEarlierReadersOfThePath) {
+  Synth t = two_threads();
+  t.add(1, 3, SYS_newfstatat, 5, 1, 0, {kAtCwd}, "/r/y");  // a third, unrelated thread
+  uint32_t s = t.add(1, 2, SYS_newfstatat, 10, 5, 0, {kAtCwd}, "/r/x");
+  uint32_t u = t.add(1, 1, SYS_unlink, 20, 5, 0, {}, "/r/x");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, u, s));
+}
+
+TEST(Deps, OnlyTheLatestConflictingOpOfAThreadIsKept) {
+  Synth t = two_threads();
+  uint32_t s1 = t.add(1, 2, SYS_newfstatat, 10, 5, 0, {kAtCwd}, "/r/x");
+  uint32_t s2 = t.add(1, 2, SYS_newfstatat, 16, 5, 0, {kAtCwd}, "/r/x");
+  uint32_t u = t.add(1, 1, SYS_unlink, 30, 5, 0, {}, "/r/x");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, u, s2));
+  EXPECT_FALSE(has_dep(p, u, s1));
+}
+
+TEST(Deps, OpsOnOneOpenFileKeepTheirOrder) {
+  Synth t = two_threads();
+  uint32_t o = t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDWR}, "/r/f");
+  uint32_t w = t.add(1, 2, SYS_write, 20, 5, 100, {3, 0, 100});
+  uint32_t c = t.add(1, 1, SYS_close, 30, 5, 0, {3});
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, w, o));
+  EXPECT_TRUE(has_dep(p, c, w));
+}
+
+TEST(Deps, NamespaceOpsInOneDirectoryKeepTheirOrder) {
+  Synth t = two_threads();
+  uint32_t a = t.add(1, 1, SYS_mkdir, 10, 5, 0, {0755}, "/r/d/a");
+  uint32_t b = t.add(1, 2, SYS_unlink, 20, 5, -2, {}, "/r/d/b");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, b, a));
+}
+
+TEST(Deps, ReaddirAndNamespaceOpsInTheDirectoryKeepTheirOrder) {
+  Synth t = two_threads();
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY | O_DIRECTORY}, "/r/d");
+  uint32_t g = t.add(1, 1, SYS_getdents64, 20, 5, 48, {3, 0, 32768});
+  uint32_t c = t.add(1, 2, SYS_creat, 30, 5, 4, {0, 0644}, "/r/d/new");
+  uint32_t g2 = t.add(1, 1, SYS_getdents64, 40, 5, 0, {3, 0, 32768});
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, c, g));
+  EXPECT_TRUE(has_dep(p, g2, c));
+}
+
+TEST(Deps, RenameOrdersBothPathsAndBothDirectories) {
+  Synth t = two_threads();
+  uint32_t w = t.add(1, 1, SYS_creat, 10, 5, 3, {0, 0644}, "/r/a/tmp");
+  uint32_t r = t.add(1, 2, SYS_rename, 20, 5, 0, {}, "/r/a/tmp", "/r/b/final");
+  uint32_t s = t.add(1, 1, SYS_newfstatat, 30, 5, 0, {kAtCwd}, "/r/b/final");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, r, w));
+  EXPECT_TRUE(has_dep(p, s, r));
+}
+
+TEST(Deps, ThreadStartsAfterTheCloneThatCreatedIt) {
+  Synth t;
+  uint32_t c = t.add(1, 1, SYS_clone, 10, 50, 2, {SIGCHLD});
+  uint32_t f = t.add(2, 2, SYS_newfstatat, 20, 5, 0, {kAtCwd}, "/r/x");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, f, c));
+}
+
+TEST(Deps, Wait4WaitsForTheChildsExit) {
+  Synth t;
+  t.add(1, 1, SYS_clone, 10, 5, 2, {SIGCHLD});
+  uint32_t w = t.add(1, 1, SYS_wait4, 20, 1000, 2, {static_cast<uint64_t>(-1), 0, 0, 0});
+  t.add(2, 2, SYS_newfstatat, 30, 5, 0, {kAtCwd}, "/r/x");
+  uint32_t x = t.add(2, 2, kEvProcExit, 900, 0, 0);
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, w, x));
+  EXPECT_TRUE(p.ops[w].flags & kPfCausal);
+  EXPECT_EQ(p.approx_deps, 0u);
+}
+
+TEST(Deps, PipeReadWaitsForTheWriteThatFedIt) {
+  Synth t;
+  t.add(1, 1, SYS_pipe2, 5, 1, 0, {3 | (4ull << 32), O_CLOEXEC});
+  t.add(1, 1, SYS_clone, 10, 5, 2, {SIGCHLD});
+  uint32_t r = t.add(1, 1, SYS_read, 20, 1000, 10, {3, 0, 4096});
+  uint32_t w1 = t.add(2, 2, SYS_write, 400, 5, 4, {4, 0, 4});
+  uint32_t w2 = t.add(2, 2, SYS_write, 600, 5, 6, {4, 0, 6});
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[r].action, OpAction::kEmulate);
+  EXPECT_TRUE(has_dep(p, r, w2));  // bytes 4..9 came from the second write
+  EXPECT_FALSE(has_dep(p, r, w1));
+  EXPECT_EQ(p.approx_deps, 0u);
+}
+
+TEST(Deps, FutexWaitWaitsForTheMatchingWake) {
+  Synth t = two_threads();
+  uint32_t w = t.add(1, 1, SYS_futex, 20, 1000, 0, {0xabc0, FUTEX_WAIT_PRIVATE, 0});
+  t.add(1, 2, SYS_futex, 300, 5, 1, {0xdef0, FUTEX_WAKE_PRIVATE, 1});  // another address
+  uint32_t k = t.add(1, 2, SYS_futex, 500, 5, 1, {0xabc0, FUTEX_WAKE_PRIVATE, 1});
+  t.add(1, 2, SYS_newfstatat, 700, 5, 0, {kAtCwd}, "/r/x");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, w, k));
+  EXPECT_EQ(p.approx_deps, 0u);
+}
+
+TEST(Deps, UnnamedWakerFallsBackToTheLatestOtherEventAndIsCounted) {
+  Synth t = two_threads();
+  uint32_t poll = t.add(1, 1, SYS_poll, 20, 1000, 1, {0, 2, 5000});
+  t.add(1, 2, SYS_newfstatat, 300, 5, 0, {kAtCwd}, "/r/x");
+  uint32_t last = t.add(1, 2, SYS_newfstatat, 600, 5, 0, {kAtCwd}, "/r/y");
+  t.add(1, 2, SYS_newfstatat, 1500, 5, 0, {kAtCwd}, "/r/z");  // after the poll returned
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, poll, last));
+  EXPECT_TRUE(p.ops[poll].flags & kPfApproxDep);
+  EXPECT_EQ(p.approx_deps, 1u);
+}
+
+TEST(Deps, TimedOutWaitGetsNoDependency) {
+  Synth t = two_threads();
+  uint32_t poll = t.add(1, 1, SYS_poll, 20, 1000, 0, {0, 2, 1});
+  t.add(1, 2, SYS_newfstatat, 300, 5, 0, {kAtCwd}, "/r/x");
+  Plan p = t.plan();
+  EXPECT_TRUE(p.deps_of(poll).empty());
+}
+
+TEST(Deps, EveryEdgePointsBackwardsInKeyOrderSoReplayCannotDeadlock) {
+  // A long write overlapping a short read of the same file in another thread:
+  // the recorded order is ambiguous, and no edge may point forward.
+  Synth t = two_threads();
+  uint32_t a = t.add(1, 1, SYS_creat, 10, 5000, 3, {0, 0644}, "/r/x");
+  uint32_t b = t.add(1, 2, SYS_newfstatat, 20, 5, 0, {kAtCwd}, "/r/x");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, b, a));  // enter order
+  for (uint32_t i = 0; i < p.ops.size(); ++i)
+    for (uint32_t d : p.deps_of(i)) EXPECT_LT(t.ev[d].ts, t.ev[i].ts + t.ev[i].dur);
+}
+
+}  // namespace
+}  // namespace fsr

@@ -1,0 +1,171 @@
+// Plan construction: fd tables, cwd, mapping and actions on synthetic events.
+#include "replayer/plan.h"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <gtest/gtest.h>
+
+#include "tests/replayer/synthetic.h"
+
+namespace fsr {
+namespace {
+
+using test::kAtCwd;
+using test::Synth;
+
+TEST(Plan, OpenReadCloseUsesOneOfdAndIssuesTheRealClose) {
+  Synth t;
+  uint32_t o = t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/a");
+  uint32_t r = t.add(1, 1, SYS_read, 20, 5, 100, {3, 0, 4096});
+  uint32_t c = t.add(1, 1, SYS_close, 30, 5, 0, {3});
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[o].action, OpAction::kIssue);
+  ASSERT_NE(p.ops[o].new_ofd, kNoOfd);
+  EXPECT_EQ(p.ops[r].ofd, p.ops[o].new_ofd);
+  EXPECT_EQ(p.ops[r].action, OpAction::kIssue);
+  EXPECT_EQ(p.ops[c].action, OpAction::kIssue);
+  EXPECT_EQ(p.paths[p.ops[o].path[0]].mapped, (MappedPath{Root::kTarget, "a"}));
+}
+
+TEST(Plan, UnknownFdIsSkipped) {
+  Synth t;
+  uint32_t r = t.add(1, 1, SYS_read, 20, 5, 100, {7, 0, 4096});
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[r].action, OpAction::kSkip);
+}
+
+TEST(Plan, CloseOfADupIsEmulatedUntilTheLastReference) {
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/a");
+  uint32_t d = t.add(1, 1, SYS_fcntl, 15, 1, 9, {3, F_DUPFD_CLOEXEC, 0});
+  uint32_t c1 = t.add(1, 1, SYS_close, 20, 1, 0, {3});
+  uint32_t r = t.add(1, 1, SYS_read, 25, 1, 10, {9, 0, 10});
+  uint32_t c2 = t.add(1, 1, SYS_close, 30, 1, 0, {9});
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[d].action, OpAction::kEmulate);
+  EXPECT_EQ(p.ops[c1].action, OpAction::kEmulate);
+  EXPECT_EQ(p.ops[r].action, OpAction::kIssue);
+  EXPECT_EQ(p.ops[c2].action, OpAction::kIssue);
+}
+
+TEST(Plan, ForkCopiesTheTableAndExecClosesCloexecFds) {
+  Synth t;
+  uint32_t o1 = t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY | O_CLOEXEC}, "/r/a");
+  t.add(1, 1, SYS_openat, 12, 5, 4, {kAtCwd, 0, O_RDONLY}, "/r/b");
+  t.add(1, 1, SYS_clone, 20, 5, 2, {SIGCHLD});
+  uint32_t cc = t.add(2, 2, SYS_close, 30, 1, 0, {4});  // child's copy: not the last reference
+  t.add(2, 2, SYS_execve, 40, 5, 0, {}, "/usr/bin/cc");
+  uint32_t ex = t.add(2, 2, kEvProcExec, 41, 0, 0, {}, "/usr/bin/cc");
+  uint32_t r = t.add(2, 2, SYS_read, 50, 1, 10, {3, 0, 10});  // closed on exec
+  uint32_t pr = t.add(1, 1, SYS_read, 60, 1, 10, {3, 0, 10});
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[cc].action, OpAction::kEmulate);
+  EXPECT_EQ(p.ops[ex].close_end - p.ops[ex].close_begin, 0u);  // exec dropped a copy only
+  EXPECT_EQ(p.ops[r].action, OpAction::kSkip);
+  EXPECT_EQ(p.ops[pr].ofd, p.ops[o1].new_ofd);
+  EXPECT_EQ(p.threads.size(), 2u);
+}
+
+TEST(Plan, ThreadsWithClonefilesShareTheTable) {
+  Synth t;
+  t.add(1, 1, SYS_clone, 5, 5, 2, {CLONE_THREAD | CLONE_FILES | CLONE_VM | CLONE_SIGHAND});
+  uint32_t o = t.add(1, 2, SYS_openat, 20, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/a");
+  uint32_t r = t.add(1, 1, SYS_read, 30, 1, 10, {3, 0, 10});
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[r].ofd, p.ops[o].new_ofd);
+}
+
+TEST(Plan, ForkedChildDoesNotSeeLaterParentFds) {
+  Synth t;
+  t.add(1, 1, SYS_clone, 5, 5, 2, {SIGCHLD});
+  t.add(1, 1, SYS_openat, 20, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/a");
+  uint32_t r = t.add(2, 2, SYS_read, 30, 1, 10, {3, 0, 10});
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[r].action, OpAction::kSkip);
+}
+
+TEST(Plan, ProcForkEventCopiesOrSharesAsTheRecorderSaw) {
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/a");
+  uint32_t f = t.add(1, 1, kEvProcFork, 20, 0, 0, {2, 2, 0});  // a process: table copied
+  t.ev[f].flags = 0;
+  uint32_t g = t.add(1, 1, kEvProcFork, 21, 0, 0, {3, 1, 1});  // a thread sharing files
+  t.ev[g].flags = kEfThreadClone | kEfSharedFiles;
+  t.add(1, 1, SYS_openat, 30, 5, 4, {kAtCwd, 0, O_RDONLY}, "/r/b");
+  uint32_t child = t.add(2, 2, SYS_read, 40, 1, 1, {4, 0, 1});   // not in the copy
+  uint32_t thread = t.add(1, 3, SYS_read, 41, 1, 1, {4, 0, 1});  // shared
+  uint32_t first = t.add(2, 2, SYS_read, 42, 1, 1, {3, 0, 1});   // inherited
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[child].action, OpAction::kSkip);
+  EXPECT_EQ(p.ops[thread].action, OpAction::kIssue);
+  EXPECT_EQ(p.ops[first].action, OpAction::kIssue);
+}
+
+TEST(Plan, LastExitOfASharedTableClosesItsFiles) {
+  Synth t;
+  uint32_t o = t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/a");
+  uint32_t x = t.add(1, 1, kEvProcExit, 20, 0, 0);
+  Plan p = t.plan();
+  ASSERT_EQ(p.ops[x].close_end - p.ops[x].close_begin, 1u);
+  EXPECT_EQ(p.closes[p.ops[x].close_begin], p.ops[o].new_ofd);
+}
+
+TEST(Plan, RelativePathsFollowChdirAndDirfd) {
+  Synth t;
+  t.add(1, 1, SYS_chdir, 5, 1, 0, {}, "/r/sub");
+  uint32_t a = t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "x.c");
+  uint32_t d = t.add(1, 1, SYS_openat, 12, 5, 4, {kAtCwd, 0, O_RDONLY | O_DIRECTORY}, "/usr/include");
+  uint32_t b = t.add(1, 1, SYS_newfstatat, 14, 5, 0, {4, 0, 0, 0}, "stdio.h");
+  Plan p = t.plan();
+  EXPECT_EQ(p.paths[p.ops[a].path[0]].mapped, (MappedPath{Root::kTarget, "sub/x.c"}));
+  EXPECT_EQ(p.ops[d].action, OpAction::kIssue);
+  EXPECT_EQ(p.paths[p.ops[b].path[0]].mapped, (MappedPath{Root::kScratch, "usr/include/stdio.h"}));
+}
+
+TEST(Plan, ThinkGapIsEnterMinusPreviousExitOfTheSameThread) {
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 1000, 100, 0, {kAtCwd}, "/r/a");
+  t.add(1, 2, SYS_newfstatat, 1050, 10, 0, {kAtCwd}, "/r/b");  // another thread in between
+  uint32_t b = t.add(1, 1, SYS_newfstatat, 1600, 100, 0, {kAtCwd}, "/r/c");
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[b].gap, 500u);
+}
+
+TEST(Plan, ThreadsWithDisjointLifetimesShareAWorker) {
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 0, 10, 0, {kAtCwd}, "/r/a");
+  t.add(2, 2, SYS_newfstatat, 5, 10, 0, {kAtCwd}, "/r/b");    // overlaps thread 1
+  t.add(1, 1, SYS_newfstatat, 20, 10, 0, {kAtCwd}, "/r/a");
+  t.add(3, 3, SYS_newfstatat, 100, 10, 0, {kAtCwd}, "/r/c");  // after both ended
+  Plan p = t.plan();
+  EXPECT_EQ(p.workers.size(), 2u);
+  size_t total = 0;
+  for (auto& w : p.workers) total += w.size();
+  EXPECT_EQ(total, 4u);
+}
+
+TEST(Plan, PageFaultTouchesItsMapping) {
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/lib.so");
+  uint32_t m = t.add(1, 1, SYS_mmap, 20, 5, 0x7000000, {0, 65536, 1, 2, 3, 0});
+  uint32_t f = t.add(1, 1, kEvPageFault, 30, 0, 0, {8192, 0x7002000}, "/r/lib.so");
+  uint32_t u = t.add(1, 1, SYS_munmap, 40, 5, 0, {0x7000000, 65536});
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[m].action, OpAction::kIssue);
+  EXPECT_EQ(p.ops[f].ref_op, m);
+  EXPECT_EQ(p.ops[f].ref_off, 0x2000u);
+  EXPECT_EQ(p.ops[u].ref_op, m);
+  Plan skip = t.plan("/r", false);
+  EXPECT_EQ(skip.ops[f].action, OpAction::kSkip);
+}
+
+TEST(Plan, SymlinkTargetIsRewrittenToStayInside) {
+  Synth t;
+  uint32_t s = t.add(1, 1, SYS_symlinkat, 10, 5, 0, {0, kAtCwd, 0}, "/etc/passwd", "/r/l");
+  Plan p = t.plan();
+  EXPECT_EQ(p.paths[p.ops[s].path[0]].abs, "/S/etc/passwd");
+  EXPECT_EQ(p.paths[p.ops[s].path[1]].mapped, (MappedPath{Root::kTarget, "l"}));
+}
+
+}  // namespace
+}  // namespace fsr

@@ -1,0 +1,223 @@
+// End-to-end replays of synthetic traces written as real trace files.
+#include "replayer/replay.h"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sys/stat.h>
+#include <gtest/gtest.h>
+
+#include "tests/replayer/replay_fixture.h"
+
+namespace fsr {
+namespace {
+
+using test::kAtCwd;
+using test::ReplayDirs;
+using test::Synth;
+
+class Replay : public ReplayDirs {};
+
+// A small compile-like workload under /w/p.
+Synth workload() {
+  Synth t;
+  t.add(1, 1, SYS_openat, 1000, 10, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/src/a.c");
+  t.add(1, 1, SYS_read, 1100, 10, 1000, {3, 0, 65536});
+  t.add(1, 1, SYS_read, 1200, 10, 0, {3, 0, 65536});
+  t.add(1, 1, SYS_close, 1300, 10, 0, {3});
+  t.add(1, 1, SYS_mkdir, 1400, 10, 0, {0755}, "/w/p/out");
+  t.add(1, 1, SYS_openat, 1500, 10, 3, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, "/w/p/out/a.o");
+  t.add(1, 1, SYS_write, 1600, 10, 500, {3, 0, 500});
+  t.add(1, 1, SYS_close, 1700, 10, 0, {3});
+  t.add(1, 1, SYS_newfstatat, 1800, 10, -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/missing.h");
+  t.add(1, 1, SYS_rename, 1900, 10, 0, {}, "/w/p/out/a.o", "/w/p/out/b.o");
+  t.add(1, 1, SYS_newfstatat, 2000, 10, 0, {kAtCwd, 0, 0, 0}, "/usr/include/stdio.h");
+  return t;
+}
+
+std::vector<PrestateEntry> workload_prestate() {
+  return {ReplayDirs::entry("/w/p", PrestateKind::kDir), ReplayDirs::entry("/w/p/src", PrestateKind::kDir),
+          ReplayDirs::entry("/w/p/src/a.c", PrestateKind::kFile, 1000),
+          ReplayDirs::entry("/usr/include/stdio.h", PrestateKind::kFile, 300)};
+}
+
+TEST_F(Replay, ReplaysAWorkloadWithoutDivergenceAndWritesAResult) {
+  std::string trace = write_trace(workload(), "/w/p", workload_prestate());
+  ReplayOptions o = options();
+  o.reset_after = false;
+  auto r = run_replay(trace, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(r->divergences, 0u);
+  EXPECT_EQ(r->ops, 11u);
+  EXPECT_EQ(r->count[static_cast<int>(SyscallClass::kRead)], 2u);
+  struct stat st;
+  ASSERT_EQ(stat((target + "/out/b.o").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 500);
+  ASSERT_EQ(stat((target + "/src/a.c").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 1000);
+  EXPECT_EQ(stat((scratch + "/usr/include/stdio.h").c_str(), &st), 0);
+  auto ops = read_result(r->result_path);
+  ASSERT_EQ(ops.size(), 11u);
+  EXPECT_EQ(ops[1].ret, 1000);
+  EXPECT_EQ(ops[8].ret, -ENOENT);
+  auto rd = TraceReader::open(r->result_path);
+  ASSERT_TRUE(rd.is_ok());
+  EXPECT_EQ(rd.value()->kind(), PayloadKind::kResult);
+  EXPECT_EQ(rd.value()->header().target, target);
+  std::vector<OpRecord> chunk;
+  ASSERT_TRUE(rd.value()->next(chunk).is_ok());
+  EXPECT_EQ(rd.value()->str(chunk[0].path), "/w/p/src/a.c");
+}
+
+TEST_F(Replay, DivergencesAreDetectedByResultClass) {
+  Synth t;
+  // Recorded ENOENT, but the file is in the prestate: replay succeeds.
+  uint32_t a = t.add(1, 1, SYS_newfstatat, 10, 5, -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/here");
+  // Recorded success, but the prestate says it is a file: replay fails (ENOTDIR).
+  uint32_t b = t.add(1, 1, SYS_rmdir, 20, 5, 0, {}, "/w/p/here");
+  uint32_t c = t.add(1, 1, SYS_newfstatat, 30, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/here");
+  t.add(1, 1, SYS_access, 40, 5, 0, {0, 0}, "/w/p/elsewhere/x");  // shown to exist: made
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p/here", PrestateKind::kFile, 5)});
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(r->divergences, 2u);
+  auto ops = read_result(r->result_path);
+  EXPECT_TRUE(ops[a].flags & kOfDivergent);
+  EXPECT_TRUE(ops[b].flags & kOfDivergent);
+  EXPECT_FALSE(ops[c].flags & kOfDivergent);
+  EXPECT_FALSE(ops[3].flags & kOfDivergent);
+}
+
+TEST_F(Replay, ThinkModeKeepsRecordedGapsAndAfapDropsThem) {
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 0, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  t.add(1, 1, SYS_newfstatat, 50'001'000, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  t.add(1, 1, SYS_newfstatat, 100'002'000, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  std::string trace = write_trace(t, "/w/p");
+  auto think = run_replay(trace, options(TimingMode::kThink));
+  ASSERT_TRUE(think.is_ok()) << think.message();
+  auto ops = read_result(think->result_path);
+  // issue - previous completion is the recorded gap (less what an earlier
+  // sleep overslept, which is paid back)
+  for (size_t i = 1; i < ops.size(); ++i)
+    EXPECT_GE(ops[i].start - (ops[i - 1].start + ops[i - 1].latency), 49'000'000u);
+  EXPECT_GE(think->wall_ns, 100'000'000u);
+  auto afap = run_replay(trace, options(TimingMode::kAfap));
+  ASSERT_TRUE(afap.is_ok());
+  EXPECT_LT(afap->wall_ns, think->wall_ns);
+  for (const OpRecord& op : read_result(afap->result_path)) EXPECT_LT(op.gap, 50'000'000u);
+}
+
+TEST_F(Replay, ExactModeNeverIssuesBeforeTheRecordedOffset) {
+  Synth t;
+  for (int i = 0; i < 5; ++i)
+    t.add(1, 1, SYS_newfstatat, 2'000'000ull * (i + 1), 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  std::string trace = write_trace(t, "/w/p");
+  auto r = run_replay(trace, options(TimingMode::kExact));
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    EXPECT_GE(ops[i].start, t.ev[i].ts - t.ev[0].ts);  // offsets from the first event
+    EXPECT_GE(ops[i].lateness, 0);
+  }
+}
+
+TEST_F(Replay, PipeReadWaitsForTheReplayedWrite) {
+  Synth t;
+  t.add(1, 1, SYS_pipe2, 0, 10, 0, {3 | (4ull << 32), O_CLOEXEC});
+  t.add(1, 1, SYS_clone, 100, 10, 2, {SIGCHLD});
+  uint32_t rd = t.add(1, 1, SYS_read, 200, 30'000'000, 8, {3, 0, 8});
+  t.add(2, 2, SYS_newfstatat, 300, 10, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  uint32_t wr = t.add(2, 2, SYS_write, 20'000'000, 10, 8, {4, 0, 8});
+  std::string trace = write_trace(t, "/w/p");
+  auto r = run_replay(trace, options(TimingMode::kThink));
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  EXPECT_EQ(ops[rd].waited_on, wr + 1ull);
+  EXPECT_GE(ops[rd].start, ops[wr].start);
+  EXPECT_GT(ops[rd].dep_wait, 0u);
+}
+
+TEST_F(Replay, ExecEventsNameProcessesInTheResult) {
+  Synth t;
+  uint32_t x = t.add(1, 1, kEvProcExec, 10, 0, 0, {}, "/usr/bin/cc");
+  std::string trace = write_trace(t, "/w/p");
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  EXPECT_EQ(ops[x].nr, kEvProcExec);
+  EXPECT_FALSE(ops[x].flags & kOfSkipped);
+}
+
+TEST_F(Replay, PrepareIsIdempotentAndNoPrepareVerifiesAndResets) {
+  std::string trace = write_trace(workload(), "/w/p", workload_prestate());
+  ReplayOptions o = options();
+  auto p1 = run_prepare(trace, o);
+  ASSERT_TRUE(p1.is_ok()) << p1.message();
+  EXPECT_EQ(p1->files, 2u);
+  auto p2 = run_prepare(trace, o);
+  ASSERT_TRUE(p2.is_ok());
+  EXPECT_EQ(p2->files, 0u);
+  EXPECT_GE(p2->kept, 4u);
+  o.prepare = false;
+  for (int i = 0; i < 2; ++i) {  // the tree is reset after each replay
+    auto r = run_replay(trace, o);
+    ASSERT_TRUE(r.is_ok()) << r.message();
+    EXPECT_EQ(r->divergences, 0u);
+  }
+  test::write_file(target + "/src/a.c", "changed");
+  auto bad = run_replay(trace, o);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.message().find("src/a.c"), std::string::npos) << bad.message();
+}
+
+TEST_F(Replay, FilesAreFilledNotSparse) {
+  std::string trace = write_trace(Synth{}, "/w/p", {entry("/w/p/big", PrestateKind::kFile, 3 << 20)});
+  ASSERT_TRUE(run_prepare(trace, options()).is_ok());
+  struct stat st;
+  ASSERT_EQ(stat((target + "/big").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 3 << 20);
+  EXPECT_GE(st.st_blocks * 512, st.st_size);
+}
+
+TEST_F(Replay, AnUnreadableTraceIsAnErrorNotAnEmptyReplay) {
+  std::string trace = write_trace(workload(), "/w/p", workload_prestate());
+  ASSERT_EQ(truncate(trace.c_str(), 200), 0);
+  auto r = run_replay(trace, options());
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.message().find("inspect"), std::string::npos) << r.message();
+}
+
+TEST_F(Replay, RefusesDangerousRoots) {
+  std::string trace = write_trace(workload(), "/w/p");
+  ReplayOptions o = options();
+  o.target = "/";
+  EXPECT_FALSE(run_replay(trace, o).is_ok());
+  o = options();
+  o.scratch = target + "/inner";
+  ASSERT_EQ(mkdir(o.scratch.c_str(), 0755), 0);
+  EXPECT_FALSE(run_replay(trace, o).is_ok());
+  o = options();
+  o.target = base;  // contains the trace
+  o.scratch = "";
+  auto count_scratch = [] {
+    int n = 0;
+    if (DIR* d = opendir(getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp")) {
+      while (dirent* de = readdir(d)) n += std::string(de->d_name).rfind("fsreplay-scratch-", 0) == 0;
+      closedir(d);
+    }
+    return n;
+  };
+  int before = count_scratch();
+  auto r = run_replay(trace, o);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.message().find("trace"), std::string::npos);
+  EXPECT_EQ(count_scratch(), before) << "a refused replay left its scratch directory behind";
+  if (const char* home = getenv("HOME")) {
+    o = options();
+    o.target = home;
+    EXPECT_FALSE(run_replay(trace, o).is_ok());
+  }
+}
+
+}  // namespace
+}  // namespace fsr

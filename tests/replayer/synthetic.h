@@ -1,0 +1,71 @@
+// Builds synthetic traces in memory for replayer tests: events plus a string table.
+#pragma once
+
+#include <sys/syscall.h>
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "replayer/plan.h"
+#include "traces/event.h"
+
+namespace fsr::test {
+
+struct Synth {
+  std::vector<Event> ev;
+  std::vector<std::string> strs{""};
+
+  StrId s(const std::string& v) {
+    for (size_t i = 1; i < strs.size(); ++i)
+      if (strs[i] == v) return static_cast<StrId>(i);
+    strs.push_back(v);
+    return static_cast<StrId>(strs.size() - 1);
+  }
+
+  // Appends an event; returns its index.
+  uint32_t add(uint32_t pid, uint32_t tid, uint16_t nr, uint64_t ts, uint64_t dur, int64_t ret,
+               std::initializer_list<uint64_t> args = {}, const std::string& p0 = "",
+               const std::string& p1 = "") {
+    Event e;
+    e.pid = pid;
+    e.tid = tid;
+    e.nr = nr;
+    e.ts = ts;
+    e.dur = dur;
+    e.ret = ret;
+    int k = 0;
+    for (uint64_t a : args) e.args[k++] = a;
+    if (!p0.empty()) e.path[0] = s(p0);
+    if (!p1.empty()) e.path[1] = s(p1);
+    ev.push_back(e);
+    return static_cast<uint32_t>(ev.size() - 1);
+  }
+
+  StringLookup lookup() const {
+    return [this](StrId id) -> std::string_view {
+      return id < strs.size() ? std::string_view(strs[id]) : std::string_view();
+    };
+  }
+
+  Plan plan(const std::string& root = "/r", bool mmap_touch = true) const {
+    PlanInputs in;
+    in.recorded_root = root;
+    in.target_dir = "/T";
+    in.scratch_dir = "/S";
+    in.initial.cwd = root;
+    in.mmap_touch = mmap_touch;
+    return build_plan(ev, lookup(), in);
+  }
+};
+
+inline constexpr uint64_t kAtCwd = static_cast<uint64_t>(-100);
+
+inline bool has_dep(const Plan& p, uint32_t op, uint32_t dep) {
+  for (uint32_t d : p.deps_of(op))
+    if (d == dep) return true;
+  return false;
+}
+
+}  // namespace fsr::test

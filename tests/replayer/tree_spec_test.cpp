@@ -1,0 +1,94 @@
+// The initial tree inferred from a trace, on synthetic events.
+#include "replayer/tree_spec.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <gtest/gtest.h>
+
+#include "tests/replayer/synthetic.h"
+
+namespace fsr {
+namespace {
+
+using test::kAtCwd;
+using test::Synth;
+
+const TreeEntry* find(const TreeSpec& s, Root root, const std::string& rel) {
+  for (const auto& e : s.entries)
+    if (e.where.root == root && e.where.rel == rel) return &e;
+  return nullptr;
+}
+
+TreeSpec spec_of(const Synth& t, const std::vector<PrestateEntry>& pre = {}) {
+  Plan p = t.plan("/r");
+  return tree_spec(pre, p, t.ev, PathMap("/r"), "/T", "/S");
+}
+
+TEST(TreeSpec, EverythingBeforeAPathsFirstChangeDescribesTheStart) {
+  Synth t;
+  t.add(1, 1, SYS_access, 10, 1, 0, {0, 0}, "/etc/gitconfig");  // exists, no facts yet
+  uint32_t o = t.add(1, 1, SYS_openat, 20, 1, 3, {kAtCwd, 0, O_RDONLY}, "/etc/gitconfig");
+  t.ev[o].mode = S_IFREG | 0644;
+  t.ev[o].size = 123;
+  t.add(1, 1, SYS_newfstatat, 30, 1, -ENOENT, {kAtCwd}, "/r/new");  // absent ...
+  t.add(1, 1, SYS_creat, 40, 1, 4, {0, 0644}, "/r/new");            // ... then created
+  uint32_t s = t.add(1, 1, SYS_newfstatat, 50, 1, 0, {kAtCwd}, "/r/new");
+  t.ev[s].mode = S_IFREG | 0644;  // after the creation: says nothing about the start
+  t.add(1, 1, SYS_unlink, 60, 1, 0, {}, "/r/old");                  // removed: existed
+  TreeSpec sp = spec_of(t);
+  const TreeEntry* g = find(sp, Root::kScratch, "etc/gitconfig");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->size, 123u);
+  EXPECT_EQ(find(sp, Root::kTarget, "new"), nullptr);
+  ASSERT_EQ(sp.created.size(), 1u);
+  EXPECT_EQ(sp.created[0], (MappedPath{Root::kTarget, "new"}));
+  EXPECT_NE(find(sp, Root::kTarget, "old"), nullptr);
+  EXPECT_NE(find(sp, Root::kScratch, "etc"), nullptr);  // parents are directories
+}
+
+TEST(TreeSpec, ReadlinkLengthsBecomeSymlinksToTheNextLookup) {
+  Synth t;
+  t.add(1, 1, SYS_readlink, 10, 1, 20, {0, 0, 4096}, "/usr/bin/cc");
+  t.add(1, 1, SYS_readlink, 11, 1, -EINVAL, {0, 0, 4096}, "/etc");  // realpath walks the parents
+  t.add(1, 1, SYS_readlink, 12, 1, 12, {0, 0, 4096}, "/etc/alternatives/cc");
+  t.add(1, 1, SYS_readlink, 13, 1, 6, {0, 0, 4096}, "/usr/bin/gcc");
+  t.add(1, 1, SYS_readlink, 14, 1, -EINVAL, {0, 0, 4096}, "/usr/bin/gcc-12");
+  t.add(1, 1, SYS_readlink, 15, 1, 5, {0, 0, 4096}, "/usr/bin/odd");  // nothing to infer from
+  TreeSpec sp = spec_of(t);
+  const TreeEntry* cc = find(sp, Root::kScratch, "usr/bin/cc");
+  ASSERT_NE(cc, nullptr);
+  EXPECT_EQ(cc->kind, PrestateKind::kSymlink);
+  EXPECT_EQ(cc->target, "../../etc/alternatives/cc");  // absolute in the trace, relative beneath scratch
+  const TreeEntry* alt = find(sp, Root::kScratch, "etc/alternatives/cc");
+  ASSERT_NE(alt, nullptr);
+  EXPECT_EQ(alt->target, "../../usr/bin/gcc");
+  EXPECT_EQ(find(sp, Root::kScratch, "usr/bin/gcc")->target, "gcc-12");
+  const TreeEntry* end = find(sp, Root::kScratch, "usr/bin/gcc-12");  // known only to exist
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(end->kind, PrestateKind::kFile);
+  EXPECT_EQ(find(sp, Root::kScratch, "usr/bin/odd")->target.size(), 5u);
+}
+
+TEST(TreeSpec, CreatedDirectoriesAreNotPreparedButTheirParentsAre) {
+  Synth t;
+  t.add(1, 1, SYS_mkdir, 10, 1, 0, {0755}, "/r/a/out");
+  t.add(1, 1, SYS_creat, 20, 1, 3, {0, 0644}, "/r/a/out/x.o");
+  TreeSpec sp = spec_of(t);
+  EXPECT_NE(find(sp, Root::kTarget, "a"), nullptr);
+  EXPECT_EQ(find(sp, Root::kTarget, "a/out"), nullptr);
+  ASSERT_EQ(sp.created.size(), 2u);
+  EXPECT_EQ(sp.created[0].rel, "a/out/x.o");  // deepest first, for removal
+}
+
+TEST(TreeSpec, HardLinksShareTheirFirstPath) {
+  PrestateEntry a{"/r/a", PrestateKind::kFile, 0100644, 10, "", 77, 1, 2};
+  PrestateEntry b{"/r/b", PrestateKind::kFile, 0100644, 10, "", 77, 1, 2};
+  TreeSpec sp = spec_of(Synth{}, {a, b});
+  const TreeEntry* eb = find(sp, Root::kTarget, "b");
+  ASSERT_NE(eb, nullptr);
+  ASSERT_NE(eb->link_to, UINT32_MAX);
+  EXPECT_EQ(sp.entries[eb->link_to].where.rel, "a");
+}
+
+}  // namespace
+}  // namespace fsr

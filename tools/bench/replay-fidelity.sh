@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Replay fidelity benchmark (issue 4 acceptance): replays each recorded trace
+# in think mode on the file system it was recorded on and compares the median
+# replay wall time with the original run's duration; also reports divergences.
+#
+#   tools/bench/replay-fidelity.sh [-n RUNS] [-b FSREPLAY] --target DIR TRACE...
+#   tools/bench/replay-fidelity.sh --record --target DIR     (records the workloads first; needs root)
+#
+# --record records, with 'fsreplay record', the three workloads of the
+# acceptance list into $WORK (default: a fresh dir under /var/tmp):
+#   git clone --no-hardlinks of a local repository, the small-files steps
+#   (create/stat/read/delete 2000 files), and make -j2 of a small C project.
+# Pass: |median replay - original| <= 5 % and divergences <= 0.1 % of ops.
+set -euo pipefail
+runs=5
+bin=${FSREPLAY:-build/tools/fsreplay}
+rec_bin=${FSREPLAY_RECORD:-$bin}   # a build with the recorder
+target=""
+record=0
+traces=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    -n) runs=$2; shift 2 ;;
+    -b) bin=$2; shift 2 ;;
+    --target) target=$2; shift 2 ;;
+    --record) record=1; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) traces+=("$1"); shift ;;
+  esac
+done
+[[ -n $target ]] || { echo "replay-fidelity: --target DIR is required" >&2; exit 2; }
+mkdir -p "$target"
+
+if [[ $record == 1 ]]; then
+  work=${WORK:-$(mktemp -d /var/tmp/fsreplay-fidelity-XXXXXX)}
+  root="$target"   # record where we replay: same file system
+  # 1. git clone --no-hardlinks of a local repository
+  src=$work/src-repo
+  if [[ ! -d $src ]]; then
+    git init -q "$src"
+    for i in $(seq 1 400); do mkdir -p "$src/d$((i % 20))"; head -c $((i * 37 % 9000 + 100)) /dev/urandom > "$src/d$((i % 20))/f$i"; done
+    git -C "$src" add -A && git -C "$src" -c user.email=b@x -c user.name=b commit -qm init
+  fi
+  rm -rf "$root/clone"
+  "$rec_bin" record -o "$work/git-clone.trace" --root "$root" -- git clone -q --no-hardlinks "$src" "$root/clone"
+  # 2. small-files steps
+  cat > "$work/small.sh" <<'SH'
+set -e; d=$1/small; rm -rf "$d"; mkdir -p "$d"
+for i in $(seq 1 2000); do echo "$i" > "$d/f$i"; done
+for i in $(seq 1 2000); do stat -c %s "$d/f$i" >/dev/null; done
+cat "$d"/f* > /dev/null; rm -rf "$d"
+SH
+  "$rec_bin" record -o "$work/small-files.trace" --root "$root" -- sh "$work/small.sh" "$root"
+  # 3. make -j2 of a small C project
+  proj=$root/cproj; rm -rf "$proj"; mkdir -p "$proj"
+  for i in $(seq 1 24); do printf '#include <stdio.h>\nint f%d(void){return %d;}\n' "$i" "$i" > "$proj/f$i.c"; done
+  printf 'SRCS=$(wildcard *.c)\nall: $(SRCS:.c=.o)\n\t$(CC) -shared -o libp.so $^\n%%.o: %%.c\n\t$(CC) -O2 -fPIC -c $< -o $@\n' > "$proj/Makefile"
+  "$rec_bin" record -o "$work/make-j2.trace" --root "$root" -- make -s -C "$proj" -j2
+  traces+=("$work/git-clone.trace" "$work/small-files.trace" "$work/make-j2.trace")
+fi
+[[ ${#traces[@]} -gt 0 ]] || { echo "replay-fidelity: no traces given" >&2; exit 2; }
+
+status=0
+printf '%-28s %12s %12s %8s %10s %8s\n' trace original replay_med error divergent ops
+for t in "${traces[@]}"; do
+  "$bin" prepare "$t" --target "$target" >/dev/null
+  walls=()
+  for _ in $(seq 1 "$runs"); do
+    out=$("$bin" replay "$t" --target "$target" --no-prepare --timing think --json -o /tmp/fsreplay-fidelity.result)
+    walls+=("$(jq .wall_ns <<<"$out")")
+    rec=$(jq .recorded_ns <<<"$out"); div=$(jq .divergences <<<"$out"); ops=$(jq .ops <<<"$out")
+  done
+  med=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  err=$(awk -v m="$med" -v r="$rec" 'BEGIN {printf "%.1f", (m - r) * 100 / r}')
+  dpct=$(awk -v d="$div" -v o="$ops" 'BEGIN {printf "%.3f", o ? d * 100 / o : 0}')
+  printf '%-28s %10.3fs %10.3fs %7s%% %9s%% %8s\n' "$(basename "$t")" "$(awk -v r="$rec" 'BEGIN{print r/1e9}')" \
+    "$(awk -v m="$med" 'BEGIN{print m/1e9}')" "$err" "$dpct" "$ops"
+  awk -v e="$err" -v d="$dpct" 'BEGIN {exit !(e <= 5 && e >= -5 && d <= 0.1)}' || status=1
+done
+rm -f /tmp/fsreplay-fidelity.result
+exit $status
