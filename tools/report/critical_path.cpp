@@ -53,13 +53,21 @@ PathAttribution critical_path(const std::vector<OpRecord>& ops, uint64_t wall_ns
     pa.class_ns[static_cast<size_t>(class_of(op.nr))] += cursor - start;
     cursor = start;
 
-    size_t pred = kNone;
+    // The op could start only when both its worker's previous op (plus the
+    // think gap) and its last dependency had ended: the predecessor on the
+    // critical path is whichever of the two ended later. A dependency that
+    // ended long before (a wait that did not really block) is not on the path.
+    size_t pred = prev_on_worker[cur];
     bool via_dep = false;
     if (op.dep_wait > 0 && op.waited_on > 0) {
       auto it = by_event.find(op.waited_on - 1);
-      if (it != by_event.end() && it->second != cur) pred = it->second, via_dep = true;
+      if (it != by_event.end() && it->second != cur) {
+        const size_t dep = it->second;
+        const uint64_t dep_end = ops[dep].start + ops[dep].latency;
+        const uint64_t prog_end = pred == kNone ? 0 : ops[pred].start + ops[pred].latency + op.gap;
+        if (pred == kNone || dep_end > prog_end) pred = dep, via_dep = true;
+      }
     }
-    if (pred == kNone) pred = prev_on_worker[cur];
     if (pred != kNone && visited[pred]) pred = kNone;  // a cycle: stop here
 
     const uint64_t pred_end = pred == kNone ? 0 : std::min(ops[pred].start + ops[pred].latency, cursor);
