@@ -45,6 +45,7 @@ struct Shared {
   const std::vector<Event>& ev;
   ExecEnv& env;
   TimingMode timing;
+  const InjectedLatency& inject;
   std::unique_ptr<std::atomic<uint64_t>[]> done;  // completion time + 1 (ns since start); 0 = pending
   std::vector<OpRecord>& out;
   uint64_t start = 0;
@@ -129,7 +130,10 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       uint16_t flags = 0;
       int64_t ret = e.ret;
       uint64_t t0 = mono_ns();
-      if (op.action == OpAction::kIssue) ret = execute_op(i, s.env, buf.data(), buf.size(), flags);
+      if (op.action == OpAction::kIssue) {
+        ret = execute_op(i, s.env, buf.data(), buf.size(), flags);
+        if (uint64_t extra = s.inject[static_cast<size_t>(class_of(e.nr))]) sleep_until(mono_ns() + extra);
+      }
       uint64_t t2 = mono_ns();
       apply_closes(i, s.env);
       uint64_t issue = t0 - s.start;
@@ -185,10 +189,11 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
 }  // namespace
 
 Result<EngineResult> run_engine(const Plan& plan, const std::vector<Event>& events, ExecEnv& env,
-                                TimingMode timing, const EngineProgress& progress) {
+                                TimingMode timing, const EngineProgress& progress,
+                                const InjectedLatency& inject) {
   EngineResult res;
   res.ops.resize(events.size());
-  Shared s{plan, events, env, timing,
+  Shared s{plan, events, env, timing, inject,
            std::unique_ptr<std::atomic<uint64_t>[]>(new std::atomic<uint64_t>[events.size() + 1]),
            res.ops};
   for (size_t i = 0; i < events.size(); ++i) s.done[i].store(0, std::memory_order_relaxed);

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -28,10 +29,15 @@ struct EngineResult {
 
 using EngineProgress = std::function<void(uint64_t done, uint64_t total)>;
 
+// Extra latency (ns) slept inside the timed region of every issued op of a
+// class: a test hook that gives attribution a known truth. All zero normally.
+using InjectedLatency = std::array<uint64_t, kClassCount>;
+
 // Runs the plan. `env` must be initialised (init_exec_env) with open roots.
 // Errors thrown inside a worker are reported after all workers joined.
 Result<EngineResult> run_engine(const Plan& plan, const std::vector<Event>& events, ExecEnv& env,
-                                TimingMode timing, const EngineProgress& progress);
+                                TimingMode timing, const EngineProgress& progress,
+                                const InjectedLatency& inject = {});
 
 uint64_t mono_ns();
 

@@ -40,6 +40,9 @@ struct ReplayOptions {
   bool reset_after = true;       // after the clock stops, reset the tree to the prestate
   std::vector<std::string> disable_features;  // force fallbacks (tests, WSL1 rehearsal)
   std::function<void(const char* phase, uint64_t done, uint64_t total)> on_progress;
+  // Test hook: ns slept inside every issued op of a class (attribution checks
+  // against a known truth). Recorded in the result's options.
+  std::array<uint64_t, kClassCount> inject_ns{};
 };
 
 struct ReplaySummary {

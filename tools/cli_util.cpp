@@ -2,6 +2,9 @@
 
 #include <fmt/core.h>
 #include <time.h>
+
+#include <cctype>
+#include <string>
 #include <unistd.h>
 
 namespace fsr::cli {
@@ -58,6 +61,23 @@ std::string human_bytes(uint64_t b) {
   if (b < 10ull << 20) return fmt::format("{:.1f} KiB", b / 1024.0);
   if (b < 10ull << 30) return fmt::format("{:.1f} MiB", b / 1048576.0);
   return fmt::format("{:.2f} GiB", b / 1073741824.0);
+}
+
+bool parse_duration_ns(std::string_view text, uint64_t& ns) {
+  size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  if (i == 0) return false;
+  double v = 0;
+  try {
+    v = std::stod(std::string(text.substr(0, i)));
+  } catch (...) {
+    return false;
+  }
+  std::string_view unit = text.substr(i);
+  double mult = unit.empty() || unit == "ns" ? 1 : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : -1;
+  if (mult < 0 || v < 0) return false;
+  ns = static_cast<uint64_t>(v * mult);
+  return true;
 }
 
 }  // namespace fsr::cli

@@ -42,4 +42,7 @@ class Progress {
 std::string human_ns(uint64_t ns);      // "1.23 ms"
 std::string human_bytes(uint64_t bytes); // "12.3 MiB"
 
+// "300us", "1.5ms", "2s", "750ns" or a plain number of ns; false on anything else.
+bool parse_duration_ns(std::string_view text, uint64_t& ns);
+
 }  // namespace fsr::cli

@@ -14,6 +14,7 @@ namespace {
 struct ReplayArgs {
   std::string trace, timing = "think", mmap = "touch";
   bool no_prepare = false, json = false, keep_tree = false;
+  std::vector<std::string> inject;
   ReplayOptions opt;
 };
 
@@ -56,6 +57,22 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
   sub->add_flag("--no-prepare", a.no_prepare, "Verify the tree made by 'fsreplay prepare' instead of preparing it");
   sub->add_flag("--keep-tree", a.keep_tree, "Leave the tree as the replay left it (default: reset to the initial state)");
   sub->add_flag("--json", a.json, "Print the summary as JSON");
+  sub->add_option("--inject-latency", a.inject,
+                  "Test hook: CLASS=DURATION (e.g. stat=300us) slept inside every replayed op of CLASS, "
+                  "to check attribution against a known truth; recorded in the result's options");
+}
+
+// Parses --inject-latency CLASS=DURATION items into per-class ns.
+Status parse_injections(const std::vector<std::string>& items, ReplayOptions& opt) {
+  for (const auto& it : items) {
+    auto eq = it.find('=');
+    auto cls = class_from_name(it.substr(0, eq));
+    uint64_t ns = 0;
+    if (eq == std::string::npos || !cls || !parse_duration_ns(std::string_view(it).substr(eq + 1), ns))
+      return Status::error("--inject-latency " + it + ": want CLASS=DURATION, e.g. stat=300us (classes as in 'fsreplay report')");
+    opt.inject_ns[static_cast<size_t>(*cls)] = ns;
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -83,6 +100,7 @@ Action add_replay_verb(CLI::App& app) {
     a->opt.prepare = !a->no_prepare;
     a->opt.mmap_touch = a->mmap == "touch";
     a->opt.reset_after = !a->keep_tree;
+    if (Status st = parse_injections(a->inject, a->opt); !st) return fail("replay", st.message(), kExitUsage);
     wire_progress(a->opt);
     auto r = run_replay(a->trace, a->opt);
     if (!r) return fail("replay", r.message());

@@ -17,7 +17,7 @@ work=$(mktemp -d /var/tmp/fsreplay-attr.XXXXXX)
 mounted=()
 cleanup() {
   for m in "${mounted[@]}"; do "$mountlab" down "$m" >/dev/null 2>&1 || true; done
-  rm -rf "$work"
+  [[ -n ${KEEP:-} ]] || rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -33,30 +33,50 @@ for d in $(seq 60); do mkdir -p "$root/tree/d$d"; for f in $(seq 8); do : > "$ro
   dd if=/dev/zero of=out/big bs=512 count=1500 status=none
 ') >"$work/record.log" 2>&1 || { cat "$work/record.log"; exit 1; }
 
-replay_on() {  # NAME SLOWFS-LAT -> result path
-  local name=$1 lat=$2 mnt=$work/mnt-$1
-  mkdir -p "$work/backing-$name"
-  "$mountlab" slowfs-up "$work/backing-$name" "$mnt" none --lat "$lat" --attr-timeout 0 --realtime >/dev/null
-  mounted+=("$mnt")
-  "$fsreplay" replay "$work/w.trace" --target "$mnt" --scratch "$work/scratch-$name" --timing afap \
-    -o "$work/$name.result" >"$work/$name.log" 2>&1 || { cat "$work/$name.log"; return 1; }
-  "$mountlab" down "$mnt" >/dev/null
-  mounted=("${mounted[@]/$mnt}")
+# replay NAME TARGET [replay options...]: replays the trace on TARGET.
+replay() {
+  local name=$1 target=$2
+  shift 2
+  mkdir -p "$work/scratch-$name"
+  "$fsreplay" replay "$work/w.trace" --target "$target" --scratch "$work/scratch-$name" --timing afap \
+    -o "$work/$name.result" "$@" >"$work/$name.log" 2>&1 || { cat "$work/$name.log"; return 1; }
 }
 
-replay_on base "all=0"
+# check NAME CLASS BASELINE: the report on NAME must blame CLASS for >= 95%.
 fail=0
-for cls in "${classes[@]}"; do
-  replay_on "$cls" "all=0,$cls=400us"
-  share=$("$fsreplay" report "$work/$cls.result" --baseline "$work/base.result" --format json |
-    python3 -c "import json,sys; r=json.load(sys.stdin); print(next((c['share_of_slowdown'] for c in r['classes'] if c['class']=='$cls'), None))")
-  wall=$("$fsreplay" report "$work/$cls.result" --baseline "$work/base.result" --format json |
-    python3 -c "import json,sys; r=json.load(sys.stdin); print(r['wall_ratio'])")
-  echo "attribution: latency injected into $cls (400 us/request): wall ratio $wall, share of slowdown attributed to $cls: $share"
-  if ! python3 -c "import sys; s=float('$share' if '$share' != 'None' else 'nan'); sys.exit(0 if s >= 0.95 else 1)"; then
-    echo "attribution: FAIL: $cls got $share of the slowdown (want >= 0.95)" >&2
-    "$fsreplay" report "$work/$cls.result" --baseline "$work/base.result" >&2 || true
+check() {
+  local name=$1 cls=$2 base=$3 json
+  json=$("$fsreplay" report "$work/$name.result" --baseline "$work/$base.result" --format json)
+  read -r share wall < <(python3 -c "
+import json,sys
+r=json.loads(sys.argv[1])
+s=next((c['share_of_slowdown'] for c in r['classes'] if c['class']==sys.argv[2]), None)
+print(s if s is not None else 'nan', r['wall_ratio'])" "$json" "$cls")
+  echo "attribution: $name: wall ratio $wall, share of the slowdown attributed to $cls: $share"
+  if ! python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 0.95 else 1)" "$share"; then
+    echo "attribution: FAIL: $name gave $cls $share of the slowdown (want >= 0.95)" >&2
+    "$fsreplay" report "$work/$name.result" --baseline "$work/$base.result" >&2 || true
     fail=1
   fi
+}
+
+# 1. The replayer's injection hook: a known extra latency inside every op of
+#    one class, on the local disk.
+mkdir -p "$work/local"
+replay base "$work/local"
+for cls in "${classes[@]}"; do
+  replay "inject-$cls" "$work/local" --inject-latency "$cls=1ms"
+  check "inject-$cls" "$cls" base
 done
+
+# 2. A slow mount: slowfs delaying only WRITE requests (one per write(2) here),
+#    against the same slowfs with no delay, so FUSE's own cost cancels out.
+for lat in all=0 all=0,write=2ms; do
+  name=slowfs-${lat//[=,]/-}
+  mkdir -p "$work/backing-$name"
+  "$mountlab" slowfs-up "$work/backing-$name" "$work/mnt-$name" none --lat "$lat" --realtime >/dev/null
+  mounted+=("$work/mnt-$name")
+  replay "$name" "$work/mnt-$name"
+done
+check slowfs-all-0-write-2ms write slowfs-all-0
 exit $fail
