@@ -1,4 +1,78 @@
-#include "tools/cli_util_pending.h"
+// fsreplay record: argument parsing and the summary line; the work is in
+// recorder/ (fsr::record).
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "tools/cli_util.h"
+#include "tools/verbs.h"
+#include "traces/syscalls.h"
+
+#ifdef FSREPLAY_HAVE_RECORDER
+#include "recorder/recorder.h"
+#endif
+
 namespace fsr::cli {
-Action add_record_verb(CLI::App& app) { return pending_verb(app, "record", "Record a workload's file-system syscalls (eBPF)"); }
+
+Action add_record_verb(CLI::App& app) {
+  struct Opts {
+    std::string output = "fsreplay.trace";
+    std::string root;
+    uint32_t buffer_mib = 8;
+    bool allow_drops = false;
+    bool no_faults = false;
+    uint32_t pid = 0;
+    std::vector<std::string> command;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* sub = app.add_subcommand("record", "Record a workload's file-system syscalls (eBPF, needs root)");
+  sub->add_option("-o,--output", o->output, "Trace file to write")->capture_default_str();
+  sub->add_option("--root", o->root, "Directory whose initial state is captured (default: current directory)");
+  sub->add_option("--buffer-mib", o->buffer_mib, "Ring buffer size per CPU, MiB (power of two)")->capture_default_str();
+  sub->add_flag("--allow-drops", o->allow_drops, "Exit 0 even if events were lost");
+  sub->add_flag("--no-page-faults", o->no_faults, "Do not record page faults on file mappings");
+  sub->add_option("--pid", o->pid, "Follow an already running process tree until it exits or Ctrl-C");
+  sub->add_option("command", o->command, "-- CMD ARGS...");
+  return [o]() -> int {
+#ifndef FSREPLAY_HAVE_RECORDER
+    return fail("record", "recorder not built: needs clang, bpftool, libbpf, kernel BTF", kExitNoPrivilege);
+#else
+    if (o->command.empty() && o->pid == 0) return fail("record", "give a command (fsreplay record -- CMD ARGS...) or --pid PID", kExitUsage);
+    if (!o->command.empty() && o->pid != 0) return fail("record", "give either a command or --pid, not both", kExitUsage);
+    RecordOptions ro;
+    ro.output = o->output;
+    ro.root = o->root;
+    ro.command = o->command;
+    ro.attach_pid = o->pid;
+    ro.buffer_mib = o->buffer_mib;
+    ro.page_faults = !o->no_faults;
+    ro.progress = stderr_is_tty();
+    auto r = record(ro);
+    if (!r) {
+      const std::string& m = r.message();
+      bool priv = m.find("root") != std::string::npos || m.find("BTF") != std::string::npos;
+      return fail("record", m, priv ? kExitNoPrivilege : kExitError);
+    }
+    const RecordSummary& s = r.value();
+    for (size_t a = 0, b; a < s.warnings.size(); a = b + 1) {
+      b = s.warnings.find('\n', a);
+      if (b == std::string::npos) b = s.warnings.size();
+      if (b > a) fmt::print(stderr, "fsreplay record: warning: {}\n", s.warnings.substr(a, b - a));
+    }
+    fmt::print(stderr, "fsreplay record: {} events, {} drops, {} ({:.2f} B/event), {} -> {}\n", s.events, s.drops,
+               human_bytes(s.bytes), s.events ? double(s.bytes) / double(s.events) : 0.0, human_ns(s.duration_ns),
+               o->output);
+    if (s.drops) {
+      std::string by;
+      for (int c = 0; c < kClassCount; ++c)
+        if (s.kernel.drops[c]) by += fmt::format(" {}={}", class_name(static_cast<SyscallClass>(c)), s.kernel.drops[c]);
+      fmt::print(stderr, "fsreplay record: dropped by class:{} (try a larger --buffer-mib)\n", by);
+      if (!o->allow_drops) return kExitDrops;
+    }
+    return s.exit_code;
+#endif
+  };
+}
+
 }  // namespace fsr::cli

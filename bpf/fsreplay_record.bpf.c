@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Kernel side of `fsreplay record`: captures the file-system syscalls and the
+ * process/synchronisation events of one process tree. Untracked tasks leave
+ * after one hash lookup. Pointer arguments are saved at sys_enter and strings
+ * read at sys_exit (pages are resident then). Records go to a per-CPU ring
+ * without wake-up; user space drains on a timer. Nothing here may block or
+ * allocate: a record that does not fit is counted as a drop, never lost
+ * silently. Which syscalls are recorded comes from fsr::syscall_table() through
+ * the rodata arrays below: no syscall number is written in this file. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "fsreplay_record.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Filled by user space from the syscall table before load. */
+const volatile __u8 sys_flags[FSR_MAX_NR] = {};
+const volatile __u8 sys_class[FSR_MAX_NR] = {};
+const volatile __u8 sys_path0[FSR_MAX_NR] = {};
+const volatile __u8 sys_path1[FSR_MAX_NR] = {};
+const volatile __u8 sys_statbuf[FSR_MAX_NR] = {};
+const volatile __u8 sys_fd[FSR_MAX_NR] = {};
+/* Classes of the pseudo events (process, mmap). */
+const volatile __u32 class_process = 0;
+const volatile __u32 class_mmap = 0;
+/* Knobs. */
+const volatile __u32 record_faults = 1;
+
+#define ANON_INODE_MAGIC 0x09041934
+#define S_IFMT_ 00170000
+#define S_IFIFO_ 0010000
+#define S_IFSOCK_ 0140000
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 65536);
+  __type(key, __u32);
+  __type(value, __u8);
+} tracked SEC(".maps");
+
+struct inflight {
+  __u64 ts;
+  __u64 args[6];
+  __u32 nr;
+  __u32 active;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct inflight);
+} inflight SEC(".maps");
+
+struct scratch {
+  struct fsr_rec rec;
+  char buf[2 * FSR_PATH_MAX];
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct scratch);
+} scratch SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct fsr_counters);
+} counters SEC(".maps");
+
+struct ring {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 1 << 20);  /* resized by user space (--buffer-mib) */
+};
+
+/* One ring per CPU, created and inserted by user space after load. */
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+  __uint(max_entries, 1);  /* set to the CPU count by user space */
+  __type(key, __u32);
+  __array(values, struct ring);
+} rings SEC(".maps");
+
+static __always_inline struct fsr_counters *get_counters(void)
+{
+  __u32 zero = 0;
+  return bpf_map_lookup_elem(&counters, &zero);
+}
+
+static __always_inline void count_extra(__u32 slot)
+{
+  struct fsr_counters *c = get_counters();
+  if (c)
+    c->extra[slot & (FSR_CNT_EXTRA - 1)]++;
+}
+
+static __always_inline void emit(struct scratch *sc, __u64 len, __u32 cls)
+{
+  struct fsr_counters *c = get_counters();
+  __u32 cpu = bpf_get_smp_processor_id();
+  void *rb = bpf_map_lookup_elem(&rings, &cpu);
+  cls &= FSR_CLASS_MAX - 1;
+  if (c)
+    c->seen[cls]++;
+  if (len > sizeof(*sc))
+    len = sizeof(*sc);
+  sc->rec.end = bpf_ktime_get_ns();
+  if (!rb || bpf_ringbuf_output(rb, sc, len, BPF_RB_NO_WAKEUP) != 0) {
+    if (c)
+      c->drops[cls]++;
+  }
+}
+
+static __always_inline int is_tracked(__u32 tgid)
+{
+  return bpf_map_lookup_elem(&tracked, &tgid) != 0;
+}
+
+static __always_inline __u64 user_dev(__u32 kdev)
+{
+  __u64 major = kdev >> 20, minor = kdev & 0xfffff;
+  return ((major & 0xfff) << 8) | ((major & ~0xfffULL) << 32) | (minor & 0xff) |
+         ((minor & ~0xffULL) << 12);
+}
+
+static __always_inline struct file *fd_file(struct task_struct *task, __s64 fd)
+{
+  struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+  unsigned int max = BPF_CORE_READ(fdt, max_fds);
+  struct file **arr;
+  struct file *f = 0;
+  if (fd < 0 || fd >= max)
+    return 0;
+  arr = BPF_CORE_READ(fdt, fd);
+  bpf_core_read(&f, sizeof(f), &arr[fd]);
+  return f;
+}
+
+/* Inode facts of `f`; also flags pipes, sockets and anon inodes (eventfd). */
+static __always_inline void file_facts(struct fsr_rec *r, struct file *f, int facts)
+{
+  struct inode *ino;
+  __u32 mode, magic;
+  if (!f)
+    return;
+  ino = BPF_CORE_READ(f, f_inode);
+  if (!ino)
+    return;
+  mode = BPF_CORE_READ(ino, i_mode);
+  magic = BPF_CORE_READ(ino, i_sb, s_magic);
+  if ((mode & S_IFMT_) == S_IFIFO_ || (mode & S_IFMT_) == S_IFSOCK_ || magic == ANON_INODE_MAGIC)
+    r->flags |= FSR_RF_FD_IS_PIPE;
+  if (!facts)
+    return;
+  r->mode = mode;
+  r->ino = BPF_CORE_READ(ino, i_ino);
+  r->size = BPF_CORE_READ(ino, i_size);
+  r->dev = user_dev(BPF_CORE_READ(ino, i_sb, s_dev));
+  r->flags |= FSR_RF_HAS_INODE;
+}
+
+static __always_inline struct scratch *get_scratch(void)
+{
+  __u32 zero = 0;
+  return bpf_map_lookup_elem(&scratch, &zero);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+{
+  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+  struct inflight *s;
+  __u8 f;
+  if (!is_tracked(tgid))
+    return 0;
+  if (id < 0 || id >= FSR_MAX_NR)
+    return 0;
+  f = sys_flags[id];
+  if (!(f & FSR_SF_RECORD))
+    return 0;
+  s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
+                           BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!s) {
+    struct fsr_counters *c = get_counters();
+    if (c)
+      c->drops[sys_class[id] & (FSR_CLASS_MAX - 1)]++;
+    return 0;
+  }
+  s->nr = id;
+  s->args[0] = regs->di;
+  s->args[1] = regs->si;
+  s->args[2] = regs->dx;
+  s->args[3] = regs->r10;
+  s->args[4] = regs->r8;
+  s->args[5] = regs->r9;
+  s->active = 1;
+  s->ts = bpf_ktime_get_ns();
+  return 0;
+}
+
+static __always_inline __u32 read_path(char *dst, __u64 uptr, struct fsr_rec *r)
+{
+  long n;
+  if (!uptr)
+    return 0;
+  n = bpf_probe_read_user_str(dst, FSR_PATH_MAX, (const void *)uptr);
+  if (n <= 0) {
+    count_extra(FSR_CNT_STRING_DROPS);
+    return 0;
+  }
+  if (n >= FSR_PATH_MAX)
+    r->flags |= FSR_RF_PATH_TRUNC;
+  return n;
+}
+
+static __always_inline void read_stat(struct fsr_rec *r, __u64 uptr, __u8 f)
+{
+  if (!uptr)
+    return;
+  if (f & FSR_SF_STAT) {
+    __u64 st[7];
+    if (bpf_probe_read_user(st, sizeof(st), (const void *)uptr))
+      return;
+    r->dev = st[0];
+    r->ino = st[1];
+    r->mode = (__u32)st[3];
+    r->size = st[6];
+  } else {
+    __u64 st[6];
+    __u32 devs[2];
+    if (bpf_probe_read_user(st, sizeof(st), (const void *)uptr) ||
+        bpf_probe_read_user(devs, sizeof(devs), (const void *)(uptr + 136)))
+      return;
+    r->mode = (__u32)(st[3] >> 32) & 0xffff;
+    r->ino = st[4];
+    r->size = st[5];
+    r->dev = ((__u64)(devs[0] & 0xfff) << 8) | ((__u64)(devs[0] & ~0xfffU) << 32) |
+             (devs[1] & 0xff) | ((__u64)(devs[1] & ~0xffU) << 12);
+  }
+  r->flags |= FSR_RF_HAS_INODE;
+}
+
+/* Builds and submits the record of the syscall saved in `s`. */
+static __always_inline void emit_syscall(struct task_struct *task, struct inflight *s, long ret,
+                                         __u64 pid_tgid, __u16 extra_flags)
+{
+  struct scratch *sc;
+  struct fsr_rec *r;
+  __u32 nr, off = 0, n1 = 0;
+  __u8 f, idx;
+  s->active = 0;
+  nr = s->nr & (FSR_MAX_NR - 1);
+  f = sys_flags[nr];
+  sc = get_scratch();
+  if (!sc)
+    return;
+  r = &sc->rec;
+  __builtin_memset(r, 0, sizeof(*r));
+  r->ts = s->ts;
+  r->ret = ret;
+  r->args[0] = s->args[0];
+  r->args[1] = s->args[1];
+  r->args[2] = s->args[2];
+  r->args[3] = s->args[3];
+  r->args[4] = s->args[4];
+  r->args[5] = s->args[5];
+  r->pid = pid_tgid >> 32;
+  r->tid = (__u32)pid_tgid;
+  r->nr = nr;
+  r->kind = FSR_REC_SYSCALL;
+  r->flags = extra_flags;
+
+  if (f & FSR_SF_IO_URING)
+    count_extra(FSR_CNT_IO_URING);
+
+  /* A successful exec replaced the address space: the path is in the
+   * exec record instead. */
+  if (!((f & FSR_SF_EXEC) && ret == 0) && !extra_flags) {
+    idx = sys_path0[nr];
+    if (idx < 6) {
+      off = read_path(sc->buf, s->args[idx], r);
+      r->len0 = off;
+    }
+    idx = sys_path1[nr];
+    if (idx < 6 && off <= FSR_PATH_MAX) {
+      n1 = read_path(sc->buf + off, s->args[idx], r);
+      r->len1 = n1;
+    }
+  }
+
+  if (!extra_flags) {
+    if ((f & FSR_SF_RET_FD) && ret >= 0) {
+      file_facts(r, fd_file(task, ret), 1);
+    } else if ((f & (FSR_SF_STAT | FSR_SF_STATX)) && ret == 0) {
+      idx = sys_statbuf[nr];
+      if (idx < 6)
+        read_stat(r, s->args[idx], f);
+    } else if ((f & FSR_SF_FD_PAIR) && ret == 0) {
+      __u32 fds[2] = {};
+      idx = sys_statbuf[nr];
+      /* The pointer is never stored (ptr_mask); the slot carries the new fds. */
+      if (idx < 6 && bpf_probe_read_user(fds, sizeof(fds), (const void *)s->args[idx]) == 0)
+        r->args[idx] = fds[0] | ((__u64)fds[1] << 32);
+    }
+    idx = sys_fd[nr];
+    if (idx < 6 && !(r->flags & FSR_RF_HAS_INODE))
+      file_facts(r, fd_file(task, (__s64)(__s32)s->args[idx]), (f & FSR_SF_FD_INODE) != 0);
+  }
+
+  emit(sc, sizeof(*r) + off + n1, sys_class[nr]);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  struct task_struct *task;
+  struct inflight *s;
+  if (!is_tracked(pid_tgid >> 32))
+    return 0;
+  task = bpf_get_current_task_btf();
+  s = bpf_task_storage_get(&inflight, task, 0, 0);
+  if (!s || !s->active)
+    return 0;
+  emit_syscall(task, s, ret, pid_tgid, 0);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+  __u32 ptgid = parent->tgid, ctgid = child->tgid;
+  struct scratch *sc;
+  struct fsr_rec *r;
+  __u8 one = 1;
+  if (!is_tracked(ptgid))
+    return 0;
+  if (bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY) != 0) {
+    struct fsr_counters *c = get_counters();
+    if (c)
+      c->drops[class_process & (FSR_CLASS_MAX - 1)]++;
+  }
+  sc = get_scratch();
+  if (!sc)
+    return 0;
+  r = &sc->rec;
+  __builtin_memset(r, 0, sizeof(*r));
+  r->ts = bpf_ktime_get_ns();
+  r->kind = FSR_REC_FORK;
+  r->pid = ptgid;
+  r->tid = parent->pid;
+  r->args[0] = child->pid;
+  r->args[1] = ctgid;
+  if (ctgid == ptgid)
+    r->flags |= FSR_RF_THREAD;
+  if (child->files == parent->files)
+    r->flags |= FSR_RF_SHARED_FILES;
+  if (child->fs == parent->fs)
+    r->flags |= FSR_RF_SHARED_FS;
+  emit(sc, sizeof(*r), class_process);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+  __u32 tgid = p->tgid;
+  struct scratch *sc;
+  struct fsr_rec *r;
+  const char *fname;
+  __u64 start, end, len;
+  long n;
+  __u32 off = 0;
+  if (!is_tracked(tgid))
+    return 0;
+  sc = get_scratch();
+  if (!sc)
+    return 0;
+  r = &sc->rec;
+  __builtin_memset(r, 0, sizeof(*r));
+  r->ts = bpf_ktime_get_ns();
+  r->kind = FSR_REC_EXEC;
+  r->pid = tgid;
+  r->tid = p->pid;
+  r->args[0] = old_pid;
+  fname = BPF_CORE_READ(bprm, filename);
+  n = bpf_probe_read_kernel_str(sc->buf, FSR_PATH_MAX, fname);
+  if (n > 0) {
+    off = n;
+    r->len0 = n;
+  }
+  start = BPF_CORE_READ(p, mm, arg_start);
+  end = BPF_CORE_READ(p, mm, arg_end);
+  len = end > start ? end - start : 0;
+  if (len > FSR_PATH_MAX) {
+    len = FSR_PATH_MAX;
+    r->flags |= FSR_RF_PATH_TRUNC;
+  }
+  if (off <= FSR_PATH_MAX && len > 0 &&
+      bpf_probe_read_user(sc->buf + off, len, (const void *)start) == 0)
+    r->len1 = len;
+  else
+    len = 0;
+  emit(sc, sizeof(*r) + off + len, class_process);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+  __u32 tgid = p->tgid;
+  struct scratch *sc;
+  struct fsr_rec *r;
+  int live;
+  struct task_struct *task = bpf_get_current_task_btf();
+  struct inflight *s;
+  if (!is_tracked(tgid))
+    return 0;
+  /* exit/exit_group (or a call interrupted by a fatal signal) never returns:
+   * submit it now, marked unfinished. */
+  s = bpf_task_storage_get(&inflight, task, 0, 0);
+  if (s && s->active)
+    emit_syscall(task, s, 0, bpf_get_current_pid_tgid(), FSR_RF_UNFINISHED);
+  live = BPF_CORE_READ(p, signal, live.counter);
+  sc = get_scratch();
+  if (sc) {
+    r = &sc->rec;
+    __builtin_memset(r, 0, sizeof(*r));
+    r->ts = bpf_ktime_get_ns();
+    r->kind = FSR_REC_EXIT;
+    r->pid = tgid;
+    r->tid = p->pid;
+    r->ret = p->exit_code;
+    r->args[0] = p->exit_code;
+    r->args[1] = live == 0;
+    emit(sc, sizeof(*r), class_process);
+  }
+  if (live == 0)
+    bpf_map_delete_elem(&tracked, &tgid);
+  return 0;
+}
+
+struct fault_ctx {
+  __u64 addr;
+  __u64 off;
+  struct file *file;
+};
+
+static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+  struct fault_ctx *c = data;
+  struct file *f = vma->vm_file;
+  if (!f)
+    return 0;
+  c->file = f;
+  c->off = (vma->vm_pgoff << 12) + ((c->addr - vma->vm_start) & ~0xfffULL);
+  return 0;
+}
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+{
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  __u32 tgid = pid_tgid >> 32;
+  struct fault_ctx c = {.addr = address};
+  struct scratch *sc;
+  struct fsr_rec *r;
+  if (!record_faults || !is_tracked(tgid))
+    return 0;
+  if (bpf_find_vma(bpf_get_current_task_btf(), address, fault_vma, &c, 0) != 0 || !c.file)
+    return 0;
+  sc = get_scratch();
+  if (!sc)
+    return 0;
+  r = &sc->rec;
+  __builtin_memset(r, 0, sizeof(*r));
+  r->ts = bpf_ktime_get_ns();
+  r->kind = FSR_REC_FAULT;
+  r->pid = tgid;
+  r->tid = (__u32)pid_tgid;
+  r->args[0] = c.off;
+  r->args[1] = address;
+  r->args[2] = error_code;
+  file_facts(r, c.file, 1);
+  emit(sc, sizeof(*r), class_mmap);
+  return 0;
+}

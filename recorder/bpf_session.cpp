@@ -1,0 +1,237 @@
+#include "recorder/bpf_session.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "bpf/fsreplay_record.h"
+#include "fsreplay_record.skel.h"
+#include "traces/syscalls.h"
+
+namespace fsr {
+namespace {
+
+static_assert(sizeof(fsr_rec) == FSR_REC_SIZE, "fsr_rec layout changed: update FSR_REC_SIZE");
+static_assert(sizeof(fsr_counters) == 8 * (2 * FSR_CLASS_MAX + FSR_CNT_EXTRA));
+static_assert(kClassCount <= FSR_CLASS_MAX, "FSR_CLASS_MAX too small for the class table");
+static_assert(kMaxSyscallNr == FSR_MAX_NR, "BPF and syscall table disagree on the nr bound");
+
+bool g_debug = false;
+
+int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list ap) {
+  if (!g_debug && level != LIBBPF_WARN) return 0;
+  if (!g_debug) return 0;
+  return vfprintf(stderr, fmt, ap);
+}
+
+uint8_t arg_or_none(int8_t a) { return a >= 0 && a < 6 ? static_cast<uint8_t>(a) : FSR_NO_ARG; }
+
+void fill_rodata(fsr_bpf* skel, bool faults) {
+  auto* ro = skel->rodata;
+  for (int i = 0; i < FSR_MAX_NR; ++i) {
+    ro->sys_path0[i] = ro->sys_path1[i] = ro->sys_statbuf[i] = ro->sys_fd[i] = FSR_NO_ARG;
+  }
+  for (const SyscallInfo& s : syscall_table()) {
+    if (s.nr >= FSR_MAX_NR) continue;  // pseudo events
+    uint8_t f = FSR_SF_RECORD;
+    if (s.flags & kSfReturnsFd) f |= FSR_SF_RET_FD;
+    if (s.flags & kSfStatBuf) f |= FSR_SF_STAT;
+    if (s.flags & kSfStatxBuf) f |= FSR_SF_STATX;
+    if (s.flags & kSfIoUring) f |= FSR_SF_IO_URING;
+    if (s.cls == SyscallClass::kMmap) f |= FSR_SF_FD_INODE;
+    if (s.cls == SyscallClass::kProcess && s.path[0] >= 0) f |= FSR_SF_EXEC;
+    uint8_t out = arg_or_none(s.stat_buf);
+    if (s.flags & kSfFdPairOut) {
+      f |= FSR_SF_FD_PAIR;
+      // pipe/pipe2 write the pair at arg0, socketpair at arg3 (syscalls.h).
+      out = (s.ptr_mask & 1) ? 0 : 3;
+    }
+    ro->sys_flags[s.nr] = f;
+    ro->sys_class[s.nr] = static_cast<uint8_t>(s.cls);
+    ro->sys_path0[s.nr] = arg_or_none(s.path[0]);
+    ro->sys_path1[s.nr] = arg_or_none(s.path[1]);
+    ro->sys_statbuf[s.nr] = out;
+    // The kernel looks at the fd operand only where it matters: to flag pipe,
+    // socket and eventfd I/O (causality) and to give mmap its inode. Other fd
+    // calls (close, lseek, fsync...) get their path from the user-side fd table.
+    const bool inspect_fd = s.cls == SyscallClass::kRead || s.cls == SyscallClass::kWrite ||
+                            s.cls == SyscallClass::kMmap || s.cls == SyscallClass::kCopy;
+    ro->sys_fd[s.nr] = inspect_fd ? arg_or_none(s.fd) : FSR_NO_ARG;
+  }
+  ro->class_process = static_cast<uint32_t>(SyscallClass::kProcess);
+  ro->class_mmap = static_cast<uint32_t>(SyscallClass::kMmap);
+  ro->record_faults = faults ? 1 : 0;
+}
+
+std::string load_error(int err) {
+  if (err == EPERM || err == EACCES)
+    return "loading the BPF program was refused: run as root (sudo) or with CAP_BPF and CAP_PERFMON";
+  return fmt::format("loading the BPF program failed: {} (rerun with FSREPLAY_BPF_DEBUG=1 for the verifier log)",
+                     strerror(err));
+}
+
+}  // namespace
+
+void BpfSession::SkelDeleter::operator()(fsr_bpf* s) const { fsr_bpf__destroy(s); }
+void BpfSession::RbDeleter::operator()(ring_buffer* rb) const { ring_buffer__free(rb); }
+
+BpfSession::~BpfSession() = default;
+
+int BpfSession::on_sample(void* ctx, void* data, size_t size) {
+  auto* c = static_cast<CpuCtx*>(ctx);
+  return c->self->fn_(c->self->ctx_, c->cpu, data, size);
+}
+
+Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, RecordFn fn,
+                                                     void* ctx) {
+  g_debug = getenv("FSREPLAY_BPF_DEBUG") != nullptr;
+  libbpf_set_print(libbpf_print);
+  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+    return Status::error("kernel BTF missing (/sys/kernel/btf/vmlinux): the recorder needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+  if (geteuid() != 0 && access("/sys/kernel/btf/vmlinux", R_OK) == 0) {
+    // Not fatal by itself (CAP_BPF may be enough), but the usual cause of a refused load.
+  }
+  if (options.buffer_mib == 0 || (options.buffer_mib & (options.buffer_mib - 1)) != 0 ||
+      options.buffer_mib > 1024)
+    return Status::error(fmt::format("--buffer-mib {}: must be a power of two between 1 and 1024", options.buffer_mib));
+
+  std::unique_ptr<BpfSession> s(new BpfSession());
+  s->fn_ = fn;
+  s->ctx_ = ctx;
+  int ncpu = libbpf_num_possible_cpus();
+  if (ncpu <= 0) return Status::error("cannot read the number of possible CPUs (/sys/devices/system/cpu/possible)");
+  s->ncpu_ = static_cast<uint32_t>(ncpu);
+
+  s->skel_.reset(fsr_bpf__open());
+  if (!s->skel_) return Status::error(load_error(errno));
+  fsr_bpf* skel = s->skel_.get();
+  fill_rodata(skel, options.page_faults);
+  const uint32_t ring_bytes = options.buffer_mib << 20;
+  bpf_map__set_max_entries(skel->maps.rings, s->ncpu_);
+  // libbpf 1.1 exposes no usable inner map here: give it a template ring of the right size.
+  UniqueFd inner_template(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "fsr_ring_tpl", 0, 0, ring_bytes, nullptr));
+  if (!inner_template.valid()) {
+    int err = errno;
+    if (err == EPERM || err == EACCES) return Status::error(load_error(err));
+    return Status::error(fmt::format("creating a {} MiB ring buffer failed: {} (try a smaller --buffer-mib)",
+                                     options.buffer_mib, strerror(err)));
+  }
+  bpf_map__set_inner_map_fd(skel->maps.rings, inner_template.get());
+  if (!options.page_faults) bpf_program__set_autoload(skel->progs.on_fault, false);
+
+  if (int err = fsr_bpf__load(skel); err != 0) return Status::error(load_error(-err));
+
+  int outer = bpf_map__fd(skel->maps.rings);
+  s->cpu_ctx_.resize(s->ncpu_);
+  for (uint32_t cpu = 0; cpu < s->ncpu_; ++cpu) {
+    UniqueFd fd(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "fsr_ring", 0, 0, ring_bytes, nullptr));
+    if (!fd.valid())
+      return Status::error(fmt::format("creating a {} MiB ring buffer for CPU {} failed: {} (try a smaller --buffer-mib)",
+                                       options.buffer_mib, cpu, strerror(errno)));
+    int v = fd.get();
+    if (bpf_map_update_elem(outer, &cpu, &v, BPF_ANY) != 0)
+      return Status::error(fmt::format("installing the ring of CPU {} failed: {}", cpu, strerror(errno)));
+    s->cpu_ctx_[cpu] = {s.get(), cpu};
+    if (!s->rb_) {
+      s->rb_.reset(ring_buffer__new(fd.get(), on_sample, &s->cpu_ctx_[cpu], nullptr));
+      if (!s->rb_) return Status::error(fmt::format("ring_buffer__new failed: {}", strerror(errno)));
+    } else if (ring_buffer__add(s->rb_.get(), fd.get(), on_sample, &s->cpu_ctx_[cpu]) != 0) {
+      return Status::error(fmt::format("ring_buffer__add for CPU {} failed: {}", cpu, strerror(errno)));
+    }
+    s->ring_fds_.push_back(std::move(fd));
+  }
+
+  // Attach one by one: the page-fault program is optional.
+  struct {
+    bpf_program* prog;
+    bpf_link** link;
+    bool optional;
+  } progs[] = {
+      {skel->progs.sys_enter, &skel->links.sys_enter, false},
+      {skel->progs.sys_exit, &skel->links.sys_exit, false},
+      {skel->progs.on_fork, &skel->links.on_fork, false},
+      {skel->progs.on_exec, &skel->links.on_exec, false},
+      {skel->progs.on_exit, &skel->links.on_exit, false},
+      {skel->progs.on_fault, &skel->links.on_fault, true},
+  };
+  for (auto& p : progs) {
+    if (p.optional && !options.page_faults) continue;
+    *p.link = bpf_program__attach(p.prog);
+    if (!*p.link) {
+      int err = errno;
+      if (p.optional) {
+        s->warnings_ += fmt::format("page faults on file mappings not recorded ({}: {}); ",
+                                    bpf_program__section_name(p.prog), strerror(err));
+        continue;
+      }
+      return Status::error(fmt::format("attaching {} failed: {}", bpf_program__section_name(p.prog),
+                                       strerror(err)));
+    }
+  }
+  return s;
+}
+
+Status BpfSession::track(uint32_t tgid) {
+  uint8_t one = 1;
+  if (bpf_map_update_elem(bpf_map__fd(skel_->maps.tracked), &tgid, &one, BPF_ANY) != 0)
+    return Status::error(fmt::format("adding pid {} to the BPF filter failed: {}", tgid, strerror(errno)));
+  return Status::ok();
+}
+
+bool BpfSession::tracked(uint32_t tgid) const {
+  uint8_t v = 0;
+  return bpf_map_lookup_elem(bpf_map__fd(skel_->maps.tracked), &tgid, &v) == 0;
+}
+
+size_t BpfSession::tracked_count() const {
+  int fd = bpf_map__fd(skel_->maps.tracked);
+  uint32_t key = 0, next = 0;
+  size_t n = 0;
+  const void* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    ++n;
+    key = next;
+    prev = &key;
+  }
+  return n;
+}
+
+Status BpfSession::consume() {
+  int n = ring_buffer__consume(rb_.get());
+  if (n < 0) return Status::error(fmt::format("draining the ring buffers failed: {}", strerror(-n)));
+  return Status::ok();
+}
+
+KernelCounters BpfSession::counters() const {
+  KernelCounters k;
+  std::vector<fsr_counters> per(ncpu_);
+  uint32_t zero = 0;
+  if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.counters), &zero, per.data()) == 0) {
+    for (const auto& c : per) {
+      for (int i = 0; i < kClassCount; ++i) {
+        k.seen[i] += c.seen[i];
+        k.drops[i] += c.drops[i];
+      }
+      k.string_drops += c.extra[FSR_CNT_STRING_DROPS];
+      k.io_uring += c.extra[FSR_CNT_IO_URING];
+    }
+  }
+  for (bpf_program* p : {skel_->progs.sys_enter, skel_->progs.sys_exit, skel_->progs.on_fork,
+                         skel_->progs.on_exec, skel_->progs.on_exit, skel_->progs.on_fault}) {
+    bpf_prog_info info{};
+    uint32_t len = sizeof(info);
+    int fd = bpf_program__fd(p);
+    if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0) k.prog_misses += info.recursion_misses;
+  }
+  return k;
+}
+
+}  // namespace fsr

@@ -1,0 +1,85 @@
+// BpfSession: the loaded and attached kernel side of the recorder. Owns the
+// skeleton (RAII), the per-CPU rings and the libbpf ring_buffer that drains
+// them. Fills the skeleton's rodata from fsr::syscall_table() before load, so
+// the BPF program never hard-codes a syscall number. Must never be shared
+// between threads: one session, one draining thread.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <memory>
+#include <vector>
+
+#include "recorder/unique_fd.h"
+#include "traces/status.h"
+#include "traces/trace_model.h"
+
+struct fsr_bpf;
+struct ring_buffer;
+
+namespace fsr {
+
+struct BpfOptions {
+  uint32_t buffer_mib = 8;   // per CPU
+  bool page_faults = true;   // record first faults on file mappings
+};
+
+struct KernelCounters {
+  std::array<uint64_t, kClassCount> seen{};
+  std::array<uint64_t, kClassCount> drops{};
+  uint64_t string_drops = 0;
+  uint64_t io_uring = 0;
+  uint64_t prog_misses = 0;  // program runs the kernel skipped (recursion)
+};
+
+// Called for every record, in ring order of one CPU. `cpu` is the ring index.
+using RecordFn = int (*)(void* ctx, uint32_t cpu, const void* data, size_t size);
+
+class BpfSession {
+ public:
+  // Checks privileges and BTF, loads and attaches. Errors are one line.
+  static Result<std::unique_ptr<BpfSession>> open(const BpfOptions& options, RecordFn fn,
+                                                  void* ctx);
+  ~BpfSession();
+  BpfSession(const BpfSession&) = delete;
+  BpfSession& operator=(const BpfSession&) = delete;
+
+  // Adds a thread-group id to the in-kernel filter.
+  Status track(uint32_t tgid);
+  // True while `tgid` is in the filter (removed by the kernel on group exit).
+  bool tracked(uint32_t tgid) const;
+  size_t tracked_count() const;
+
+  // Consumes every record available in every ring (no wake-ups are used).
+  Status consume();
+
+  KernelCounters counters() const;
+  uint32_t cpu_count() const { return ncpu_; }
+  // Non-fatal problems found while attaching (e.g. page faults not available).
+  const std::string& warnings() const { return warnings_; }
+
+ private:
+  BpfSession() = default;
+  struct SkelDeleter {
+    void operator()(fsr_bpf* s) const;
+  };
+  struct RbDeleter {
+    void operator()(ring_buffer* rb) const;
+  };
+  std::unique_ptr<fsr_bpf, SkelDeleter> skel_;
+  std::vector<UniqueFd> ring_fds_;
+  std::unique_ptr<ring_buffer, RbDeleter> rb_;
+  uint32_t ncpu_ = 0;
+  std::string warnings_;
+  RecordFn fn_ = nullptr;
+  void* ctx_ = nullptr;
+  struct CpuCtx {
+    BpfSession* self;
+    uint32_t cpu;
+  };
+  std::vector<CpuCtx> cpu_ctx_;
+  static int on_sample(void* ctx, void* data, size_t size);
+};
+
+}  // namespace fsr

@@ -1,0 +1,315 @@
+#include "recorder/event_decoder.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+
+#include "recorder/path_util.h"
+#include "recorder/syscall_arity.h"
+#include "traces/syscalls.h"
+
+namespace fsr {
+namespace {
+
+constexpr int64_t kAtFdcwd = AT_FDCWD;
+constexpr uint64_t kCloseRangeCloexec = 4;  // CLOSE_RANGE_CLOEXEC
+constexpr int kMaxTrackedFd = 1 << 20;
+
+std::string_view rec_str(const char* s, uint32_t len) {
+  if (len == 0) return {};
+  std::string_view v(s, len);
+  while (!v.empty() && v.back() == '\0') v.remove_suffix(1);
+  return v;
+}
+
+}  // namespace
+
+EventDecoder::EventDecoder(uint64_t mono_start_ns, InternFn intern)
+    : mono_start_(mono_start_ns), intern_fn_(std::move(intern)) {
+  scratch_.reserve(2 * PATH_MAX);
+  arity_.fill(6);
+  for (const SyscallInfo& s : syscall_table())
+    if (s.nr < arity_.size()) arity_[s.nr] = syscall_arity(s.name);
+}
+
+StrId EventDecoder::intern(std::string_view s) {
+  auto it = ids_.find(s);
+  if (it != ids_.end()) return it->second;
+  storage_.emplace_back(s);
+  std::string_view stored = storage_.back();
+  StrId id = intern_fn_(stored);
+  ids_.emplace(stored, id);
+  by_id_.emplace(id, stored);
+  return id;
+}
+
+std::string_view EventDecoder::str(StrId id) const {
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? std::string_view() : it->second;
+}
+
+EventDecoder::Task& EventDecoder::task(uint32_t pid, uint32_t tid) {
+  auto it = tasks_.find(tid);
+  if (it != tasks_.end()) return it->second;
+  Task t;
+  auto leader = tasks_.find(pid);
+  if (leader != tasks_.end()) {  // a thread we did not see being created: shares the process tables
+    t.files = leader->second.files;
+    t.fs = leader->second.fs;
+  } else {
+    t.files = std::make_shared<FileTable>();
+    t.fs = std::make_shared<FsState>();
+    char link[64], buf[PATH_MAX];
+    snprintf(link, sizeof(link), "/proc/%u/cwd", tid);
+    ssize_t n = readlink(link, buf, sizeof(buf));
+    if (n > 0) t.fs->cwd = intern(std::string_view(buf, static_cast<size_t>(n)));
+  }
+  return tasks_.emplace(tid, std::move(t)).first->second;
+}
+
+void EventDecoder::seed_process(const ProcessState& state) {
+  Task& t = task(state.pid, state.pid);
+  if (!state.cwd.empty()) t.fs->cwd = intern(state.cwd);
+  for (const FdEntry& f : state.fds) {
+    bool pipe = f.path.rfind("pipe:", 0) == 0 || f.path.rfind("socket:", 0) == 0 ||
+                f.path.rfind("anon_inode:", 0) == 0;
+    set_fd(t, f.fd, pipe || f.path.empty() || f.path[0] != '/' ? kNoStr : intern(f.path),
+           (f.flags & O_CLOEXEC) != 0, pipe);
+  }
+}
+
+EventDecoder::FdSlot* EventDecoder::slot(Task& t, int64_t fd) {
+  if (fd < 0 || fd >= static_cast<int64_t>(t.files->fds.size())) return nullptr;
+  FdSlot* s = &t.files->fds[static_cast<size_t>(fd)];
+  return s->used ? s : nullptr;
+}
+
+void EventDecoder::set_fd(Task& t, int64_t fd, StrId path, bool cloexec, bool pipe) {
+  if (fd < 0 || fd >= kMaxTrackedFd) return;
+  auto& fds = t.files->fds;
+  if (fd >= static_cast<int64_t>(fds.size())) fds.resize(static_cast<size_t>(fd) + 16);
+  fds[static_cast<size_t>(fd)] = FdSlot{path, 1, static_cast<uint8_t>(cloexec), static_cast<uint8_t>(pipe)};
+}
+
+StrId EventDecoder::resolve(Task& t, int64_t dirfd, std::string_view p, bool* unresolved) {
+  if (!p.empty() && p.front() == '/') {
+    join_path(scratch_, "", p);
+    return intern(scratch_);
+  }
+  StrId base = kNoStr;
+  if (dirfd == kAtFdcwd) {
+    base = t.fs->cwd;
+  } else if (FdSlot* s = slot(t, dirfd)) {
+    base = s->path;
+  }
+  if (base == kNoStr) {
+    *unresolved = true;
+    ++unresolved_;
+    return p.empty() ? kNoStr : intern(p);
+  }
+  if (p.empty()) return base;  // AT_EMPTY_PATH: the fd itself
+  join_path(scratch_, str(base), p);
+  return intern(scratch_);
+}
+
+bool EventDecoder::decode(const fsr_rec& r, const char* s, Event& e) {
+  e = Event{};
+  e.ts = r.ts >= mono_start_ ? r.ts - mono_start_ : 0;
+  e.dur = r.end > r.ts ? r.end - r.ts : 0;
+  e.ret = r.ret;
+  e.pid = r.pid;
+  e.tid = r.tid;
+  e.flags = r.flags & (kEfPathTruncated | kEfUnfinished | kEfThreadClone | kEfSharedFiles | kEfFdIsPipe);
+  if (r.flags & FSR_RF_HAS_INODE) {
+    e.dev = r.dev;
+    e.ino = r.ino;
+    e.size = r.size;
+    e.mode = r.mode;
+  }
+  std::string_view p0 = rec_str(s, r.len0);
+  std::string_view p1 = rec_str(s + r.len0, r.len1);
+  Task& t = task(r.pid, r.tid);
+  bool unresolved = false;
+
+  switch (r.kind) {
+    case FSR_REC_FORK: {
+      e.nr = kEvProcFork;
+      e.args[0] = r.args[0];
+      e.args[1] = r.args[1];
+      e.args[2] = (r.flags & FSR_RF_SHARED_FS) ? 1 : 0;
+      e.ret = 0;
+      Task child;
+      child.files = (r.flags & FSR_RF_SHARED_FILES) ? t.files : std::make_shared<FileTable>(*t.files);
+      child.fs = (r.flags & FSR_RF_SHARED_FS) ? t.fs : std::make_shared<FsState>(*t.fs);
+      tasks_[static_cast<uint32_t>(r.args[0])] = std::move(child);
+      return true;
+    }
+    case FSR_REC_EXEC:
+      e.nr = kEvProcExec;
+      e.args[0] = r.args[0];
+      e.ret = 0;
+      e.path[0] = p0.empty() ? kNoStr : resolve(t, kAtFdcwd, p0, &unresolved);
+      e.path[1] = p1.empty() ? kNoStr : intern(p1);
+      t.pending_exec = e.path[0];
+      if (unresolved) e.flags |= kEfPathUnresolved;
+      return true;
+    case FSR_REC_EXIT:
+      e.nr = kEvProcExit;
+      e.args[0] = r.args[0];
+      e.args[1] = r.args[1];
+      tasks_.erase(r.tid);
+      return true;
+    case FSR_REC_FAULT: {
+      e.nr = kEvPageFault;
+      e.args[0] = r.args[0];
+      e.args[1] = r.args[1];
+      e.args[2] = r.args[2];
+      e.ret = 0;
+      auto it = inode_paths_.find({r.dev, r.ino});
+      if (it != inode_paths_.end()) e.path[0] = it->second;
+      return true;
+    }
+    case FSR_REC_SYSCALL:
+      break;
+    default:
+      return false;
+  }
+
+  const SyscallInfo* info = syscall_info(r.nr);
+  if (!info) return false;
+  e.nr = r.nr;
+  const int nargs = arity_[r.nr % arity_.size()];
+  for (int i = 0; i < nargs; ++i) e.args[i] = (info->ptr_mask & (1u << i)) ? 0 : r.args[i];
+  if ((info->flags & kSfFdPairOut) && r.ret == 0) {
+    int a = (info->ptr_mask & 1) ? 0 : 3;  // where the kernel side put the fd pair
+    e.args[a] = r.args[a];
+  }
+  if ((r.flags & FSR_RF_UNFINISHED) && (r.nr == SYS_exit || r.nr == SYS_exit_group)) {
+    e.flags &= static_cast<uint16_t>(~kEfUnfinished);  // these never return: that is their normal end
+  }
+
+  std::string_view ps[2] = {p0, p1};
+  for (int i = 0; i < 2; ++i) {
+    if (info->path[i] < 0 || (i == 0 ? r.len0 : r.len1) == 0) continue;
+    if (i == 0 && (info->flags & kSfLiteralPath0)) {
+      e.path[0] = intern(ps[0]);
+      continue;
+    }
+    int64_t dirfd = info->dirfd[i] >= 0 ? static_cast<int32_t>(r.args[info->dirfd[i]]) : kAtFdcwd;
+    e.path[i] = resolve(t, dirfd, ps[i], &unresolved);
+  }
+  const bool is_exec = r.nr == SYS_execve || r.nr == SYS_execveat;
+  if (is_exec && r.ret == 0) e.path[0] = t.pending_exec;
+
+  if (info->fd >= 0 && e.path[0] == kNoStr) {
+    bool anon_map = r.nr == SYS_mmap && (r.args[3] & MAP_ANONYMOUS);
+    if (FdSlot* sl = anon_map ? nullptr : slot(t, static_cast<int32_t>(r.args[info->fd])))
+      e.path[0] = sl->path;
+  }
+  if (unresolved) e.flags |= kEfPathUnresolved;
+  const bool wants_inode = ((info->flags & (kSfStatBuf | kSfStatxBuf)) ||
+                            (info->cls == SyscallClass::kOpen && (info->flags & kSfReturnsFd)));
+  if (wants_inode && r.ret >= 0 && !(r.flags & FSR_RF_HAS_INODE)) e.flags |= kEfNoInode;
+  if ((r.flags & FSR_RF_HAS_INODE) && e.path[0] != kNoStr && r.ret >= 0 && !(info->flags & kSfStatBuf) &&
+      !(info->flags & kSfStatxBuf))
+    inode_paths_[{r.dev, r.ino}] = e.path[0];
+  if (r.ret >= 0) apply(r, t, e);
+  return true;
+}
+
+void EventDecoder::apply(const fsr_rec& r, Task& t, Event& e) {
+  const int64_t ret = r.ret;
+  const bool pipe = (r.flags & FSR_RF_FD_IS_PIPE) != 0;
+  auto dup_to = [&](int64_t from, int64_t to, bool cloexec) {
+    if (from == to) return;
+    FdSlot* src = slot(t, from);
+    set_fd(t, to, src ? src->path : kNoStr, cloexec, src ? src->pipe : 0);
+  };
+  switch (r.nr) {
+    case SYS_open:
+      set_fd(t, ret, e.path[0], (r.args[1] & O_CLOEXEC) != 0, pipe);
+      break;
+    case SYS_creat:
+    case SYS_openat2:  // how->flags is behind a pointer: close-on-exec unknown, assumed off
+      set_fd(t, ret, e.path[0], false, pipe);
+      break;
+    case SYS_openat:
+      set_fd(t, ret, e.path[0], (r.args[2] & O_CLOEXEC) != 0, pipe);
+      break;
+    case SYS_dup:
+    case SYS_dup2:
+      dup_to(static_cast<int32_t>(r.args[0]), ret, false);
+      break;
+    case SYS_dup3:
+      dup_to(static_cast<int32_t>(r.args[0]), ret, (r.args[2] & O_CLOEXEC) != 0);
+      break;
+    case SYS_fcntl: {
+      int64_t fd = static_cast<int32_t>(r.args[0]);
+      if (r.args[1] == F_DUPFD || r.args[1] == F_DUPFD_CLOEXEC) {
+        dup_to(fd, ret, r.args[1] == F_DUPFD_CLOEXEC);
+      } else if (r.args[1] == F_SETFD) {
+        if (FdSlot* sl = slot(t, fd)) sl->cloexec = (r.args[2] & FD_CLOEXEC) ? 1 : 0;
+      }
+      break;
+    }
+    case SYS_close:
+      if (FdSlot* sl = slot(t, static_cast<int32_t>(r.args[0]))) *sl = FdSlot{};
+      break;
+    case SYS_close_range: {
+      auto& fds = t.files->fds;
+      uint64_t last = std::min<uint64_t>(r.args[1], fds.empty() ? 0 : fds.size() - 1);
+      for (uint64_t fd = r.args[0]; fd <= last && fd < fds.size(); ++fd) {
+        if (r.args[2] & kCloseRangeCloexec)
+          fds[fd].cloexec = 1;
+        else
+          fds[fd] = FdSlot{};
+      }
+      break;
+    }
+    case SYS_pipe:
+    case SYS_pipe2: {
+      bool cloexec = r.nr == SYS_pipe2 && (r.args[1] & O_CLOEXEC);
+      set_fd(t, static_cast<int32_t>(e.args[0] & 0xffffffff), kNoStr, cloexec, true);
+      set_fd(t, static_cast<int32_t>(e.args[0] >> 32), kNoStr, cloexec, true);
+      break;
+    }
+    case SYS_socketpair: {
+      bool cloexec = (r.args[1] & O_CLOEXEC) != 0;  // SOCK_CLOEXEC == O_CLOEXEC
+      set_fd(t, static_cast<int32_t>(e.args[3] & 0xffffffff), kNoStr, cloexec, true);
+      set_fd(t, static_cast<int32_t>(e.args[3] >> 32), kNoStr, cloexec, true);
+      break;
+    }
+    case SYS_eventfd:
+      set_fd(t, ret, kNoStr, false, true);
+      break;
+    case SYS_eventfd2:
+      set_fd(t, ret, kNoStr, (r.args[1] & O_CLOEXEC) != 0, true);
+      break;
+    case SYS_epoll_create1:
+      set_fd(t, ret, kNoStr, (r.args[0] & O_CLOEXEC) != 0, true);
+      break;
+    case SYS_chdir:
+      if (e.path[0] != kNoStr && !(e.flags & kEfPathUnresolved)) t.fs->cwd = e.path[0];
+      break;
+    case SYS_fchdir:
+      if (FdSlot* sl = slot(t, static_cast<int32_t>(r.args[0])); sl && sl->path) t.fs->cwd = sl->path;
+      break;
+    case SYS_execve:
+    case SYS_execveat: {
+      // exec unshares the fd table and closes close-on-exec fds.
+      auto files = std::make_shared<FileTable>(*t.files);
+      for (FdSlot& sl : files->fds)
+        if (sl.used && sl.cloexec) sl = FdSlot{};
+      t.files = std::move(files);
+      t.pending_exec = kNoStr;
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace fsr

@@ -1,0 +1,86 @@
+// EventDecoder: turns kernel records (bpf/fsreplay_record.h) into fsr::Event
+// with absolute, interned paths. Keeps what the kernel cannot tell us cheaply:
+// per-process fd tables (fork copies, CLONE_FILES/threads share, exec drops
+// close-on-exec fds) and cwd (chdir/fchdir; CLONE_FS shares), seeded for the
+// first process from /proc. Records must be fed in completion (`end`) order.
+// Allocates only for new processes, new fds slots and new distinct strings,
+// never per event otherwise.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "bpf/fsreplay_record.h"
+#include "traces/event.h"
+#include "traces/trace_model.h"
+
+namespace fsr {
+
+class EventDecoder {
+ public:
+  // `intern` is called once per distinct string and returns its id in the trace.
+  using InternFn = std::function<StrId(std::string_view)>;
+  EventDecoder(uint64_t mono_start_ns, InternFn intern);
+
+  // Initial cwd and fds of an already running process (from /proc).
+  void seed_process(const ProcessState& state);
+
+  // Decodes one record into `out`; false when it yields no event.
+  bool decode(const fsr_rec& rec, const char* strings, Event& out);
+
+  // The string behind an id this decoder interned ("" when unknown).
+  std::string_view str(StrId id) const;
+
+  uint64_t unresolved_paths() const { return unresolved_; }
+
+ private:
+  struct FdSlot {
+    StrId path = kNoStr;
+    uint8_t used = 0;
+    uint8_t cloexec = 0;
+    uint8_t pipe = 0;
+  };
+  struct FileTable {
+    std::vector<FdSlot> fds;
+  };
+  struct FsState {
+    StrId cwd = kNoStr;
+  };
+  struct Task {
+    std::shared_ptr<FileTable> files;
+    std::shared_ptr<FsState> fs;
+    StrId pending_exec = kNoStr;
+  };
+
+  StrId intern(std::string_view s);
+  Task& task(uint32_t pid, uint32_t tid);
+  FdSlot* slot(Task& t, int64_t fd);
+  void set_fd(Task& t, int64_t fd, StrId path, bool cloexec, bool pipe);
+  StrId resolve(Task& t, int64_t dirfd, std::string_view p, bool* unresolved);
+  void apply(const fsr_rec& rec, Task& t, Event& e);
+
+  uint64_t mono_start_;
+  InternFn intern_fn_;
+  std::deque<std::string> storage_;
+  struct SvHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string_view, StrId, SvHash, std::equal_to<>> ids_;
+  std::unordered_map<StrId, std::string_view> by_id_;
+  std::unordered_map<uint32_t, Task> tasks_;
+  std::map<std::pair<uint64_t, uint64_t>, StrId> inode_paths_;  // (dev, ino) -> path, for page faults
+  std::string scratch_;
+  uint64_t unresolved_ = 0;
+  std::array<uint8_t, FSR_MAX_NR> arity_{};
+};
+
+}  // namespace fsr

@@ -1,0 +1,192 @@
+#include "recorder/initial_state.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "recorder/unique_fd.h"
+
+namespace fsr {
+namespace {
+
+PrestateEntry entry_from_stat(const std::string& path, const struct stat& st) {
+  PrestateEntry e;
+  e.path = path;
+  e.mode = st.st_mode;
+  e.size = static_cast<uint64_t>(st.st_size);
+  e.ino = st.st_ino;
+  e.dev = st.st_dev;
+  e.nlink = static_cast<uint32_t>(st.st_nlink);
+  if (S_ISDIR(st.st_mode)) {
+    e.kind = PrestateKind::kDir;
+    e.size = 0;
+  } else if (S_ISREG(st.st_mode)) {
+    e.kind = PrestateKind::kFile;
+  } else if (S_ISLNK(st.st_mode)) {
+    e.kind = PrestateKind::kSymlink;
+  } else {
+    e.kind = PrestateKind::kOther;
+  }
+  return e;
+}
+
+Status walk_dir(int dirfd, std::string& path, const std::function<Status(const PrestateEntry&)>& fn,
+                uint64_t* unreadable) {
+  UniqueFd own(dup(dirfd));
+  DIR* d = own.valid() ? fdopendir(own.get()) : nullptr;
+  if (!d) {
+    if (unreadable) ++*unreadable;
+    return Status::ok();
+  }
+  own.release();  // owned by d now
+  std::unique_ptr<DIR, int (*)(DIR*)> dir(d, closedir);
+  std::vector<std::string> names;
+  while (struct dirent* de = readdir(d)) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+    names.emplace_back(de->d_name);
+  }
+  std::sort(names.begin(), names.end());  // deterministic order
+  const size_t base_len = path.size();
+  for (const std::string& name : names) {
+    struct stat st;
+    if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished
+    if (path.size() > 1) path.push_back('/');
+    path.append(name);
+    PrestateEntry e = entry_from_stat(path, st);
+    if (e.kind == PrestateKind::kSymlink) {
+      char buf[PATH_MAX];
+      ssize_t n = readlinkat(dirfd, name.c_str(), buf, sizeof(buf));
+      if (n > 0) e.target.assign(buf, static_cast<size_t>(n));
+    }
+    Status s = fn(e);
+    if (!s) return s;
+    if (e.kind == PrestateKind::kDir) {
+      UniqueFd sub(openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (sub.valid()) {
+        s = walk_dir(sub.get(), path, fn, unreadable);
+        if (!s) return s;
+      } else if (unreadable) {
+        ++*unreadable;
+      }
+    }
+    path.resize(base_len);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status walk_prestate(const std::string& root, const std::function<Status(const PrestateEntry&)>& fn,
+                     uint64_t* unreadable_dirs) {
+  struct stat st;
+  if (lstat(root.c_str(), &st) != 0)
+    return Status::error(fmt::format("--root {}: {} (give an existing directory)", root, strerror(errno)));
+  if (!S_ISDIR(st.st_mode)) return Status::error(fmt::format("--root {}: not a directory", root));
+  Status s = fn(entry_from_stat(root, st));
+  if (!s) return s;
+  UniqueFd fd(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) return Status::error(fmt::format("--root {}: cannot open: {}", root, strerror(errno)));
+  std::string path = root;
+  return walk_dir(fd.get(), path, fn, unreadable_dirs);
+}
+
+std::string unescape_mountinfo(std::string_view f) {
+  std::string out;
+  out.reserve(f.size());
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (f[i] == '\\' && f.size() - i >= 4 &&
+        f[i + 1] >= '0' && f[i + 1] <= '3' && f[i + 2] >= '0' && f[i + 2] <= '7' && f[i + 3] >= '0' &&
+        f[i + 3] <= '7') {
+      out.push_back(static_cast<char>((f[i + 1] - '0') * 64 + (f[i + 2] - '0') * 8 + (f[i + 3] - '0')));
+      i += 3;
+    } else {
+      out.push_back(f[i]);
+    }
+  }
+  return out;
+}
+
+Result<std::vector<MountEntry>> read_mountinfo(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::error(fmt::format("{}: cannot read the mount table: {}", path, strerror(errno)));
+  std::vector<MountEntry> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    // id parent major:minor root mount_point options [optional...] - fstype source super_options
+    std::istringstream ls(line);
+    MountEntry m;
+    std::string majmin, root, mp, opts, tok;
+    if (!(ls >> m.mount_id >> m.parent_id >> majmin >> root >> mp >> opts)) continue;
+    while (ls >> tok && tok != "-") {
+    }
+    std::string fstype, source, super;
+    ls >> fstype >> source >> super;
+    unsigned maj = 0, min = 0;
+    if (sscanf(majmin.c_str(), "%u:%u", &maj, &min) == 2) m.dev = makedev(maj, min);
+    m.root = unescape_mountinfo(root);
+    m.mount_point = unescape_mountinfo(mp);
+    m.mount_options = opts;
+    m.fs_type = fstype;
+    m.source = unescape_mountinfo(source);
+    m.super_options = super;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+Result<ProcessState> read_process_state(uint32_t pid) {
+  ProcessState st;
+  st.pid = pid;
+  char buf[PATH_MAX];
+  std::string base = fmt::format("/proc/{}", pid);
+  ssize_t n = readlink((base + "/cwd").c_str(), buf, sizeof(buf));
+  if (n < 0) return Status::error(fmt::format("{}/cwd: {} (is process {} running?)", base, strerror(errno), pid));
+  st.cwd.assign(buf, static_cast<size_t>(n));
+  {
+    std::ifstream status(base + "/status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.rfind("Umask:", 0) == 0) st.umask = static_cast<uint32_t>(std::stoul(line.substr(6), nullptr, 8));
+  }
+  std::unique_ptr<DIR, int (*)(DIR*)> d(opendir((base + "/fd").c_str()), closedir);
+  if (!d) return Status::error(fmt::format("{}/fd: {}", base, strerror(errno)));
+  while (struct dirent* de = readdir(d.get())) {
+    if (de->d_name[0] == '.') continue;
+    FdEntry f;
+    f.fd = atoi(de->d_name);
+    n = readlink(fmt::format("{}/fd/{}", base, f.fd).c_str(), buf, sizeof(buf));
+    if (n < 0) continue;
+    f.path.assign(buf, static_cast<size_t>(n));
+    std::ifstream info(fmt::format("{}/fdinfo/{}", base, f.fd));
+    std::string key;
+    while (info >> key) {
+      if (key == "pos:") {
+        info >> f.pos;
+      } else if (key == "flags:") {
+        std::string v;
+        info >> v;
+        f.flags = static_cast<uint32_t>(std::stoul(v, nullptr, 8));
+      } else {
+        std::string skip;
+        std::getline(info, skip);
+      }
+    }
+    st.fds.push_back(std::move(f));
+  }
+  std::sort(st.fds.begin(), st.fds.end(), [](const FdEntry& a, const FdEntry& b) { return a.fd < b.fd; });
+  return st;
+}
+
+}  // namespace fsr

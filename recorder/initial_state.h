@@ -1,0 +1,31 @@
+// What the recorder captures before the workload starts: the prestate tree
+// walk of --root, the mount table and a process's cwd and open fds. Reads
+// only; never follows symlinks; never records file contents.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "traces/status.h"
+#include "traces/trace_model.h"
+
+namespace fsr {
+
+// Walks `root` (absolute) depth-first, calling `fn` for root itself and every
+// entry below it. Stops at the first error `fn` returns. Unreadable
+// directories are reported through `fn` as entries but not descended into.
+Status walk_prestate(const std::string& root, const std::function<Status(const PrestateEntry&)>& fn,
+                     uint64_t* unreadable_dirs = nullptr);
+
+// Parses a mountinfo file (default: our own). Octal escapes (\040, \134) are decoded.
+Result<std::vector<MountEntry>> read_mountinfo(const std::string& path = "/proc/self/mountinfo");
+
+// Decodes the \NNN octal escapes of /proc/*/mountinfo fields.
+std::string unescape_mountinfo(std::string_view field);
+
+// cwd and open fds (targets, flags, positions) of a running process.
+Result<ProcessState> read_process_state(uint32_t pid);
+
+}  // namespace fsr

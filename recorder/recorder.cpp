@@ -1,0 +1,244 @@
+#include "recorder/recorder.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "recorder/event_decoder.h"
+#include "recorder/initial_state.h"
+#include "recorder/launcher.h"
+#include "recorder/ring_merger.h"
+#include "traces/trace_writer.h"
+
+namespace fsr {
+namespace {
+
+constexpr uint64_t kHorizonMarginNs = 2'000'000;  // records still being committed
+constexpr uint64_t kFlushEveryNs = 1'000'000'000;
+
+std::atomic<int> g_signals{0};
+void on_signal(int) { g_signals.fetch_add(1); }
+
+uint64_t now_ns(clockid_t c) {
+  timespec ts;
+  clock_gettime(c, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+int push_record(void* ctx, uint32_t cpu, const void* data, size_t size) {
+  static_cast<RingMerger*>(ctx)->push(cpu, data, size);
+  return 0;
+}
+
+// Descendants of `pid` (by PPid in /proc), for --pid.
+std::vector<uint32_t> descendants(uint32_t pid) {
+  std::vector<std::pair<uint32_t, uint32_t>> all;  // (pid, ppid)
+  std::unique_ptr<DIR, int (*)(DIR*)> d(opendir("/proc"), closedir);
+  while (d) {
+    struct dirent* de = readdir(d.get());
+    if (!de) break;
+    uint32_t p = static_cast<uint32_t>(atoi(de->d_name));
+    if (p == 0) continue;
+    std::ifstream st(fmt::format("/proc/{}/status", p));
+    std::string line;
+    while (std::getline(st, line))
+      if (line.rfind("PPid:", 0) == 0) all.emplace_back(p, static_cast<uint32_t>(std::stoul(line.substr(5))));
+  }
+  std::set<uint32_t> in{pid};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (auto [p, pp] : all)
+      if (in.count(pp) && !in.count(p)) grew = in.insert(p).second;
+  }
+  in.erase(pid);
+  return {in.begin(), in.end()};
+}
+
+std::string canonical(const std::string& p) {
+  char buf[PATH_MAX];
+  return realpath(p.c_str(), buf) ? std::string(buf) : std::string();
+}
+
+}  // namespace
+
+Result<RecordSummary> record(const RecordOptions& o) {
+  RecordSummary sum;
+  if (o.command.empty() == (o.attach_pid == 0))
+    return Status::error("give either a command (-- CMD ARGS...) or --pid PID");
+  std::string root = canonical(o.root.empty() ? "." : o.root);
+  if (root.empty()) return Status::error(fmt::format("--root {}: {}", o.root, strerror(errno)));
+
+  RingMerger merger(static_cast<uint32_t>(std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)))));
+  BpfOptions bo;
+  bo.buffer_mib = o.buffer_mib;
+  bo.page_faults = o.page_faults;
+  // The merger must know every possible CPU: the session tells us how many rings it made.
+  auto session_r = BpfSession::open(bo, push_record, &merger);
+  if (!session_r) return session_r.status();
+  std::unique_ptr<BpfSession> session = std::move(session_r.value());
+  if (session->cpu_count() > sysconf(_SC_NPROCESSORS_CONF)) merger = RingMerger(session->cpu_count());
+  if (!session->warnings().empty()) sum.warnings += session->warnings() + "\n";
+
+  RunAs as = o.run_as_invoker ? invoking_user() : RunAs{getuid(), getgid(), {}, {}};
+  HeldChild child;
+  uint32_t first_pid = o.attach_pid;
+  if (!o.command.empty()) {
+    auto c = spawn_held(o.command, as);
+    if (!c) return c.status();
+    child = std::move(c.value());
+    first_pid = static_cast<uint32_t>(child.pid());
+  } else if (kill(static_cast<pid_t>(o.attach_pid), 0) != 0) {
+    return Status::error(fmt::format("--pid {}: no such process", o.attach_pid));
+  }
+
+  TraceHeader h;
+  h.recorder_version = "fsreplay-record 0.1";
+  struct utsname u;
+  if (uname(&u) == 0) {
+    h.kernel_release = u.release;
+    h.hostname = u.nodename;
+  }
+  h.cpu_count = static_cast<uint32_t>(sysconf(_SC_NPROCESSORS_ONLN));
+  h.command = o.command;
+  if (o.attach_pid) h.command = {fmt::format("--pid {}", o.attach_pid)};
+  h.root = root;
+  h.uid = as.uid;
+  h.gid = as.gid;
+  if (auto m = read_mountinfo()) h.mounts = std::move(m.value());
+  if (auto st = read_process_state(first_pid)) h.initial = std::move(st.value());
+  else return st.status();
+  h.wall_start_ns = now_ns(CLOCK_REALTIME);
+  h.mono_start_ns = now_ns(CLOCK_MONOTONIC);
+
+  auto writer_r = TraceWriter::create(o.output, h);
+  if (!writer_r) return writer_r.status();
+  std::unique_ptr<TraceWriter> writer = std::move(writer_r.value());
+  if (!as.user.empty()) {
+    if (chown(o.output.c_str(), as.uid, as.gid) != 0) { /* the trace stays root's: not fatal */ }
+  }
+
+  uint64_t unreadable = 0;
+  Status ps = walk_prestate(root, [&](const PrestateEntry& e) { return writer->add_prestate(e); }, &unreadable);
+  if (!ps) return ps;
+  if (unreadable) sum.warnings += fmt::format("{} directories under {} could not be read for the prestate\n", unreadable, root);
+
+  EventDecoder decoder(h.mono_start_ns, [&](std::string_view s) { return writer->intern(s); });
+  decoder.seed_process(h.initial);
+
+  // Track, then release: no event of the workload can precede its filter entry.
+  Status t = session->track(first_pid);
+  if (!t) return t;
+  if (o.attach_pid) {
+    for (uint32_t p : descendants(o.attach_pid)) {
+      (void)session->track(p);
+      if (auto st = read_process_state(p)) decoder.seed_process(st.value());
+    }
+  }
+
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  struct sigaction old_int {}, old_term {};
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  g_signals = 0;
+
+  if (!o.command.empty()) {
+    Status r = child.release();
+    if (!r) return r;
+  }
+
+  Event ev;
+  Status werr;
+  auto emit = [&](const fsr_rec& rec, const char* strings) {
+    if (decoder.decode(rec, strings, ev) && werr.is_ok()) werr = writer->append(ev);
+  };
+  uint64_t last_flush = now_ns(CLOCK_MONOTONIC);
+  bool done = false;
+  int forwarded = 0;
+  while (!done) {
+    uint64_t horizon = now_ns(CLOCK_MONOTONIC);
+    Status c = session->consume();
+    if (!c) { werr = c; break; }
+    merger.release(horizon > kHorizonMarginNs ? horizon - kHorizonMarginNs : 0, emit);
+    if (!werr) break;
+    if (horizon - last_flush >= kFlushEveryNs) {
+      werr = writer->flush();
+      if (!werr) break;
+      last_flush = horizon;
+    }
+    if (!o.command.empty()) {
+      int st = 0;
+      pid_t w = waitpid(child.pid(), &st, WNOHANG);
+      if (w == child.pid()) {
+        sum.wait_status = st;
+        done = true;
+      }
+      // Ctrl-C reaches the workload through the terminal; a second one, or
+      // SIGTERM to us, is forwarded.
+      int sigs = g_signals.load();
+      if (sigs > 1 && forwarded < sigs) {
+        kill(child.pid(), SIGTERM);
+        forwarded = sigs;
+      }
+    } else {
+      if (g_signals.load() > 0 || session->tracked_count() == 0) done = true;
+    }
+    if (!done) {
+      timespec d{0, merger.staged() > 0 ? 1'000'000 : 5'000'000};
+      nanosleep(&d, nullptr);
+    }
+  }
+  // Final drain: everything submitted before the workload's exit is in the rings now.
+  if (werr.is_ok()) {
+    Status c = session->consume();
+    if (!c) werr = c;
+    merger.release(UINT64_MAX, emit);
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  if (!werr) return Status::error(fmt::format("{}: writing the trace failed: {}", o.output, werr.message()));
+
+  sum.kernel = session->counters();
+  TraceFooter f;
+  f.end_ns = now_ns(CLOCK_MONOTONIC) - h.mono_start_ns;
+  f.exit_status = sum.wait_status;
+  f.seen = sum.kernel.seen;
+  f.drops = sum.kernel.drops;
+  f.io_uring_submissions = sum.kernel.io_uring;
+  f.string_drops = sum.kernel.string_drops;
+  for (auto d : sum.kernel.drops) sum.drops += d;
+  if (sum.kernel.prog_misses) {
+    sum.warnings += fmt::format("{} BPF program runs were skipped by the kernel (recursion): events may be missing\n",
+                                sum.kernel.prog_misses);
+    f.notes += fmt::format("bpf recursion misses: {}\n", sum.kernel.prog_misses);
+  }
+  if (sum.kernel.io_uring) {
+    sum.warnings += fmt::format("{} io_uring calls: their I/O is not in the trace (libuv tools: set UV_USE_IO_URING=0)\n",
+                                sum.kernel.io_uring);
+    f.notes += "io_uring used: its I/O is not in the trace\n";
+  }
+  sum.unresolved_paths = decoder.unresolved_paths();
+  Status fin = writer->finish(f);
+  if (!fin) return Status::error(fmt::format("{}: finishing the trace failed: {}", o.output, fin.message()));
+  sum.events = writer->records_written();
+  sum.bytes = writer->bytes_written();
+  sum.duration_ns = f.end_ns;
+  sum.io_uring = sum.kernel.io_uring;
+  if (WIFEXITED(sum.wait_status)) sum.exit_code = WEXITSTATUS(sum.wait_status);
+  else if (WIFSIGNALED(sum.wait_status)) sum.exit_code = 128 + WTERMSIG(sum.wait_status);
+  return sum;
+}
+
+}  // namespace fsr

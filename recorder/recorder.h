@@ -1,0 +1,43 @@
+// Recorder: `fsreplay record` as a library. Loads the BPF side, starts (or
+// attaches to) the workload, captures the initial state, drains the rings
+// into a TraceWriter in timestamp order and writes the footer. Flushes the
+// writer at least once a second, so a killed recorder leaves a readable
+// trace. Never allocates per event in the drain loop.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "recorder/bpf_session.h"
+#include "traces/status.h"
+
+namespace fsr {
+
+struct RecordOptions {
+  std::string output = "fsreplay.trace";
+  std::string root;                    // default: current directory
+  std::vector<std::string> command;    // workload (or use attach_pid)
+  uint32_t attach_pid = 0;             // --pid: follow a running tree
+  uint32_t buffer_mib = 8;             // per-CPU ring size
+  bool page_faults = true;
+  bool progress = false;               // progress line on stderr
+  bool run_as_invoker = true;          // under sudo, run the workload as $SUDO_USER
+};
+
+struct RecordSummary {
+  uint64_t events = 0;
+  uint64_t drops = 0;                  // kernel-side drops, all classes
+  uint64_t bytes = 0;                  // trace file size
+  uint64_t duration_ns = 0;
+  int wait_status = 0;                 // workload wait status (0 with --pid)
+  int exit_code = 0;                   // what fsreplay should pass through
+  uint64_t io_uring = 0;
+  uint64_t unresolved_paths = 0;
+  KernelCounters kernel;
+  std::string warnings;                // one line each
+};
+
+Result<RecordSummary> record(const RecordOptions& options);
+
+}  // namespace fsr

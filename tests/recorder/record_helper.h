@@ -1,0 +1,43 @@
+// Test helper: records a command with the real recorder into a temporary
+// trace and reads it back with TraceReader.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "recorder/recorder.h"
+#include "traces/event.h"
+#include "traces/trace_reader.h"
+
+namespace fsr::test {
+
+struct Recorded {
+  RecordSummary summary;
+  std::vector<Event> events;
+  std::unique_ptr<TraceReader> reader;
+  std::string path;
+  std::string str(StrId id) const { return std::string(reader->str(id)); }
+  // Events with syscall/pseudo number `nr` (optionally of process `pid`).
+  std::vector<const Event*> with_nr(uint16_t nr, uint32_t pid = 0) const;
+};
+
+// Records `cmd` (workload runs as the current user) with --root `root`.
+// Fails the current test (ADD_FAILURE) and returns an empty result on error.
+Recorded record_command(const std::vector<std::string>& cmd, const std::string& root);
+
+// A fresh directory under /tmp, removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Runs a shell command, returns its exit status.
+int sh(const std::string& cmd);
+
+}  // namespace fsr::test

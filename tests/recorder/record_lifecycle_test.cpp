@@ -1,0 +1,129 @@
+// Life cycle of a recording: exit status pass-through, clear errors, a killed
+// recorder leaving a readable trace, and --pid following a running tree.
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "tests/recorder/record_helper.h"
+#include "traces/syscalls.h"
+
+namespace fsr::test {
+namespace {
+
+TEST(RecordLifecycle, WorkloadExitStatusIsPassedThrough) {
+  TempDir d;
+  Recorded r = record_command({"/bin/sh", "-c", "exit 7"}, d.path());
+  ASSERT_TRUE(r.reader);
+  EXPECT_EQ(r.summary.exit_code, 7);
+  ASSERT_TRUE(r.reader->footer().has_value());
+  EXPECT_TRUE(WIFEXITED(r.reader->footer()->exit_status));
+  EXPECT_EQ(WEXITSTATUS(r.reader->footer()->exit_status), 7);
+}
+
+TEST(RecordLifecycle, KilledWorkloadStatusIs128PlusSignal) {
+  TempDir d;
+  Recorded r = record_command({"/bin/sh", "-c", "kill -SEGV $$"}, d.path());
+  ASSERT_TRUE(r.reader);
+  EXPECT_EQ(r.summary.exit_code, 128 + SIGSEGV);
+}
+
+TEST(RecordLifecycle, CommandNotFoundIsOneClearLine) {
+  TempDir d;
+  RecordOptions o;
+  o.output = d.path() + "/t.trace";
+  o.root = d.path();
+  o.command = {"fsr-no-such-command-xyz"};
+  o.run_as_invoker = false;
+  auto r = record(o);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.message().find("fsr-no-such-command-xyz: command not found"), std::string::npos) << r.message();
+  EXPECT_EQ(r.message().find('\n'), std::string::npos);
+}
+
+TEST(RecordLifecycle, UnwritableOutputNamesTheFile) {
+  TempDir d;
+  RecordOptions o;
+  o.output = d.path() + "/missing-dir/t.trace";
+  o.root = d.path();
+  o.command = {"/bin/true"};
+  o.run_as_invoker = false;
+  auto r = record(o);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.message().find(o.output), std::string::npos) << r.message();
+}
+
+TEST(RecordLifecycle, KilledRecorderLeavesReadableTrace) {
+  TempDir d;
+  std::string out = d.path() + "/killed.trace";
+  pid_t p = fork();
+  ASSERT_GE(p, 0);
+  if (p == 0) {
+    setpgid(0, 0);
+    execl(FSR_FSREPLAY_PATH, "fsreplay", "record", "-o", out.c_str(), "--root", d.path().c_str(), "--", "/bin/sh",
+          "-c", "for i in $(seq 40); do cat /etc/hostname > /dev/null; sleep 0.1; done", nullptr);
+    _exit(127);
+  }
+  sleep(3);  // > 1 s: at least one flush has happened
+  kill(-p, SIGKILL);
+  int st = 0;
+  waitpid(p, &st, 0);
+  ASSERT_TRUE(WIFSIGNALED(st)) << "the recorder ended before it was killed";
+  auto rd = TraceReader::open(out);
+  ASSERT_TRUE(rd.is_ok()) << rd.message();
+  std::vector<Event> chunk;
+  size_t events = 0, cat_opens = 0;
+  for (;;) {
+    auto more = rd.value()->next(chunk);
+    ASSERT_TRUE(more.is_ok()) << more.message();
+    if (!more.value()) break;
+    events += chunk.size();
+    for (const Event& e : chunk)
+      if (e.nr == SYS_openat && rd.value()->str(e.path[0]) == "/etc/hostname") ++cat_opens;
+  }
+  EXPECT_GT(events, 0u);
+  EXPECT_GE(cat_opens, 5u) << "events of the first second were flushed";
+  EXPECT_FALSE(rd.value()->footer().has_value());
+  EXPECT_TRUE(rd.value()->problems().truncated);
+}
+
+TEST(RecordLifecycle, PidFollowsARunningTree) {
+  TempDir d;
+  ASSERT_EQ(sh("echo hi > " + d.path() + "/f"), 0);
+  pid_t p = fork();
+  ASSERT_GE(p, 0);
+  if (p == 0) {
+    execl("/bin/sh", "sh", "-c", ("sleep 1; cd " + d.path() + " && cat f > /dev/null; sleep 0.2").c_str(), nullptr);
+    _exit(127);
+  }
+  RecordOptions o;
+  o.output = d.path() + "/pid.trace";
+  o.root = d.path();
+  o.attach_pid = static_cast<uint32_t>(p);
+  std::thread reaper([p] {
+    int st;
+    waitpid(p, &st, 0);
+  });
+  auto r = record(o);
+  reaper.join();
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto rd = TraceReader::open(o.output);
+  ASSERT_TRUE(rd.is_ok());
+  std::vector<Event> chunk;
+  bool cat_open = false;
+  while (true) {
+    auto more = rd.value()->next(chunk);
+    ASSERT_TRUE(more.is_ok());
+    if (!more.value()) break;
+    for (const Event& e : chunk)
+      if (e.nr == SYS_openat && rd.value()->str(e.path[0]) == d.path() + "/f" && e.ret >= 0) cat_open = true;
+  }
+  EXPECT_TRUE(cat_open) << "the cat started after attaching is followed, its relative path resolved";
+}
+
+}  // namespace
+}  // namespace fsr::test

@@ -1,0 +1,85 @@
+#!/bin/bash
+# Recorder overhead benchmark (issue 3 acceptance figures). Prints medians and
+# ratios against the same command untraced in the same run; never asserts.
+#   sudo tools/bench/record-overhead.sh [FSREPLAY_BINARY]
+# Env: RUNS (default 3) repetitions per variant, LOOP (default 10) git status
+# per run, CLONES (default 2) clones per run, STORM (default 2000000) calls.
+# Workload time is measured inside the workload (so BPF load and the prestate
+# walk are not counted): each variant runs the same timing wrapper.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+FSREPLAY=${1:-$HERE/../../build/tools/fsreplay}
+FSREPLAY=$(realpath "$FSREPLAY")
+RUNS=${RUNS:-3}
+LOOP=${LOOP:-10}
+CLONES=${CLONES:-2}
+STORM=${STORM:-2000000}
+WORK=${WORK:-/tmp/fsr-bench}
+[ "$(id -u)" = 0 ] || { echo "record-overhead: run as root (the recorder loads BPF programs)" >&2; exit 5; }
+unset SUDO_USER SUDO_UID SUDO_GID  # the workload must be able to write in $WORK
+mkdir -p "$WORK"
+cd "$WORK"
+
+# A git repository of 4,000 files (kept between runs).
+if [ ! -d repo/.git ]; then
+  rm -rf repo && mkdir -p repo && (
+    cd repo && git init -q && for d in $(seq 40); do mkdir -p "dir$d"; for f in $(seq 100); do
+      echo "file $d $f" > "dir$d/f$f.txt"; done; done &&
+      git add -A && git -c user.email=b@e -c user.name=bench commit -qm init)
+fi
+echo "repo: $(git -C repo ls-files | wc -l) files"
+
+cat > timed.sh <<'EOS'
+#!/bin/bash
+# timed.sh OUTFILE MODE: runs the workload, writes elapsed ns to OUTFILE.
+out=$1; mode=$2; shift 2
+cd "$(dirname "$out")"
+case $mode in
+  status) start=$(date +%s%N); for i in $(seq "$LOOP"); do git -C repo status > /dev/null; done; end=$(date +%s%N) ;;
+  clone) total=0; for i in $(seq "$CLONES"); do rm -rf clone; s=$(date +%s%N); git clone -q --no-hardlinks repo clone; e=$(date +%s%N); total=$((total + e - s)); done; rm -rf clone; start=0; end=$total ;;
+esac
+echo $((end - start)) > "$out"
+EOS
+chmod +x timed.sh
+export LOOP CLONES
+
+median() { sort -n | awk '{a[NR]=$1} END {printf "%.0f\n", (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+bench() {  # bench MODE
+  local mode=$1 v
+  : > "plain.$mode"; : > "rec.$mode"; : > "strace.$mode"
+  for r in $(seq "$RUNS"); do
+    ./timed.sh "$WORK/t" "$mode"; cat t >> "plain.$mode"
+    "$FSREPLAY" record -o "$WORK/$mode.trace" --root "$WORK/repo" -- ./timed.sh "$WORK/t" "$mode" 2> "rec.$mode.log"; cat t >> "rec.$mode"
+    strace -f -qq -o /dev/null ./timed.sh "$WORK/t" "$mode"; cat t >> "strace.$mode"
+  done
+  local p rr s
+  p=$(median < "plain.$mode"); rr=$(median < "rec.$mode"); s=$(median < "strace.$mode")
+  printf '%-28s untraced %8.1f ms   record %8.1f ms (%.3fx)   strace -f %8.1f ms (%.2fx)\n' \
+    "$2" "$(echo "$p/1000000" | bc -l)" "$(echo "$rr/1000000" | bc -l)" "$(echo "$rr/$p" | bc -l)" \
+    "$(echo "$s/1000000" | bc -l)" "$(echo "$s/$p" | bc -l)"
+  echo "  last record: $(tail -1 "rec.$mode.log")"
+}
+
+bench status "git status x$LOOP (4000 files)"
+bench clone "git clone --no-hardlinks x$CLONES"
+
+# Syscall storm: events/s sustained, drops.
+cc -O2 -pthread -o storm "$HERE/record-storm.c"
+mkdir -p empty
+for threads in 1 2; do
+  line=$("$FSREPLAY" record --allow-drops --no-page-faults -o "$WORK/storm.trace" --root "$WORK/empty" -- ./storm "$STORM" "$threads" 2> storm.log)
+  calls=${line% *}; ns=${line#* }
+  printf 'storm %d thread(s): %d fstat in %.1f ms = %.2f M events/s recorded; %s\n' "$threads" "$calls" \
+    "$(echo "$ns/1000000" | bc -l)" "$(echo "$calls/($ns/1000000000)/1000000" | bc -l)" "$(tail -1 storm.log)"
+  grep -q "dropped" storm.log && grep dropped storm.log || true
+  plain=$(./storm "$STORM" "$threads"); pns=${plain#* }
+  printf '  untraced: %.2f M calls/s (%.2fx slower recorded)\n' "$(echo "$calls/($pns/1000000000)/1000000" | bc -l)" "$(echo "$ns/$pns" | bc -l)"
+done
+
+# Bytes per event without the prestate: record git status with an empty root.
+"$FSREPLAY" record -o "$WORK/bpe.trace" --root "$WORK/empty" -- git -C repo status > /dev/null 2> bpe.log
+echo "bytes/event, git status (empty --root, no prestate): $(tail -1 bpe.log)"
+"$FSREPLAY" record -o "$WORK/bpe2.trace" --root "$WORK/empty" -- git clone -q --no-hardlinks repo clone-bpe 2> bpe2.log
+rm -rf clone-bpe
+echo "bytes/event, git clone (empty --root, no prestate): $(tail -1 bpe2.log)"
