@@ -152,6 +152,9 @@ cargo_prepare() {
   fact rustc "$rustc_bin"
   fact crates "$(grep -c '^\[\[package\]\]' "$root/Cargo.lock")"
   fact registry_crates "$(grep -c '^source = "registry' "$root/Cargo.lock")"
+  # name-version of every registry crate, as laid out in the directory source.
+  fact registry_crate_dirs "$(awk '/^name = /{gsub(/"/,"",$3); n=$3} /^version = /{gsub(/"/,"",$3); v=$3}
+    /^source = "registry/{printf "%s%s-%s", sep, n, v; sep=","}' "$root/Cargo.lock")"
 }
 cargo_run() {
   run "$cargo_bin" build --offline $cargo_locked
@@ -166,6 +169,8 @@ git_prepare() {
   command -v git >/dev/null || { echo "run-workload: git not installed" >&2; exit 1; }
   "$here/make-git-repo.py" "$aux/src" --files "${GIT_CLONE_FILES:-4200}" >/dev/null
   fact files "$(git -C "$aux/src" ls-files | wc -l)"
+  fact dirs "$(find "$aux/src" -mindepth 1 -path "$aux/src/.git" -prune -o -type d -print | wc -l)"
+  fact objects "$(find "$aux/src/.git/objects" -type f -path '*/objects/??/*' | wc -l)"
   fact source "$aux/src"
 }
 git_run() {
