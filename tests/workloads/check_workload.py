@@ -150,6 +150,8 @@ def replay_smoke(fsreplay, trace, name):
     target = tempfile.mkdtemp(prefix=f"fsreplay-wl-replay-{name}.", dir=os.environ.get("WORKLOAD_TMPDIR", "/var/tmp"))
     try:
         result = os.path.join(target, "result")
+        for d in ("t", "s"):  # the replayer wants existing target (a mount) and scratch dirs
+            os.mkdir(os.path.join(target, d))
         r = subprocess.run([fsreplay, "replay", trace, "--target", os.path.join(target, "t"),
                             "--scratch", os.path.join(target, "s"), "-o", result, "--timing", "afap"],
                            capture_output=True, text=True, timeout=600)
