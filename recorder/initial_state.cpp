@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "tools/detect/detect.h"
+
 #include "recorder/unique_fd.h"
 
 namespace fsr {
@@ -102,48 +104,13 @@ Status walk_prestate(const std::string& root, const std::function<Status(const P
   return walk_dir(fd.get(), path, fn, unreadable_dirs);
 }
 
-std::string unescape_mountinfo(std::string_view f) {
-  std::string out;
-  out.reserve(f.size());
-  for (size_t i = 0; i < f.size(); ++i) {
-    if (f[i] == '\\' && f.size() - i >= 4 &&
-        f[i + 1] >= '0' && f[i + 1] <= '3' && f[i + 2] >= '0' && f[i + 2] <= '7' && f[i + 3] >= '0' &&
-        f[i + 3] <= '7') {
-      out.push_back(static_cast<char>((f[i + 1] - '0') * 64 + (f[i + 2] - '0') * 8 + (f[i + 3] - '0')));
-      i += 3;
-    } else {
-      out.push_back(f[i]);
-    }
-  }
-  return out;
-}
-
 Result<std::vector<MountEntry>> read_mountinfo(const std::string& path) {
   std::ifstream in(path);
   if (!in) return Status::error(fmt::format("{}: cannot read the mount table: {}", path, strerror(errno)));
-  std::vector<MountEntry> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    // id parent major:minor root mount_point options [optional...] - fstype source super_options
-    std::istringstream ls(line);
-    MountEntry m;
-    std::string majmin, root, mp, opts, tok;
-    if (!(ls >> m.mount_id >> m.parent_id >> majmin >> root >> mp >> opts)) continue;
-    while (ls >> tok && tok != "-") {
-    }
-    std::string fstype, source, super;
-    ls >> fstype >> source >> super;
-    unsigned maj = 0, min = 0;
-    if (sscanf(majmin.c_str(), "%u:%u", &maj, &min) == 2) m.dev = makedev(maj, min);
-    m.root = unescape_mountinfo(root);
-    m.mount_point = unescape_mountinfo(mp);
-    m.mount_options = opts;
-    m.fs_type = fstype;
-    m.source = unescape_mountinfo(source);
-    m.super_options = super;
-    out.push_back(std::move(m));
-  }
-  return out;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto mounts = parse_mountinfo(text);
+  if (!mounts) return Status::error(fmt::format("{}: {}", path, mounts.message()));
+  return mounts;
 }
 
 Result<ProcessState> read_process_state(uint32_t pid) {

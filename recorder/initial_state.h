@@ -22,8 +22,6 @@ Status walk_prestate(const std::string& root, const std::function<Status(const P
 // Parses a mountinfo file (default: our own). Octal escapes (\040, \134) are decoded.
 Result<std::vector<MountEntry>> read_mountinfo(const std::string& path = "/proc/self/mountinfo");
 
-// Decodes the \NNN octal escapes of /proc/*/mountinfo fields.
-std::string unescape_mountinfo(std::string_view field);
 
 // cwd and open fds (targets, flags, positions) of a running process.
 Result<ProcessState> read_process_state(uint32_t pid);

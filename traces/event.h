@@ -22,6 +22,8 @@ enum EventFlag : uint16_t {
   // Bit 15 is reserved for the chunk codec.
 };
 
+// Traces hold events in completion order (the recorder merges CPUs by exit
+// time): within a thread that is also enter order, across threads it is not.
 struct Event {
   uint64_t ts = 0;     // enter time, ns since the trace's monotonic start
   uint64_t dur = 0;    // exit - enter, ns

@@ -35,7 +35,8 @@ inline constexpr uint16_t kMaxSyscallNr = 512;  // table bound for per-nr arrays
 // Flags describing a syscall's shape.
 enum SyscallFlag : uint16_t {
   kSfReturnsFd = 1 << 0,      // a non-negative return is a new fd (open, dup, pipe: see kSfFdPairOut)
-  kSfFdPairOut = 1 << 1,      // writes two fds to an int[2] at arg0 (pipe, pipe2) / arg3 (socketpair)
+  kSfFdPairOut = 1 << 1,      // writes two fds to an int[2] at arg0 (pipe, pipe2) / arg3 (socketpair);
+                              // the recorder stores them in that arg slot as fd0 | fd1 << 32
   kSfBlocking = 1 << 2,       // may block waiting for another thread (causal wait)
   kSfWakes = 1 << 3,          // may end another thread's wait (write to pipe, futex wake, exit)
   kSfStatBuf = 1 << 4,        // fills a struct stat at arg `stat_buf`
