@@ -67,6 +67,15 @@ root="$work/root"   # the recorded root: the workload's working directory
 aux="$work/aux"     # inputs and homes kept outside the recorded root
 mkdir -p "$root" "$aux"
 
+# Under sudo, `fsreplay record` runs the workload as $SUDO_USER: so does
+# --no-record, the work directory is theirs, and the npm cache checked and
+# warmed is theirs (~/.npm).
+invoker=
+if [ "$(id -u)" -eq 0 ] && [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ] && [ -n "${SUDO_UID:-}" ]; then
+  invoker=$SUDO_USER
+fi
+as_invoker() { if [ -n "$invoker" ]; then runuser -u "$invoker" -- "$@"; else "$@"; fi; }
+
 skip() { echo "run-workload: SKIP $name: $*" >&2; exit 77; }
 fact() { echo "$1=$2" >> "$facts"; }
 
@@ -77,7 +86,7 @@ run() {
     # shellcheck disable=SC2086
     (cd "$root" && "$fsreplay" record -o "$trace" --root "$root" ${FSREPLAY_RECORD_ARGS:-} -- "$@") || st=$?
   else
-    (cd "$root" && "$@") || st=$?
+    (cd "$root" && as_invoker "$@") || st=$?
   fi
   return $st
 }
@@ -98,18 +107,19 @@ npm_prepare() {
       const name = k.split("node_modules/").pop();
       console.log(v.resolved || `${reg}${name}/-/${name.split("/").pop()}-${v.version}.tgz`);
     }
-  ' "$root/package-lock.json" "$(npm config get registry)")
+  ' "$root/package-lock.json" "$(as_invoker npm config get registry)")
   missing=$(comm -23 <(sort -u <<<"$urls") \
-    <(npm cache ls 2>/dev/null | sed -n 's/^make-fetch-happen:request-cache://p' | sort -u) | wc -l)
+    <(as_invoker npm cache ls 2>/dev/null | sed -n 's/^make-fetch-happen:request-cache://p' | sort -u) | wc -l)
   fact tarballs "$(wc -l <<<"$urls")"
   if [ "$missing" -gt 0 ]; then
-    if ! timeout 30 npm ping >/dev/null 2>&1; then
+    if ! as_invoker timeout 30 npm ping >/dev/null 2>&1; then
       skip "npm cache lacks $missing of $(wc -l <<<"$urls") tarballs and the npm registry is unreachable"
     fi
     echo "run-workload: warming the npm cache ($missing tarballs missing), not recorded" >&2
     mkdir "$aux/warm"
     cp "$root/package.json" "$root/package-lock.json" "$aux/warm/"
-    (cd "$aux/warm" && UV_USE_IO_URING=0 npm ci --no-audit --no-fund --ignore-scripts >/dev/null)
+    [ -z "$invoker" ] || chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$aux/warm"
+    (cd "$aux/warm" && as_invoker env UV_USE_IO_URING=0 npm ci --no-audit --no-fund --ignore-scripts >/dev/null)
     rm -rf "$aux/warm"
   fi
 }
@@ -189,6 +199,7 @@ case "$name" in
 esac
 
 $prep
+[ -z "$invoker" ] || chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$work"
 start=$(date +%s.%N)
 status=0
 $go || status=$?
