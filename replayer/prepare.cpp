@@ -165,6 +165,8 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
   while (first_link < spec.entries.size() && spec.entries[first_link].link_to == UINT32_MAX) ++first_link;
   std::atomic<size_t> next{first_rest};
   std::atomic<uint64_t> kept{0}, files{0}, syms{0}, bytes{0};
+  uint64_t unmade = 0;
+  std::string first_unmade;
   std::mutex mu;
   Status failure;
   auto work = [&](size_t end) {
@@ -172,6 +174,12 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
     for (size_t i; (i = next.fetch_add(1)) < end;) {
       int r = make_entry(spec, i, roots, f, b);
       const TreeEntry& t = spec.entries[i];
+      if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP || r == -EXDEV) {
+        std::lock_guard<std::mutex> g(mu);
+        if (unmade++ == 0) first_unmade = where_str(t.where);
+        ++done;
+        continue;
+      }
       if (r < 0) {
         std::lock_guard<std::mutex> g(mu);
         if (failure.is_ok()) failure = err(t.where, "cannot create", -r);
@@ -208,6 +216,8 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
   stats.symlinks = syms;
   stats.links = spec.entries.size() - first_link;
   stats.bytes = bytes;
+  stats.unmade = unmade;
+  stats.first_unmade = first_unmade;
   if (progress) progress(total, total);
   return stats;
 }

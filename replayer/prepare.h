@@ -22,6 +22,11 @@ namespace fsr {
 struct PrepareStats {
   uint64_t dirs = 0, files = 0, symlinks = 0, links = 0, removed = 0, kept = 0;
   uint64_t bytes = 0;
+  // Entries whose parent could not be resolved as a directory (paths the
+  // recorder saw through a symlinked directory, resolved lexically): not made,
+  // counted; ops that need them show up as divergences.
+  uint64_t unmade = 0;
+  std::string first_unmade;
 };
 
 using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;

@@ -35,6 +35,9 @@ Action add_prepare_verb(CLI::App& app) {
     const PrepareStats& s = r.value();
     fmt::print("prepared {}: {} dirs, {} files ({}), {} symlinks, {} hard links made; {} kept; {} removed\n",
                a->opt.target, s.dirs, s.files, human_bytes(s.bytes), s.symlinks, s.links, s.kept, s.removed);
+    if (s.unmade)
+      fmt::print(stderr, "fsreplay prepare: {} path(s) not made: their parent is not a directory here (first: {}); "
+                 "ops on them will diverge\n", s.unmade, s.first_unmade);
     return kExitOk;
   };
 }
