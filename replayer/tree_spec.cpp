@@ -112,21 +112,14 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
       if (sn.settled) continue;
       const bool ok = e.ret >= 0;
       const bool ns = op.flags & (kPfNs0 << k);
-      // A failed namespace call changed nothing: it only tells whether the
-      // path was there (EEXIST) and leaves the path unsettled, e.g. a
-      // recursive mkdir's first try on a leaf whose parent is missing.
-      if (ns && !ok) {
-        if (e.ret == -EEXIST) sn.existed = true;
-        continue;
-      }
       if (ns && !is_removal(e.nr, k)) {
         sn.settled = true;
-        if (!sn.existed) created.push_back(m);
+        if (ok && !sn.existed) created.push_back(m);
         continue;
       }
       if (ns) {  // removed by the trace: it existed
         sn.settled = true;
-        if (!sn.has_facts) {
+        if (ok && !sn.has_facts) {
           sn.existed = sn.has_facts = true;
           bool dir = e.nr == SYS_rmdir || (e.nr == SYS_unlinkat && (e.args[2] & AT_REMOVEDIR));
           sn.entry.kind = dir ? PrestateKind::kDir : PrestateKind::kFile;
