@@ -180,14 +180,16 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
 }
 
 Status BpfSession::track(uint32_t tgid) {
-  uint8_t one = 1;
-  if (bpf_map_update_elem(bpf_map__fd(skel_->maps.tracked), &tgid, &one, BPF_ANY) != 0)
+  // The value is the address-space generation that keys the page-fault
+  // dedupe; bit 31 set keeps user-seeded ones apart from the kernel's.
+  uint32_t gen = 0x80000000u | tgid;
+  if (bpf_map_update_elem(bpf_map__fd(skel_->maps.tracked), &tgid, &gen, BPF_ANY) != 0)
     return Status::error(fmt::format("adding pid {} to the BPF filter failed: {}", tgid, strerror(errno)));
   return Status::ok();
 }
 
 bool BpfSession::tracked(uint32_t tgid) const {
-  uint8_t v = 0;
+  uint32_t v = 0;
   return bpf_map_lookup_elem(bpf_map__fd(skel_->maps.tracked), &tgid, &v) == 0;
 }
 
