@@ -41,6 +41,11 @@ struct {
   __type(value, __u32);  /* address-space generation: new at fork and exec */
 } tracked SEC(".maps");
 
+/* Set by user space when some tracked task may lack task storage (--pid:
+ * threads that existed before the recording; or pidfd seeding failed). Then
+ * sys_enter falls back to the tracked hash for tasks without storage. */
+__u32 lazy_track = 0;
+
 /* Generations handed out by the kernel side; user space seeds with values
  * that have bit 31 set, so the two never collide. */
 __u32 next_gen = 0;
@@ -210,16 +215,24 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
   f = sys_flags[id];
   if (!(f & FSR_SF_RECORD))
     return 0;
-  tgid = bpf_get_current_pid_tgid() >> 32;
-  if (!is_tracked(tgid))
-    return 0;
-  s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
-                           BPF_LOCAL_STORAGE_GET_F_CREATE);
+  /* Tracked tasks carry task storage from birth (on_fork; user space seeds
+   * the first one through a pidfd): for every other task this is a pointer
+   * test, cheaper than a hash lookup. */
+  s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
   if (!s) {
-    struct fsr_counters *c = get_counters();
-    if (c)
-      c->drops[sys_class[id] & (FSR_CLASS_MAX - 1)]++;
-    return 0;
+    if (!lazy_track)
+      return 0;
+    tgid = bpf_get_current_pid_tgid() >> 32;
+    if (!is_tracked(tgid))
+      return 0;
+    s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
+                             BPF_LOCAL_STORAGE_GET_F_CREATE);
+    if (!s) {
+      struct fsr_counters *c = get_counters();
+      if (c)
+        c->drops[sys_class[id] & (FSR_CLASS_MAX - 1)]++;
+      return 0;
+    }
   }
   s->nr = id;
   s->args[0] = regs->di;
@@ -376,7 +389,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
     return 0;
   gen = new_gen();
   /* A new thread shares the address space: keep the process's generation. */
-  if (ctgid != ptgid && bpf_map_update_elem(&tracked, &ctgid, &gen, BPF_ANY) != 0) {
+  if ((ctgid != ptgid && bpf_map_update_elem(&tracked, &ctgid, &gen, BPF_ANY) != 0) ||
+      !bpf_task_storage_get(&inflight, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE)) {
     struct fsr_counters *c = get_counters();
     if (c)
       c->drops[class_process & (FSR_CLASS_MAX - 1)]++;

@@ -141,6 +141,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   Status t = session->track(first_pid);
   if (!t) return t;
   if (o.attach_pid) {
+    session->enable_lazy_tracking();  // threads of running processes have no task storage
     for (uint32_t p : descendants(o.attach_pid)) {
       (void)session->track(p);
       if (auto st = read_process_state(p)) decoder.seed_process(st.value());
