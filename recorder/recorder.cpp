@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -154,6 +155,12 @@ Result<RecordSummary> record(const RecordOptions& o) {
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
   g_signals = 0;
+
+  // The drain must not starve behind other work on a busy machine (a ring
+  // holds a fraction of a second at storm rates): run it a little ahead of
+  // the workload, which was forked before this and keeps its own priority.
+  // It uses ~0.4 us of CPU per event, so this costs the workload little.
+  if (setpriority(PRIO_PROCESS, 0, -5) != 0) { /* not fatal: drops are counted */ }
 
   if (!o.command.empty()) {
     Status r = child.release();
