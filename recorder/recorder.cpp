@@ -204,8 +204,8 @@ Result<RecordSummary> record(const RecordOptions& o) {
       if (g_signals.load() > 0 || session->tracked_count() == 0) done = true;
     }
     if (!done) {
-      // No wake-ups from the kernel: drain on a timer. 10 ms: a 32 MiB ring
-      // holds ~200k records, >100 ms at storm rates; shorter timers cost the
+      // No wake-ups from the kernel: drain on a timer. 10 ms: an 8 MiB ring
+      // holds ~55k records, >50 ms at storm rates; shorter timers cost the
       // recorder CPU in wake-ups (12% of its samples at 1 ms on a git clone).
       timespec d{0, 10'000'000};
       nanosleep(&d, nullptr);
