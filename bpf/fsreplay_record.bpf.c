@@ -38,8 +38,39 @@ struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 65536);
   __type(key, __u32);
-  __type(value, __u8);
+  __type(value, __u32);  /* address-space generation: new at fork and exec */
 } tracked SEC(".maps");
+
+/* Set by user space when some tracked task may lack task storage (--pid:
+ * threads that existed before the recording; or pidfd seeding failed). Then
+ * sys_enter falls back to the tracked hash for tasks without storage. */
+__u32 lazy_track = 0;
+
+/* Generations handed out by the kernel side; user space seeds with values
+ * that have bit 31 set, so the two never collide. */
+__u32 next_gen = 0;
+
+/* File pages already reported, per address space (generation): a page is
+ * reported the first time a tracked process touches it. LRU: an evicted
+ * entry only means the page may be reported once more. */
+struct fault_key {
+  __u32 gen;
+  __u32 dev;
+  __u64 ino;
+  __u64 pgoff;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 1 << 16);
+  __type(key, struct fault_key);
+  __type(value, __u8);
+} faulted SEC(".maps");
+
+static __always_inline __u32 new_gen(void)
+{
+  return __sync_fetch_and_add(&next_gen, 1) & 0x7fffffff;
+}
 
 struct inflight {
   __u64 ts;
@@ -174,23 +205,34 @@ static __always_inline struct scratch *get_scratch(void)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
-  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+  __u32 tgid;
   struct inflight *s;
   __u8 f;
-  if (!is_tracked(tgid))
-    return 0;
+  /* Cheapest test first: a rodata byte, no map. Most syscalls system-wide
+   * (futex, epoll, clock_*, ...) of untracked tasks leave here. */
   if (id < 0 || id >= FSR_MAX_NR)
     return 0;
   f = sys_flags[id];
   if (!(f & FSR_SF_RECORD))
     return 0;
-  s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
-                           BPF_LOCAL_STORAGE_GET_F_CREATE);
+  /* Tracked tasks carry task storage from birth (on_fork; user space seeds
+   * the first one through a pidfd): for every other task this is a pointer
+   * test, cheaper than a hash lookup. */
+  s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
   if (!s) {
-    struct fsr_counters *c = get_counters();
-    if (c)
-      c->drops[sys_class[id] & (FSR_CLASS_MAX - 1)]++;
-    return 0;
+    if (!lazy_track)
+      return 0;
+    tgid = bpf_get_current_pid_tgid() >> 32;
+    if (!is_tracked(tgid))
+      return 0;
+    s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
+                             BPF_LOCAL_STORAGE_GET_F_CREATE);
+    if (!s) {
+      struct fsr_counters *c = get_counters();
+      if (c)
+        c->drops[sys_class[id] & (FSR_CLASS_MAX - 1)]++;
+      return 0;
+    }
   }
   s->nr = id;
   s->args[0] = regs->di;
@@ -319,16 +361,20 @@ static __always_inline void emit_syscall(struct task_struct *task, struct inflig
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-  __u64 pid_tgid = bpf_get_current_pid_tgid();
   struct task_struct *task;
   struct inflight *s;
-  if (!is_tracked(pid_tgid >> 32))
+  __u64 nr = regs->orig_ax;
+  /* Only tasks that entered a recorded syscall while tracked have storage:
+   * the task-storage lookup (a pointer test for every other task) replaces
+   * the tracked-hash lookup. The rodata test first skips unrecorded calls
+   * without touching any map. */
+  if (nr >= FSR_MAX_NR || !(sys_flags[nr] & FSR_SF_RECORD))
     return 0;
   task = bpf_get_current_task_btf();
   s = bpf_task_storage_get(&inflight, task, 0, 0);
   if (!s || !s->active)
     return 0;
-  emit_syscall(task, s, ret, pid_tgid, 0);
+  emit_syscall(task, s, ret, bpf_get_current_pid_tgid(), 0);
   return 0;
 }
 
@@ -338,10 +384,13 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
   __u32 ptgid = parent->tgid, ctgid = child->tgid;
   struct scratch *sc;
   struct fsr_rec *r;
-  __u8 one = 1;
+  __u32 gen;
   if (!is_tracked(ptgid))
     return 0;
-  if (bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY) != 0) {
+  gen = new_gen();
+  /* A new thread shares the address space: keep the process's generation. */
+  if ((ctgid != ptgid && bpf_map_update_elem(&tracked, &ctgid, &gen, BPF_ANY) != 0) ||
+      !bpf_task_storage_get(&inflight, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE)) {
     struct fsr_counters *c = get_counters();
     if (c)
       c->drops[class_process & (FSR_CLASS_MAX - 1)]++;
@@ -377,8 +426,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
   __u64 start, end, len;
   long n;
   __u32 off = 0;
-  if (!is_tracked(tgid))
+  __u32 *gen = bpf_map_lookup_elem(&tracked, &tgid);
+  if (!gen)
     return 0;
+  *gen = new_gen();  /* a new address space: its pages are touched anew */
   sc = get_scratch();
   if (!sc)
     return 0;
@@ -469,12 +520,30 @@ int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned lon
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
   struct fault_ctx c = {.addr = address};
+  struct fault_key k = {};
+  struct file *fp;
+  struct inode *ino;
   struct scratch *sc;
   struct fsr_rec *r;
-  if (!record_faults || !is_tracked(tgid))
+  __u32 *gen;
+  __u8 one = 1;
+  if (!record_faults)
+    return 0;
+  gen = bpf_map_lookup_elem(&tracked, &tgid);
+  if (!gen)
     return 0;
   if (bpf_find_vma(bpf_get_current_task_btf(), address, fault_vma, &c, 0) != 0 || !c.file)
     return 0;
+  fp = c.file;
+  ino = BPF_CORE_READ(fp, f_inode);
+  if (!ino)
+    return 0;
+  k.gen = *gen;
+  k.dev = BPF_CORE_READ(ino, i_sb, s_dev);
+  k.ino = BPF_CORE_READ(ino, i_ino);
+  k.pgoff = c.off >> 12;
+  if (bpf_map_update_elem(&faulted, &k, &one, BPF_NOEXIST) == -17 /* EEXIST */)
+    return 0;  /* already reported for this address space */
   sc = get_scratch();
   if (!sc)
     return 0;
@@ -487,7 +556,7 @@ int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned lon
   r->args[0] = c.off;
   r->args[1] = address;
   r->args[2] = error_code;
-  file_facts(r, c.file, 1);
+  file_facts(r, fp, 1);
   emit(sc, sizeof(*r), class_mmap);
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -180,14 +182,25 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
 }
 
 Status BpfSession::track(uint32_t tgid) {
-  uint8_t one = 1;
-  if (bpf_map_update_elem(bpf_map__fd(skel_->maps.tracked), &tgid, &one, BPF_ANY) != 0)
+  // The value is the address-space generation that keys the page-fault
+  // dedupe; bit 31 set keeps user-seeded ones apart from the kernel's.
+  uint32_t gen = 0x80000000u | tgid;
+  if (bpf_map_update_elem(bpf_map__fd(skel_->maps.tracked), &tgid, &gen, BPF_ANY) != 0)
     return Status::error(fmt::format("adding pid {} to the BPF filter failed: {}", tgid, strerror(errno)));
+  // Give the task its storage: the syscall programs test only that (no hash
+  // lookup). Its other threads, if any, are found through the tracked hash.
+  UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, static_cast<pid_t>(tgid), 0)));
+  std::vector<uint8_t> zero(bpf_map__value_size(skel_->maps.inflight), 0);
+  int key = pidfd.get();
+  if (!pidfd.valid() || bpf_map_update_elem(bpf_map__fd(skel_->maps.inflight), &key, zero.data(), BPF_ANY) != 0)
+    enable_lazy_tracking();
   return Status::ok();
 }
 
+void BpfSession::enable_lazy_tracking() { skel_->bss->lazy_track = 1; }
+
 bool BpfSession::tracked(uint32_t tgid) const {
-  uint8_t v = 0;
+  uint32_t v = 0;
   return bpf_map_lookup_elem(bpf_map__fd(skel_->maps.tracked), &tgid, &v) == 0;
 }
 

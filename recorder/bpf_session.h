@@ -47,6 +47,10 @@ class BpfSession {
 
   // Adds a thread-group id to the in-kernel filter.
   Status track(uint32_t tgid);
+  // Lets sys_enter find tracked tasks that have no task storage through the
+  // tracked hash (costs every untracked task one more lookup). Needed for
+  // --pid, whose threads predate the recording.
+  void enable_lazy_tracking();
   // True while `tgid` is in the filter (removed by the kernel on group exit).
   bool tracked(uint32_t tgid) const;
   size_t tracked_count() const;

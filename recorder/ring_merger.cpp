@@ -1,27 +1,29 @@
 #include "recorder/ring_merger.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace fsr {
 
 RingMerger::RingMerger(uint32_t ncpu) : queues_(ncpu) {
-  for (auto& q : queues_) q.buf.reserve(1 << 16);
+  for (auto& q : queues_) q.buf.resize(1 << 16);
 }
 
 void RingMerger::push(uint32_t cpu, const void* data, size_t size) {
   if (cpu >= queues_.size() || size < sizeof(fsr_rec)) return;
   Queue& q = queues_[cpu];
   size_t words = (size + 7) / 8;
-  size_t at = q.buf.size();
-  q.buf.resize(at + 1 + words);
+  size_t at = q.end;
+  if (at + 1 + words > q.buf.size()) q.buf.resize(std::max(q.buf.size() * 2, at + 1 + words));
   q.buf[at] = size;
   std::memcpy(&q.buf[at + 1], data, size);
+  q.end = at + 1 + words;
   ++staged_;
 }
 
 const fsr_rec* RingMerger::front(size_t cpu) const {
   const Queue& q = queues_[cpu];
-  if (q.head >= q.buf.size()) return nullptr;
+  if (q.head >= q.end) return nullptr;
   return reinterpret_cast<const fsr_rec*>(&q.buf[q.head + 1]);
 }
 
@@ -30,11 +32,11 @@ void RingMerger::pop(size_t cpu) {
   size_t words = (q.buf[q.head] + 7) / 8;
   q.head += 1 + words;
   --staged_;
-  if (q.head >= q.buf.size()) {
-    q.buf.clear();  // keeps capacity
-    q.head = 0;
-  } else if (q.head > (1u << 16) && q.head * 2 > q.buf.size()) {
-    q.buf.erase(q.buf.begin(), q.buf.begin() + static_cast<ptrdiff_t>(q.head));
+  if (q.head >= q.end) {
+    q.head = q.end = 0;
+  } else if (q.head > (1u << 16) && q.head * 2 > q.end) {
+    std::memmove(q.buf.data(), q.buf.data() + q.head, (q.end - q.head) * sizeof(uint64_t));
+    q.end -= q.head;
     q.head = 0;
   }
 }

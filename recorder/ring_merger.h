@@ -50,8 +50,11 @@ class RingMerger {
 
  private:
   struct Queue {
-    std::vector<uint64_t> buf;  // 8-byte words: [size][record words...]
+    // 8-byte words: [size][record words...] in [head, end). `buf` only grows
+    // (resize value-initialises: never done per record).
+    std::vector<uint64_t> buf;
     size_t head = 0;
+    size_t end = 0;
   };
   const fsr_rec* front(size_t cpu) const;
   void pop(size_t cpu);

@@ -89,7 +89,8 @@ Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, Chunk
   if (count > kMaxChunkRecords) return Status::error("chunk claims " + std::to_string(count) + " records (limit " + std::to_string(kMaxChunkRecords) + ")");
   cols.resize(ncols);
   for (auto& c : cols) c.clear();
-  std::vector<bool> present(ncols, false);
+  auto& present = s.present;
+  present.assign(ncols, false);
   for (auto col : chunk.getColumns()) {
     uint16_t id = col.getId();
     if (id == 0 || id >= ncols) continue;  // unknown column from a newer writer: ignore
@@ -146,15 +147,21 @@ void EventChunkEncoder::add(const Event& e) {
   cols_[kEcPath0].put(code_path(e.path[0], max_path_, t.last_path));
   cols_[kEcPath1].put(code_path(e.path[1], max_path_, t.last_path));
   Facts prev;
+  uint64_t ino_ref = 0;
   const bool coded = e.path[0] != kNoStr && (e.dev | e.ino | e.size | e.mode);
   if (coded) {
     if (e.path[0] >= facts_.size()) facts_.resize(std::max<size_t>(e.path[0] + 1, facts_.size() * 2));
     Facts& f = facts_[e.path[0]];
     if (f.gen == gen_) prev = f;
+    // A path seen before in the chunk: against its own inode (0 when
+    // unchanged). A new one: against the last inode, since files created
+    // together have nearby numbers (git status: 10.5 KB -> 0.2 KB per 4.7k events).
+    ino_ref = f.gen == gen_ ? prev.ino : last_ino_;
+    last_ino_ = e.ino;
     f = {gen_, e.mode, e.dev, e.ino, e.size};
   }
   cols_[kEcDev].put(e.dev ^ prev.dev);
-  cols_[kEcIno].put(e.ino ^ prev.ino);
+  cols_[kEcInoDelta].put_signed(static_cast<int64_t>(e.ino - ino_ref));
   cols_[kEcSize].put_signed(static_cast<int64_t>(e.size - prev.size));
   cols_[kEcMode].put(e.mode ^ prev.mode);
   cols_[kEcFlags].put(e.flags | (coded ? kFactsCodedBit : 0));
@@ -177,6 +184,7 @@ void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector
   last_thread_ = UINT32_MAX;
   count_ = 0;
   base_path_ = max_path_;
+  last_ino_ = 0;
   ++gen_;
 }
 
@@ -228,6 +236,10 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
     uint32_t max_path = chunk.getBasePath();
     auto& facts = s.facts;
     const uint32_t gen = ++s.facts_gen;
+    // Chunks with kEcInoDelta code the inode as a difference; older ones (or
+    // chunks whose inodes are all 0, where both codings agree) XOR it in kEcIno.
+    const bool ino_delta = s.present[kEcInoDelta];
+    uint64_t last_ino = 0;
     out.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
       Event& e = out[i];
@@ -245,7 +257,7 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
         if (!decode_path(at(cols[kEcPath0 + k], i), max_path, last_path[ti], e.path[k]) || e.path[k] >= string_count)
           return Status::error("event " + std::to_string(i) + " names a path id beyond the string table (" + std::to_string(string_count) + " strings)");
       e.dev = at(cols[kEcDev], i);
-      e.ino = at(cols[kEcIno], i);
+      e.ino = ino_delta ? static_cast<uint64_t>(unzigzag(at(cols[kEcInoDelta], i))) : at(cols[kEcIno], i);
       e.size = static_cast<uint64_t>(unzigzag(at(cols[kEcSize], i)));
       e.mode = static_cast<uint32_t>(at(cols[kEcMode], i));
       uint64_t fl = at(cols[kEcFlags], i);
@@ -255,10 +267,13 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
         ChunkScratch::Facts& f = facts[e.path[0]];
         if (f.gen == gen) {
           e.dev ^= f.dev;
-          e.ino ^= f.ino;
+          if (ino_delta) e.ino += f.ino; else e.ino ^= f.ino;
           e.size += f.size;
           e.mode ^= f.mode;
+        } else if (ino_delta) {
+          e.ino += last_ino;
         }
+        last_ino = e.ino;
         f = {gen, e.mode, e.dev, e.ino, e.size};
       }
     }

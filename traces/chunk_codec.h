@@ -33,6 +33,7 @@ class EventChunkEncoder {
   uint32_t thread_index(uint32_t pid, uint32_t tid);
   std::vector<Facts> facts_;
   uint32_t gen_ = 1;
+  uint64_t last_ino_ = 0;   // inode of the last facts-coded event in the chunk
   uint32_t max_path_ = 0;   // largest path id seen so far: ids are interned in order
   uint32_t base_path_ = 0;  // max_path_ when the chunk started
   ColumnBuilder cols_[kEcCount];
@@ -63,6 +64,7 @@ class OpChunkEncoder {
 struct ChunkScratch {
   std::vector<uint8_t> raw;
   std::vector<std::vector<uint64_t>> cols;  // decoded columns, reused chunk after chunk
+  std::vector<bool> present;                // which columns the chunk stored
   // Per-path inode facts of the chunk being decoded (slots tagged by chunk).
   struct Facts { uint32_t gen = 0; uint32_t mode = 0; uint64_t dev = 0, ino = 0, size = 0; };
   std::vector<Facts> facts;

@@ -16,6 +16,9 @@ namespace fsr {
 enum EventColumn : uint16_t {
   kEcThread = 1, kEcTs, kEcDur, kEcNr, kEcRet, kEcArg0, kEcArg1, kEcArg2, kEcArg3, kEcArg4,
   kEcArg5, kEcPath0, kEcPath1, kEcDev, kEcIno, kEcSize, kEcMode, kEcFlags,
+  // Replaces kEcIno in chunks written since it was added: the inode as a
+  // difference (schema.capnp "Chunk"). Old chunks keep kEcIno.
+  kEcInoDelta,
   kEcCount
 };
 enum OpColumn : uint16_t {

@@ -95,7 +95,13 @@ struct PrestateBlock {
 # the end (enter + duration) of that thread's previous event in the chunk (the
 # first from `baseTs`): the compute time, without repeating the duration.
 # Inode facts of an event are XOR/difference-coded against the previous facts
-# of the same path in the chunk (flag bit 15 marks coded events).
+# of the same path in the chunk (flag bit 15 marks coded events). The inode
+# number: chunks that store column kEcInoDelta (19) hold zigzag(ino - ref),
+# where ref is, for a coded event, the previous inode of its path in the chunk
+# or, for a path new to the chunk, the inode of the previous coded event (0 at
+# the chunk start), and 0 for events that are not coded; kEcIno (15) is then
+# absent. Older chunks store kEcIno, XOR-coded like dev. A chunk with neither
+# column has only zero inodes (both codings agree).
 struct Column {
   id @0 :UInt16;
   rawBytes @1 :UInt32;           # varint bytes before compression

@@ -2,6 +2,7 @@
 # Recorder overhead benchmark (issue 3 acceptance figures). Prints medians and
 # ratios against the same command untraced in the same run; never asserts.
 #   sudo tools/bench/record-overhead.sh [FSREPLAY_BINARY]
+# Needs /usr/bin/time (package `time`) for the CPU figures.
 # Env: RUNS (default 3) repetitions per variant, LOOP (default 10) git status
 # per run, CLONES (default 2) clones per run, STORM (default 2000000) calls.
 # Workload time is measured inside the workload (so BPF load and the prestate
@@ -47,10 +48,11 @@ median() { sort -n | awk '{a[NR]=$1} END {printf "%.0f\n", (NR%2) ? a[(NR+1)/2] 
 
 bench() {  # bench MODE
   local mode=$1 v
-  : > "plain.$mode"; : > "rec.$mode"; : > "strace.$mode"
+  : > "plain.$mode"; : > "rec.$mode"; : > "strace.$mode"; : > "plain.$mode.cpu"; : > "rec.$mode.cpu"
   for r in $(seq "$RUNS"); do
-    ./timed.sh "$WORK/t" "$mode"; cat t >> "plain.$mode"
-    "$FSREPLAY" record -o "$WORK/$mode.trace" --root "$WORK/repo" -- ./timed.sh "$WORK/t" "$mode" 2> "rec.$mode.log"; cat t >> "rec.$mode"
+    /usr/bin/time -f "%U %S" -o cpu ./timed.sh "$WORK/t" "$mode"; cat t >> "plain.$mode"; awk '{print ($1+$2)*1000}' cpu >> "plain.$mode.cpu"
+    /usr/bin/time -f "%U %S" -o cpu "$FSREPLAY" record -o "$WORK/$mode.trace" --root "$WORK/repo" -- ./timed.sh "$WORK/t" "$mode" 2> "rec.$mode.log"; cat t >> "rec.$mode"
+    awk '{print ($1+$2)*1000}' cpu >> "rec.$mode.cpu"
     strace -f -qq -o /dev/null ./timed.sh "$WORK/t" "$mode"; cat t >> "strace.$mode"
   done
   local p rr s
@@ -58,9 +60,14 @@ bench() {  # bench MODE
   printf '%-28s untraced %8.1f ms   record %8.1f ms (%.3fx)   strace -f %8.1f ms (%.2fx)\n' \
     "$2" "$(echo "$p/1000000" | bc -l)" "$(echo "$rr/1000000" | bc -l)" "$(echo "$rr/$p" | bc -l)" \
     "$(echo "$s/1000000" | bc -l)" "$(echo "$s/$p" | bc -l)"
+  # CPU (user+sys of everything, median): less noisy than wall on a shared
+  # machine. The recorder's includes its fixed cost (BPF load, prestate walk).
+  printf '  CPU: untraced %.0f ms, record %.0f ms (incl. setup %.0f ms: record -- true)\n' \
+    "$(median < "plain.$mode.cpu")" "$(median < "rec.$mode.cpu")" "$SETUP_CPU"
   echo "  last record: $(tail -1 "rec.$mode.log")"
 }
 
+SETUP_CPU=$( { /usr/bin/time -f "%U %S" "$FSREPLAY" record -o "$WORK/setup.trace" --root "$WORK/repo" -- true 2>&1 >/dev/null; } | tail -1 | awk '{print ($1+$2)*1000}')
 bench status "git status x$LOOP (4000 files)"
 bench clone "git clone --no-hardlinks x$CLONES"
 
