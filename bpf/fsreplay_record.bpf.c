@@ -378,6 +378,18 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
   return 0;
 }
 
+/* Starts a non-syscall record (fork, exec, exit, fault) in the scratch slot. */
+static __always_inline struct fsr_rec *begin_rec(struct scratch *sc, __u32 kind, __u32 pid, __u32 tid)
+{
+  struct fsr_rec *r = &sc->rec;
+  __builtin_memset(r, 0, sizeof(*r));
+  r->ts = bpf_ktime_get_ns();
+  r->kind = kind;
+  r->pid = pid;
+  r->tid = tid;
+  return r;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -398,12 +410,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
   sc = get_scratch();
   if (!sc)
     return 0;
-  r = &sc->rec;
-  __builtin_memset(r, 0, sizeof(*r));
-  r->ts = bpf_ktime_get_ns();
-  r->kind = FSR_REC_FORK;
-  r->pid = ptgid;
-  r->tid = parent->pid;
+  r = begin_rec(sc, FSR_REC_FORK, ptgid, parent->pid);
   r->args[0] = child->pid;
   r->args[1] = ctgid;
   if (ctgid == ptgid)
@@ -433,12 +440,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
   sc = get_scratch();
   if (!sc)
     return 0;
-  r = &sc->rec;
-  __builtin_memset(r, 0, sizeof(*r));
-  r->ts = bpf_ktime_get_ns();
-  r->kind = FSR_REC_EXEC;
-  r->pid = tgid;
-  r->tid = p->pid;
+  r = begin_rec(sc, FSR_REC_EXEC, tgid, p->pid);
   r->args[0] = old_pid;
   fname = BPF_CORE_READ(bprm, filename);
   n = bpf_probe_read_kernel_str(sc->buf, FSR_PATH_MAX, fname);
@@ -481,12 +483,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
   live = BPF_CORE_READ(p, signal, live.counter);
   sc = get_scratch();
   if (sc) {
-    r = &sc->rec;
-    __builtin_memset(r, 0, sizeof(*r));
-    r->ts = bpf_ktime_get_ns();
-    r->kind = FSR_REC_EXIT;
-    r->pid = tgid;
-    r->tid = p->pid;
+    r = begin_rec(sc, FSR_REC_EXIT, tgid, p->pid);
     r->ret = p->exit_code;
     r->args[0] = p->exit_code;
     r->args[1] = live == 0;
@@ -547,12 +544,7 @@ int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned lon
   sc = get_scratch();
   if (!sc)
     return 0;
-  r = &sc->rec;
-  __builtin_memset(r, 0, sizeof(*r));
-  r->ts = bpf_ktime_get_ns();
-  r->kind = FSR_REC_FAULT;
-  r->pid = tgid;
-  r->tid = (__u32)pid_tgid;
+  r = begin_rec(sc, FSR_REC_FAULT, tgid, (__u32)pid_tgid);
   r->args[0] = c.off;
   r->args[1] = address;
   r->args[2] = error_code;

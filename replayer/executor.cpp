@@ -86,12 +86,18 @@ std::string proc_fd(int fd) {
   return b;
 }
 
-int64_t do_read(Ctx& c, bool positional, uint64_t off, int count_arg) {
+// Reads or writes the recorded byte count in buffer-sized pieces (filler
+// bytes for writes), stopping at a short transfer as the original would.
+template <bool kWrite>
+int64_t do_io(Ctx& c, bool positional, uint64_t off, int count_arg) {
   int fd = c.fd();
   uint64_t left = c.io_len(count_arg), done = 0;
   do {
     size_t n = static_cast<size_t>(std::min(left, c.buf_size));
-    long r = positional ? pread(fd, c.buf, n, static_cast<off_t>(off + done)) : read(fd, c.buf, n);
+    off_t at = static_cast<off_t>(off + done);
+    long r;
+    if constexpr (kWrite) r = positional ? pwrite(fd, c.buf, n, at) : write(fd, c.buf, n);
+    else r = positional ? pread(fd, c.buf, n, at) : read(fd, c.buf, n);
     if (r < 0) return -errno;
     done += static_cast<uint64_t>(r);
     if (static_cast<uint64_t>(r) < n) break;
@@ -99,20 +105,8 @@ int64_t do_read(Ctx& c, bool positional, uint64_t off, int count_arg) {
   } while (left > 0);
   return static_cast<int64_t>(done);
 }
-
-int64_t do_write(Ctx& c, bool positional, uint64_t off, int count_arg) {
-  int fd = c.fd();
-  uint64_t left = c.io_len(count_arg), done = 0;
-  do {
-    size_t n = static_cast<size_t>(std::min(left, c.buf_size));
-    long r = positional ? pwrite(fd, c.buf, n, static_cast<off_t>(off + done)) : write(fd, c.buf, n);
-    if (r < 0) return -errno;
-    done += static_cast<uint64_t>(r);
-    if (static_cast<uint64_t>(r) < n) break;
-    left -= static_cast<uint64_t>(r);
-  } while (left > 0);
-  return static_cast<int64_t>(done);
-}
+int64_t do_read(Ctx& c, bool positional, uint64_t off, int count_arg) { return do_io<false>(c, positional, off, count_arg); }
+int64_t do_write(Ctx& c, bool positional, uint64_t off, int count_arg) { return do_io<true>(c, positional, off, count_arg); }
 
 int64_t do_open(Ctx& c, int flags, mode_t mode) {
   if (c.op.path[0] == kNoPath) return -EFAULT;
