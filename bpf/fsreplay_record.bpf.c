@@ -77,6 +77,11 @@ struct inflight {
   __u64 args[6];
   __u32 nr;
   __u32 active;
+  /* The user page fault in progress (page_fault_user), consumed by the page
+   * cache's fault tracepoints of the same task when the fault reads a file. */
+  __u64 fault_addr;
+  __u32 fault_err;
+  __u32 fault_armed;
 };
 
 struct {
@@ -235,6 +240,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
     }
   }
   s->nr = id;
+  s->fault_armed = 0;  /* a user fault noted earlier has been handled */
   s->args[0] = regs->di;
   s->args[1] = regs->si;
   s->args[2] = regs->dx;
@@ -494,6 +500,75 @@ int BPF_PROG(on_exit, struct task_struct *p)
   return 0;
 }
 
+/* Page faults on file mappings. Where the kernel has the page cache's fault
+ * tracepoints (mm_filemap_fault, mm_filemap_map_pages: 6.11 on), the user
+ * fault handler only notes the faulting address in the task's storage (a
+ * pointer test for untracked tasks, two stores for tracked ones) and the
+ * record is made only if the fault then reads a file: anonymous faults, the
+ * bulk of a process's faults, cost nothing more. Older kernels use
+ * on_fault_vma: a VMA lookup on every fault of a tracked task. */
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+{
+  struct inflight *s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+  if (!s)
+    return 0;
+  s->fault_addr = address;
+  s->fault_err = error_code;
+  s->fault_armed = 1;
+  return 0;
+}
+
+static __always_inline void emit_file_fault(struct address_space *mapping, __u64 pgoff)
+{
+  struct task_struct *task = bpf_get_current_task_btf();
+  struct inflight *s = bpf_task_storage_get(&inflight, task, 0, 0);
+  struct scratch *sc;
+  struct fsr_rec *r;
+  struct inode *ino;
+  __u64 pid_tgid;
+  /* Only a fault a user access started: populate, mlock and GUP from
+   * syscalls reach the page cache without one and are the syscall's work. */
+  if (!s || !s->fault_armed)
+    return;
+  s->fault_armed = 0;
+  ino = BPF_CORE_READ(mapping, host);
+  if (!ino)
+    return;
+  sc = get_scratch();
+  if (!sc)
+    return;
+  pid_tgid = bpf_get_current_pid_tgid();
+  r = begin_rec(sc, FSR_REC_FAULT, pid_tgid >> 32, (__u32)pid_tgid);
+  r->args[0] = pgoff << 12;
+  r->args[1] = s->fault_addr;
+  r->args[2] = s->fault_err;
+  r->mode = BPF_CORE_READ(ino, i_mode);
+  r->ino = BPF_CORE_READ(ino, i_ino);
+  r->size = BPF_CORE_READ(ino, i_size);
+  r->dev = user_dev(BPF_CORE_READ(ino, i_sb, s_dev));
+  r->flags |= FSR_RF_HAS_INODE;
+  emit(sc, sizeof(*r), class_mmap);
+}
+
+/* The page is not mapped yet and fault-around did not map it. */
+SEC("tp_btf/mm_filemap_fault")
+int BPF_PROG(on_filemap_fault, struct address_space *mapping, unsigned long index)
+{
+  emit_file_fault(mapping, index);
+  return 0;
+}
+
+/* Fault-around mapped cached pages [start, last] including the faulting one;
+ * the window's first page stands for it (touching it again in replay maps
+ * the same window). */
+SEC("tp_btf/mm_filemap_map_pages")
+int BPF_PROG(on_filemap_map_pages, struct address_space *mapping, unsigned long start, unsigned long last)
+{
+  emit_file_fault(mapping, start);
+  return 0;
+}
+
 struct fault_ctx {
   __u64 addr;
   __u64 off;
@@ -512,7 +587,7 @@ static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void
 }
 
 SEC("tp_btf/page_fault_user")
-int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+int BPF_PROG(on_fault_vma, unsigned long address, struct pt_regs *regs, unsigned long error_code)
 {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;

@@ -1,6 +1,7 @@
 #include "recorder/bpf_session.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -73,6 +74,13 @@ void fill_rodata(fsr_bpf* skel, bool faults) {
   ro->record_faults = faults ? 1 : 0;
 }
 
+// Whether the running kernel has raw tracepoint `name` (its btf_trace_ typedef).
+bool kernel_has_tracepoint(const char* name) {
+  static btf* vmlinux = btf__load_vmlinux_btf();
+  if (!vmlinux) return false;
+  return btf__find_by_name_kind(vmlinux, fmt::format("btf_trace_{}", name).c_str(), BTF_KIND_TYPEDEF) > 0;
+}
+
 std::string load_error(int err) {
   if (err == EPERM || err == EACCES)
     return "loading the BPF program was refused: run as root (sudo) or with CAP_BPF and CAP_PERFMON";
@@ -127,7 +135,15 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
                                      options.buffer_mib, strerror(err)));
   }
   bpf_map__set_inner_map_fd(skel->maps.rings, inner_template.get());
-  if (!options.page_faults) bpf_program__set_autoload(skel->progs.on_fault, false);
+  // File page faults: through the page cache's fault tracepoints where the
+  // kernel has them (cheap: anonymous faults make no record and no lookup),
+  // else a VMA lookup on every user fault of a tracked task.
+  const bool filemap_tps = options.page_faults && kernel_has_tracepoint("mm_filemap_fault") &&
+                           kernel_has_tracepoint("mm_filemap_map_pages");
+  bpf_program__set_autoload(skel->progs.on_fault, filemap_tps);
+  bpf_program__set_autoload(skel->progs.on_filemap_fault, filemap_tps);
+  bpf_program__set_autoload(skel->progs.on_filemap_map_pages, filemap_tps);
+  bpf_program__set_autoload(skel->progs.on_fault_vma, options.page_faults && !filemap_tps);
 
   if (int err = fsr_bpf__load(skel); err != 0) return Status::error(load_error(-err));
 
@@ -163,9 +179,12 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
       {skel->progs.on_exec, &skel->links.on_exec, false},
       {skel->progs.on_exit, &skel->links.on_exit, false},
       {skel->progs.on_fault, &skel->links.on_fault, true},
+      {skel->progs.on_filemap_fault, &skel->links.on_filemap_fault, true},
+      {skel->progs.on_filemap_map_pages, &skel->links.on_filemap_map_pages, true},
+      {skel->progs.on_fault_vma, &skel->links.on_fault_vma, true},
   };
   for (auto& p : progs) {
-    if (p.optional && !options.page_faults) continue;
+    if (p.optional && !bpf_program__autoload(p.prog)) continue;
     *p.link = bpf_program__attach(p.prog);
     if (!*p.link) {
       int err = errno;
@@ -238,7 +257,9 @@ KernelCounters BpfSession::counters() const {
     }
   }
   for (bpf_program* p : {skel_->progs.sys_enter, skel_->progs.sys_exit, skel_->progs.on_fork,
-                         skel_->progs.on_exec, skel_->progs.on_exit, skel_->progs.on_fault}) {
+                         skel_->progs.on_exec, skel_->progs.on_exit, skel_->progs.on_fault,
+                         skel_->progs.on_filemap_fault, skel_->progs.on_filemap_map_pages,
+                         skel_->progs.on_fault_vma}) {
     bpf_prog_info info{};
     uint32_t len = sizeof(info);
     int fd = bpf_program__fd(p);

@@ -260,6 +260,19 @@ TEST_F(SyscallCapture, FileMmapAndFirstFault) {
   EXPECT_EQ(f.args[1] & ~0xfffull, static_cast<uint64_t>(m.ret));
 }
 
+TEST_F(SyscallCapture, NoFaultRecordWithoutAFileRead) {
+  auto it = cases_->find("mmap_no_fault");
+  ASSERT_NE(it, cases_->end());
+  int mmaps = 0, faults = 0;
+  for (const Event& e : it->second) {
+    if (e.pid != pid_) continue;
+    mmaps += e.nr == SYS_mmap;
+    faults += e.nr == kEvPageFault;
+  }
+  EXPECT_GE(mmaps, 2) << "the anonymous and the MAP_POPULATE mapping";
+  EXPECT_EQ(faults, 0) << "16 anonymous pages and a populated file page were touched";
+}
+
 TEST_F(SyscallCapture, CopyFileRange) {
   const Event& e = ev("copy_file_range", SYS_copy_file_range);
   EXPECT_EQ(path(e, 0), abs("data"));
