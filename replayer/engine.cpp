@@ -163,6 +163,10 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       // recorded time (copying the address space, loading the program) is CPU
       // work of this thread and is replayed as think time before the next op.
       carry = 0;
+      // A page fault happened in user mode: the original's fault time is
+      // inside the recorded gap that follows it, so the replayed touch is
+      // paid back from the next gaps instead of being counted twice.
+      if (e.nr == kEvPageFault && s.timing == TimingMode::kThink) debt += r.latency;
       if (e.nr == SYS_execve || e.nr == SYS_execveat || e.nr == SYS_clone || e.nr == SYS_clone3 ||
           e.nr == SYS_fork)
         carry = e.dur > r.latency ? e.dur - r.latency : 0;

@@ -140,7 +140,7 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
 
 int64_t do_stat(Ctx& c, int flags) {
   struct stat st;
-  if (c.op.path[0] == kNoPath) return rc(fstat(c.fd(), &st));
+  if (c.op.path[0] == kNoPath || (c.op.flags & kPfFdForm)) return rc(fstat(c.fd(), &st));
   return rc(fstatat(c.dirfd(0), c.rel(0), &st, flags & AT_SYMLINK_NOFOLLOW));
 }
 
@@ -148,7 +148,7 @@ int64_t do_statx(Ctx& c) {
   int flags = static_cast<int>(c.e.args[2]);
   if (c.feat().has(Feature::kStatx)) {
     struct statx sx;
-    if (c.op.path[0] == kNoPath)
+    if (c.op.path[0] == kNoPath || (c.op.flags & kPfFdForm))
       return rc(syscall(SYS_statx, c.fd(), "", AT_EMPTY_PATH, static_cast<unsigned>(c.e.args[3]), &sx));
     return rc(syscall(SYS_statx, c.dirfd(0), c.rel(0), flags & ~AT_EMPTY_PATH,
                       static_cast<unsigned>(c.e.args[3]), &sx));
@@ -190,6 +190,31 @@ int64_t do_copy(Ctx& c, uint64_t len) {
     done += static_cast<uint64_t>(w);
   }
   return static_cast<int64_t>(done);
+}
+
+// An op on a character device (kPfDevice): the stand-in device, by name.
+int64_t device_op(Ctx& c) {
+  const char* dev = device_standin(c.env.plan->paths[c.op.path[0]].abs);
+  const uint64_t* a = c.e.args;
+  auto open_dev = [&](int flags) -> int64_t {
+    int fd = open(dev, flags & (O_ACCMODE | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_APPEND));
+    if (fd < 0) return -errno;
+    if (c.op.new_ofd != kNoOfd) c.env.ofd_fd[c.op.new_ofd] = fd;
+    else close(fd);
+    return fd;
+  };
+  struct stat st;
+  switch (c.e.nr) {
+    case SYS_open: return open_dev(static_cast<int>(a[1]));
+    case SYS_openat: return open_dev(static_cast<int>(a[2]));
+    case SYS_openat2: return open_dev(O_RDONLY);
+    case SYS_stat: case SYS_lstat: case SYS_newfstatat: case SYS_statx: return rc(stat(dev, &st));
+    case SYS_access: case SYS_faccessat: case SYS_faccessat2:
+      return rc(access(dev, static_cast<int>(a[c.e.nr == SYS_access ? 1 : 2]) & (R_OK | W_OK | X_OK)));
+    default:
+      c.flags |= kOfSkipped;  // never change a device node
+      return c.e.ret;
+  }
 }
 
 int64_t dispatch(Ctx& c) {
@@ -405,6 +430,7 @@ int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint1
     op_flags |= kOfSkipped;
     return c.e.ret;
   }
+  if ((c.op.flags & kPfDevice) && !(c.op.flags & kPfFdForm)) return device_op(c);
   return dispatch(c);
 }
 

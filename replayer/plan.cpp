@@ -52,6 +52,7 @@ class Builder {
     for (const Event& e : ev_) plan_.base_ts = std::min(plan_.base_ts, e.ts);
     if (ev_.empty()) plan_.base_ts = 0;
     for (uint32_t i = 0; i < ev_.size(); ++i) step(i);
+    mark_devices();
     assign_workers();
     add_dependencies(ev_, facts_, plan_);
     return std::move(plan_);
@@ -148,6 +149,8 @@ class Builder {
     return intern(normalize_abs(s));
   }
 
+  void mark_devices();
+
   void set_closes(PlanOp& op, const std::vector<uint32_t>& closed) {
     op.close_begin = static_cast<uint32_t>(plan_.closes.size());
     for (uint32_t c : closed) plan_.closes.push_back(c);
@@ -240,6 +243,18 @@ void Builder::step(uint32_t i) {
   if (si->fd >= 0) op.ofd = st.table->lookup(fdarg(si->fd));
   else if (op.path[0] == kNoPath && si->dirfd[0] >= 0 && fdarg(si->dirfd[0]) != kAtFdcwd)
     op.ofd = st.table->lookup(fdarg(si->dirfd[0]));  // AT_EMPTY_PATH / NULL path forms
+
+  // glibc's fstat() is newfstatat(fd, "", AT_EMPTY_PATH): the recorder names
+  // the fd's path, but the original walked no path. Replay it on the fd.
+  if ((e.nr == SYS_newfstatat && (e.args[3] & AT_EMPTY_PATH)) ||
+      (e.nr == SYS_statx && (e.args[2] & AT_EMPTY_PATH))) {
+    int dfd = fdarg(si->dirfd[0]);
+    uint32_t o = dfd == kAtFdcwd ? kNoOfd : st.table->lookup(dfd);
+    if (o != kNoOfd && plan_.ofds[o].path != kNoPath && plan_.ofds[o].path == op.path[0]) {
+      op.ofd = o;
+      op.flags |= kPfFdForm;
+    }
+  }
 
   const bool has_path = op.path[0] != kNoPath;
   op.action = has_path ? OpAction::kIssue : OpAction::kSkip;
@@ -449,6 +464,28 @@ void Builder::step(uint32_t i) {
   if (!closed.empty()) set_closes(op, closed);
 }
 
+// Paths any event showed to be a character device: their ops use a stand-in
+// (device_standin) and change no name space, so the tree neither makes nor
+// removes them.
+void Builder::mark_devices() {
+  std::vector<bool> dev(plan_.paths.size(), false);
+  bool any = false;
+  for (uint32_t i = 0; i < ev_.size(); ++i) {
+    const Event& e = ev_[i];
+    uint32_t p = plan_.ops[i].path[0];
+    if (p != kNoPath && e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode) &&
+        !(plan_.ops[i].flags & kPfFdForm))
+      any = dev[p] = true;
+  }
+  if (!any) return;
+  for (uint32_t i = 0; i < ev_.size(); ++i) {
+    PlanOp& op = plan_.ops[i];
+    if (op.path[0] == kNoPath || !dev[op.path[0]]) continue;
+    op.flags = static_cast<uint8_t>((op.flags | kPfDevice) & ~(kPfNs0 | kPfNs1));
+    facts_[i].ns_mask = 0;
+  }
+}
+
 void Builder::assign_workers() {
   std::vector<uint32_t> order(plan_.threads.size());
   for (uint32_t t = 0; t < order.size(); ++t) order[t] = t;
@@ -475,6 +512,12 @@ void Builder::assign_workers() {
 }
 
 }  // namespace
+
+const char* device_standin(const std::string& p) {
+  for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"})
+    if (p == d) return d;
+  return "/dev/null";
+}
 
 Plan build_plan(const std::vector<Event>& events, const StringLookup& str, const PlanInputs& in) {
   return Builder(events, str, in).build();

@@ -36,7 +36,15 @@ enum PlanOpFlag : uint8_t {
   kPfCausal = 1 << 3,     // has an exact causal dependency (wait4, pipe, futex)
   kPfNs0 = 1 << 4,        // path[0] / path[1] gains or loses a directory entry
   kPfNs1 = 1 << 5,
+  kPfFdForm = 1 << 6,     // stat of the dirfd itself (AT_EMPTY_PATH): replay on the fd, no path walk
+  kPfDevice = 1 << 7,     // path[0] is a character device (/dev/null, a tty): see device_standin()
 };
+
+// Character devices are not on the mount under test: opens, stats and
+// accesses of one go to a harmless stand-in outside target and scratch
+// (the same device for /dev/null, /dev/zero, /dev/full, /dev/random,
+// /dev/urandom; /dev/null for any other), never created or changed.
+const char* device_standin(const std::string& recorded_path);
 
 enum class OfdKind : uint8_t { kFile, kDir, kPipe, kSocket, kEventfd, kEpoll, kUnknown };
 

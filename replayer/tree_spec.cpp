@@ -98,6 +98,7 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
     const Event& e = events[i];
     const SyscallInfo* si = syscall_info(e.nr);
     if (op.action != OpAction::kIssue || !si) continue;
+    if (op.flags & kPfDevice) continue;  // replayed on a stand-in device, not in the tree
     for (int k = 0; k < 2; ++k) {
       if (op.path[k] == kNoPath || (k == 0 && (si->flags & kSfLiteralPath0))) continue;
       const MappedPath& m = plan.paths[op.path[k]].mapped;

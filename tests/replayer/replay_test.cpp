@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <gtest/gtest.h>
 
@@ -105,6 +106,72 @@ TEST_F(Replay, ThinkModeKeepsRecordedGapsAndAfapDropsThem) {
   ASSERT_TRUE(afap.is_ok());
   EXPECT_LT(afap->wall_ns, think->wall_ns);
   for (const OpRecord& op : read_result(afap->result_path)) EXPECT_LT(op.gap, 50'000'000u);
+}
+
+// glibc's fstat() is newfstatat(fd, "", AT_EMPTY_PATH); the recorder names
+// the fd's path. Replayed as a path walk it would fail once the name is gone
+// (and cost a lookup the original never made): it must run on the fd.
+TEST_F(Replay, AtEmptyPathStatRunsOnTheFdNotThePath) {
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/f");
+  t.add(1, 1, SYS_unlink, 20, 5, 0, {}, "/w/p/f");
+  uint32_t st = t.add(1, 1, SYS_newfstatat, 30, 5, 0, {3, 0, 0, AT_EMPTY_PATH}, "/w/p/f");
+  t.add(1, 1, SYS_close, 40, 5, 0, {3});
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p/f", PrestateKind::kFile, 100)});
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  EXPECT_EQ(ops[st].ret, 0) << "a path walk would have failed with ENOENT";
+  EXPECT_EQ(r->divergences, 0u);
+}
+
+// /dev/null is not on the mount under test: opening it O_CREAT|O_TRUNC and
+// writing to it must neither make a regular file in scratch (whose growth and
+// truncation would be timed instead) nor diverge.
+TEST_F(Replay, CharacterDevicesUseAStandInAndAreNeverMade) {
+  Synth t;
+  uint32_t st = t.add(1, 1, SYS_newfstatat, 5, 5, 0, {kAtCwd, 0, 0, 0}, "/dev/null");
+  t.ev[st].mode = S_IFCHR | 0666;
+  uint32_t op = t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644}, "/dev/null");
+  t.ev[op].mode = S_IFCHR | 0666;
+  uint32_t wr = t.add(1, 1, SYS_write, 20, 5, 4096, {3, 0, 4096});
+  t.add(1, 1, SYS_close, 30, 5, 0, {3});
+  t.add(1, 1, SYS_access, 40, 5, 0, {0, W_OK}, "/dev/null");
+  std::string trace = write_trace(t, "/w/p");
+  ReplayOptions o = options();
+  o.reset_after = false;
+  auto r = run_replay(trace, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(r->divergences, 0u);
+  auto ops = read_result(r->result_path);
+  EXPECT_EQ(ops[wr].ret, 4096);
+  EXPECT_EQ(ops[st].ret, 0);
+  struct stat sb;
+  EXPECT_NE(lstat((scratch + "/dev/null").c_str(), &sb), 0) << "a stand-in file was made in scratch";
+  ASSERT_EQ(stat("/dev/null", &sb), 0);
+  EXPECT_TRUE(S_ISCHR(sb.st_mode)) << "/dev/null itself must stay a device";
+}
+
+// A page fault happens in user mode: the original's fault time is inside the
+// recorded gap after it. Think mode pays the replayed touch back from that gap.
+TEST_F(Replay, ThinkModePaysAPageFaultBackFromTheNextGap) {
+  Synth t;
+  const uint64_t addr = 0x7f0000000000ull;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/f");
+  t.add(1, 1, SYS_mmap, 20, 5, static_cast<int64_t>(addr), {0, 8192, PROT_READ, MAP_PRIVATE, 3, 0});
+  uint32_t pf = t.add(1, 1, kEvPageFault, 1000, 0, 0, {0, addr + 10, 0}, "/w/p/f");
+  uint32_t next = t.add(1, 1, SYS_newfstatat, 1000 + 60'000'000, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/f");
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p/f", PrestateKind::kFile, 8192)});
+  ReplayOptions o = options(TimingMode::kThink);
+  o.inject_ns[static_cast<size_t>(SyscallClass::kMmap)] = 30'000'000;  // the touch takes >= 30 ms
+  auto r = run_replay(trace, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  ASSERT_FALSE(ops[pf].flags & kOfSkipped) << "the page was not touched";
+  ASSERT_GE(ops[pf].latency, 30'000'000u);
+  // Recorded gap 60 ms, of which the replayed touch already took >= 30 ms.
+  EXPECT_LT(ops[next].gap, 50'000'000u) << "the fault's time was counted twice";
+  EXPECT_GE(ops[next].start - (ops[pf].start + ops[pf].latency), 60'000'000u - ops[pf].latency - 1'000'000u);
 }
 
 TEST_F(Replay, ExactModeNeverIssuesBeforeTheRecordedOffset) {
