@@ -254,6 +254,8 @@ int64_t dispatch(Ctx& c) {
                         static_cast<unsigned>(std::min<uint64_t>(a[2], c.buf_size))));
     case SYS_mkdir: case SYS_mkdirat: {
       mode_t m = static_cast<mode_t>(a[e.nr == SYS_mkdir ? 1 : 2]);
+      // `mkdir -p` walks up to the root itself, which always exists.
+      if (c.env.plan->paths[c.op.path[0]].mapped.rel.empty()) return -EEXIST;
       return with_parent(c, 0, [&](int p, const char* b) { return rc(mkdirat(p, b, m)); });
     }
     case SYS_rmdir:

@@ -87,7 +87,7 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
   // What the trace shows existed at start, or created: per path, everything
   // up to its first namespace change (creation or removal) describes the start.
   struct Seen {
-    bool settled = false, existed = false, has_facts = false;
+    bool settled = false, existed = false, has_facts = false, made = false;
     TreeEntry entry;
   };
   std::unordered_map<std::string, Seen> seen;
@@ -110,12 +110,23 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
         seen_order.push_back(key);
         sn.entry.where = m;
       }
-      if (sn.settled) continue;
       const bool ok = e.ret >= 0;
       const bool ns = op.flags & (kPfNs0 << k);
+      if (sn.settled) {
+        // Settled as absent (e.g. `rm -rf x` failing before `mkdir x`): a later
+        // creation still makes it a created path, never an implied ancestor.
+        if (ns && ok && !sn.existed && !sn.made && !is_removal(e.nr, k)) {
+          created.push_back(m);
+          sn.made = true;
+        }
+        continue;
+      }
       if (ns && !is_removal(e.nr, k)) {
         sn.settled = true;
-        if (ok && !sn.existed) created.push_back(m);
+        if (ok && !sn.existed) {
+          created.push_back(m);
+          sn.made = true;
+        }
         continue;
       }
       if (ns) {  // removed by the trace: it existed

@@ -152,6 +152,17 @@ TEST_F(Replay, CharacterDevicesUseAStandInAndAreNeverMade) {
   EXPECT_TRUE(S_ISCHR(sb.st_mode)) << "/dev/null itself must stay a device";
 }
 
+// `mkdir -p` of a path under the root also tries the root itself.
+TEST_F(Replay, MkdirOfTheRootItselfIsEexist) {
+  Synth t;
+  uint32_t m = t.add(1, 1, SYS_mkdir, 10, 5, -EEXIST, {0, 0777}, "/w/p");
+  std::string trace = write_trace(t, "/w/p");
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(read_result(r->result_path)[m].ret, -EEXIST);
+  EXPECT_EQ(r->divergences, 0u);
+}
+
 // A page fault happens in user mode: the original's fault time is inside the
 // recorded gap after it. Think mode pays the replayed touch back from that gap.
 TEST_F(Replay, ThinkModePaysAPageFaultBackFromTheNextGap) {

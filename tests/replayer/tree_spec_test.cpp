@@ -80,6 +80,21 @@ TEST(TreeSpec, CreatedDirectoriesAreNotPreparedButTheirParentsAre) {
   EXPECT_EQ(sp.created[0].rel, "a/out/x.o");  // deepest first, for removal
 }
 
+// `rm -rf d; mkdir -p d; ... > d/f`: the failed removal shows d absent; the
+// mkdir after it makes d a created path, not an implied parent to prepare.
+TEST(TreeSpec, APathRemovedInVainThenCreatedIsNotPrepared) {
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 5, 1, -ENOENT, {kAtCwd, 0, 0, AT_SYMLINK_NOFOLLOW}, "/r/small");
+  t.add(1, 1, SYS_unlinkat, 10, 1, -ENOENT, {kAtCwd, 0, 0}, "/r/small");
+  t.add(1, 1, SYS_mkdir, 20, 1, 0, {0777}, "/r/small");
+  t.add(1, 1, SYS_creat, 30, 1, 3, {0, 0644}, "/r/small/f1");
+  TreeSpec sp = spec_of(t);
+  EXPECT_EQ(find(sp, Root::kTarget, "small"), nullptr) << "prepared, so the recorded ENOENTs diverge";
+  ASSERT_EQ(sp.created.size(), 2u);
+  EXPECT_EQ(sp.created[0].rel, "small/f1");
+  EXPECT_EQ(sp.created[1].rel, "small");
+}
+
 TEST(TreeSpec, HardLinksShareTheirFirstPath) {
   PrestateEntry a{"/r/a", PrestateKind::kFile, 0100644, 10, "", 77, 1, 2};
   PrestateEntry b{"/r/b", PrestateKind::kFile, 0100644, 10, "", 77, 1, 2};
