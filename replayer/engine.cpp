@@ -7,6 +7,7 @@
 #include <exception>
 #include <memory>
 #include <thread>
+#include <vector>
 
 namespace fsr {
 
@@ -14,6 +15,18 @@ uint64_t mono_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+uint64_t measure_syscall_overhead_ns() {
+  constexpr int kRuns = 2001;
+  std::vector<uint64_t> d(kRuns);
+  for (int i = 0; i < kRuns; ++i) {
+    uint64_t t0 = mono_ns();
+    syscall(SYS_getppid);
+    d[i] = mono_ns() - t0;
+  }
+  std::nth_element(d.begin(), d.begin() + kRuns / 2, d.end());
+  return d[kRuns / 2];
 }
 
 namespace {
@@ -50,6 +63,7 @@ struct Shared {
   std::vector<OpRecord>& out;
   uint64_t start = 0;
   std::atomic<bool> go{false};
+  uint64_t syscall_ns = 0;  // paid back per issued call in think mode (measure_syscall_overhead_ns)
 };
 
 // Waits for op i's dependencies; returns the latest completion time and which dep it was.
@@ -167,6 +181,8 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       // inside the recorded gap that follows it, so the replayed touch is
       // paid back from the next gaps instead of being counted twice.
       if (e.nr == kEvPageFault && s.timing == TimingMode::kThink) debt += r.latency;
+      else if (op.action == OpAction::kIssue && !(flags & kOfSkipped))
+        debt += std::min(s.syscall_ns, r.latency);  // the entry/exit the recorded gap already holds
       if (e.nr == SYS_execve || e.nr == SYS_execveat || e.nr == SYS_clone || e.nr == SYS_clone3 ||
           e.nr == SYS_fork)
         carry = e.dur > r.latency ? e.dur - r.latency : 0;
@@ -194,13 +210,16 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
 
 Result<EngineResult> run_engine(const Plan& plan, const std::vector<Event>& events, ExecEnv& env,
                                 TimingMode timing, const EngineProgress& progress,
-                                const InjectedLatency& inject) {
+                                const InjectedLatency& inject, uint64_t syscall_overhead_ns) {
   EngineResult res;
   res.ops.resize(events.size());
   Shared s{plan, events, env, timing, inject,
            std::unique_ptr<std::atomic<uint64_t>[]>(new std::atomic<uint64_t>[events.size() + 1]),
            res.ops};
   for (size_t i = 0; i < events.size(); ++i) s.done[i].store(0, std::memory_order_relaxed);
+  if (timing == TimingMode::kThink)
+    s.syscall_ns = res.syscall_overhead_ns =
+        syscall_overhead_ns == kMeasureOverhead ? measure_syscall_overhead_ns() : syscall_overhead_ns;
   const uint32_t nw = static_cast<uint32_t>(plan.workers.size());
   std::unique_ptr<WorkerSlot[]> slots(new WorkerSlot[nw]);
   std::vector<std::thread> threads;

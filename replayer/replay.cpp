@@ -275,7 +275,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     auto cb = o.on_progress;
     prog = [cb](uint64_t d, uint64_t t) { cb("replay", d, t); };
   }
-  auto er = run_engine(ss.plan, ss.trace.events, env, o.timing, prog, o.inject_ns);
+  auto er = run_engine(ss.plan, ss.trace.events, env, o.timing, prog, o.inject_ns,
+                       o.syscall_overhead_ns);
   release_all(env);
   if (!er) return er.status();
   EngineResult& res = er.value();
@@ -322,6 +323,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
                          {"mmap", o.mmap_touch ? "touch" : "skip"}, {"target", ss.roots.target},
                          {"scratch", ss.roots.scratch}, {"disable_features", o.disable_features},
                          {"workers", sum.workers}};
+  if (o.timing == TimingMode::kThink) opts["syscall_overhead_ns"] = res.syscall_overhead_ns;
   for (int c = 0; c < kClassCount; ++c)
     if (o.inject_ns[c]) opts["inject_latency_ns"][std::string(class_name(static_cast<SyscallClass>(c)))] = o.inject_ns[c];
   h.options_json = opts.dump();

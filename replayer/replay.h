@@ -43,6 +43,9 @@ struct ReplayOptions {
   // Test hook: ns slept inside every issued op of a class (attribution checks
   // against a known truth). Recorded in the result's options.
   std::array<uint64_t, kClassCount> inject_ns{};
+  // Think mode: ns paid back from the gaps per issued call (the syscall entry
+  // and exit the recorded gaps already hold); kMeasureOverhead = calibrate.
+  uint64_t syscall_overhead_ns = kMeasureOverhead;
 };
 
 struct ReplaySummary {

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "tests/replayer/replay_fixture.h"
 
@@ -183,6 +184,37 @@ TEST_F(Replay, ThinkModePaysAPageFaultBackFromTheNextGap) {
   // Recorded gap 60 ms, of which the replayed touch already took >= 30 ms.
   EXPECT_LT(ops[next].gap, 50'000'000u) << "the fault's time was counted twice";
   EXPECT_GE(ops[next].start - (ops[pf].start + ops[pf].latency), 60'000'000u - ops[pf].latency - 1'000'000u);
+}
+
+// A recorded duration is taken inside the kernel; the replay times a call from
+// user space, entry and exit included, which the recorded gap already holds.
+// Think mode pays that overhead back from the next gap (here forced to 5 ms
+// and made visible by a 10 ms injected latency: the cap is the op's latency).
+TEST_F(Replay, ThinkModePaysTheSyscallOverheadBack) {
+  Synth t;
+  uint32_t a = t.add(1, 1, SYS_newfstatat, 0, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  uint32_t b = t.add(1, 1, SYS_newfstatat, 20'001'000, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  std::string trace = write_trace(t, "/w/p");
+  ReplayOptions o = options(TimingMode::kThink);
+  o.inject_ns[static_cast<size_t>(SyscallClass::kStat)] = 10'000'000;
+  o.syscall_overhead_ns = 5'000'000;
+  auto r = run_replay(trace, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  ASSERT_GE(ops[a].latency, 5'000'000u);
+  EXPECT_LT(ops[b].gap, 18'500'000u) << "the 20 ms gap was slept whole";
+  EXPECT_GE(ops[b].start - (ops[a].start + ops[a].latency), 14'000'000u);
+  // Calibrated by default, and written into the result's options.
+  o.syscall_overhead_ns = kMeasureOverhead;
+  o.inject_ns = {};
+  auto m = run_replay(trace, o);
+  ASSERT_TRUE(m.is_ok()) << m.message();
+  auto rd = TraceReader::open(m->result_path);
+  ASSERT_TRUE(rd.is_ok());
+  auto opts = nlohmann::json::parse(rd.value()->header().options_json);
+  ASSERT_TRUE(opts.contains("syscall_overhead_ns"));
+  EXPECT_GT(opts["syscall_overhead_ns"].get<uint64_t>(), 0u);
+  EXPECT_LT(opts["syscall_overhead_ns"].get<uint64_t>(), 1'000'000u);
 }
 
 TEST_F(Replay, ExactModeNeverIssuesBeforeTheRecordedOffset) {
