@@ -129,16 +129,8 @@ static __always_inline struct fsr_counters *get_counters(void)
   return bpf_map_lookup_elem(&counters, &zero);
 }
 
-static __always_inline void count_extra(__u32 slot)
+static __always_inline void emit_c(struct fsr_counters *c, struct scratch *sc, __u64 len, __u32 cls)
 {
-  struct fsr_counters *c = get_counters();
-  if (c)
-    c->extra[slot & (FSR_CNT_EXTRA - 1)]++;
-}
-
-static __always_inline void emit(struct scratch *sc, __u64 len, __u32 cls)
-{
-  struct fsr_counters *c = get_counters();
   __u32 cpu = bpf_get_smp_processor_id();
   void *rb = bpf_map_lookup_elem(&rings, &cpu);
   cls &= FSR_CLASS_MAX - 1;
@@ -153,6 +145,11 @@ static __always_inline void emit(struct scratch *sc, __u64 len, __u32 cls)
   }
 }
 
+static __always_inline void emit(struct scratch *sc, __u64 len, __u32 cls)
+{
+  emit_c(get_counters(), sc, len, cls);
+}
+
 static __always_inline int is_tracked(__u32 tgid)
 {
   return bpf_map_lookup_elem(&tracked, &tgid) != 0;
@@ -165,16 +162,21 @@ static __always_inline __u64 user_dev(__u32 kdev)
          ((minor & ~0xffULL) << 12);
 }
 
+/* The file at `fd` of the current task. `task` is a trusted BTF pointer:
+ * task->files->fdt->{max_fds,fd} are plain (fault-tolerant) loads, not one
+ * bpf_probe_read_kernel call each. The slot itself (fdt->fd is not a pointer
+ * to a struct) and the file's fields below still need probe reads: making
+ * them BTF loads takes bpf_rdonly_cast (6.2), which would drop 6.1 kernels. */
 static __always_inline struct file *fd_file(struct task_struct *task, __s64 fd)
 {
-  struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-  unsigned int max = BPF_CORE_READ(fdt, max_fds);
-  struct file **arr;
+  struct fdtable *fdt;
   struct file *f = 0;
-  if (fd < 0 || fd >= max)
+  if (fd < 0)
     return 0;
-  arr = BPF_CORE_READ(fdt, fd);
-  bpf_core_read(&f, sizeof(f), &arr[fd]);
+  fdt = task->files->fdt;
+  if (!fdt || fd >= fdt->max_fds)
+    return 0;
+  bpf_probe_read_kernel(&f, sizeof(f), &fdt->fd[fd]);
   return f;
 }
 
@@ -182,22 +184,24 @@ static __always_inline struct file *fd_file(struct task_struct *task, __s64 fd)
 static __always_inline void file_facts(struct fsr_rec *r, struct file *f, int facts)
 {
   struct inode *ino;
-  __u32 mode, magic;
+  struct super_block *sb;
+  __u32 mode;
   if (!f)
     return;
   ino = BPF_CORE_READ(f, f_inode);
   if (!ino)
     return;
   mode = BPF_CORE_READ(ino, i_mode);
-  magic = BPF_CORE_READ(ino, i_sb, s_magic);
-  if ((mode & S_IFMT_) == S_IFIFO_ || (mode & S_IFMT_) == S_IFSOCK_ || magic == ANON_INODE_MAGIC)
+  sb = BPF_CORE_READ(ino, i_sb);
+  if ((mode & S_IFMT_) == S_IFIFO_ || (mode & S_IFMT_) == S_IFSOCK_ ||
+      BPF_CORE_READ(sb, s_magic) == ANON_INODE_MAGIC)
     r->flags |= FSR_RF_FD_IS_PIPE;
   if (!facts)
     return;
   r->mode = mode;
   r->ino = BPF_CORE_READ(ino, i_ino);
   r->size = BPF_CORE_READ(ino, i_size);
-  r->dev = user_dev(BPF_CORE_READ(ino, i_sb, s_dev));
+  r->dev = user_dev(BPF_CORE_READ(sb, s_dev));
   r->flags |= FSR_RF_HAS_INODE;
 }
 
@@ -252,14 +256,16 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
   return 0;
 }
 
-static __always_inline __u32 read_path(char *dst, __u64 uptr, struct fsr_rec *r)
+static __always_inline __u32 read_path(char *dst, __u64 uptr, struct fsr_rec *r,
+                                       struct fsr_counters *c)
 {
   long n;
   if (!uptr)
     return 0;
   n = bpf_probe_read_user_str(dst, FSR_PATH_MAX, (const void *)uptr);
   if (n <= 0) {
-    count_extra(FSR_CNT_STRING_DROPS);
+    if (c)
+      c->extra[FSR_CNT_STRING_DROPS]++;
     return 0;
   }
   if (n >= FSR_PATH_MAX)
@@ -280,24 +286,27 @@ static __always_inline void read_stat(struct fsr_rec *r, __u64 uptr, __u8 f)
     r->mode = (__u32)st[3];
     r->size = st[6];
   } else {
-    __u64 st[6];
-    __u32 devs[2];
-    if (bpf_probe_read_user(st, sizeof(st), (const void *)uptr) ||
-        bpf_probe_read_user(devs, sizeof(devs), (const void *)(uptr + 136)))
+    /* struct statx up to stx_dev_minor: one user read instead of two. */
+    __u64 st[18];
+    __u32 maj, min;
+    if (bpf_probe_read_user(st, sizeof(st), (const void *)uptr))
       return;
     r->mode = (__u32)(st[3] >> 32) & 0xffff;
     r->ino = st[4];
     r->size = st[5];
-    r->dev = ((__u64)(devs[0] & 0xfff) << 8) | ((__u64)(devs[0] & ~0xfffU) << 32) |
-             (devs[1] & 0xff) | ((__u64)(devs[1] & ~0xffU) << 12);
+    maj = (__u32)st[17];          /* stx_dev_major at 136 */
+    min = (__u32)(st[17] >> 32);  /* stx_dev_minor at 140 */
+    r->dev = ((__u64)(maj & 0xfff) << 8) | ((__u64)(maj & ~0xfffU) << 32) |
+             (min & 0xff) | ((__u64)(min & ~0xffU) << 12);
   }
   r->flags |= FSR_RF_HAS_INODE;
 }
 
 /* Builds and submits the record of the syscall saved in `s`. */
 static __always_inline void emit_syscall(struct task_struct *task, struct inflight *s, long ret,
-                                         __u64 pid_tgid, __u16 extra_flags)
+                                         __u16 extra_flags)
 {
+  struct fsr_counters *c;
   struct scratch *sc;
   struct fsr_rec *r;
   __u32 nr, off = 0, n1 = 0;
@@ -308,8 +317,9 @@ static __always_inline void emit_syscall(struct task_struct *task, struct inflig
   sc = get_scratch();
   if (!sc)
     return;
+  c = get_counters();
   r = &sc->rec;
-  __builtin_memset(r, 0, sizeof(*r));
+  /* Every field is set here (no memset of the record). */
   r->ts = s->ts;
   r->ret = ret;
   r->args[0] = s->args[0];
@@ -318,26 +328,35 @@ static __always_inline void emit_syscall(struct task_struct *task, struct inflig
   r->args[3] = s->args[3];
   r->args[4] = s->args[4];
   r->args[5] = s->args[5];
-  r->pid = pid_tgid >> 32;
-  r->tid = (__u32)pid_tgid;
+  r->dev = 0;
+  r->ino = 0;
+  r->size = 0;
+  r->mode = 0;
+  r->pid = task->tgid;
+  r->tid = task->pid;
   r->nr = nr;
   r->kind = FSR_REC_SYSCALL;
   r->flags = extra_flags;
+  r->len0 = 0;
+  r->len1 = 0;
+  r->pad0 = 0;
+  r->pad1 = 0;
+  r->pad2 = 0;
 
-  if (f & FSR_SF_IO_URING)
-    count_extra(FSR_CNT_IO_URING);
+  if ((f & FSR_SF_IO_URING) && c)
+    c->extra[FSR_CNT_IO_URING]++;
 
   /* A successful exec replaced the address space: the path is in the
    * exec record instead. */
   if (!((f & FSR_SF_EXEC) && ret == 0) && !extra_flags) {
     idx = sys_path0[nr];
     if (idx < 6) {
-      off = read_path(sc->buf, s->args[idx], r);
+      off = read_path(sc->buf, s->args[idx], r, c);
       r->len0 = off;
     }
     idx = sys_path1[nr];
     if (idx < 6 && off <= FSR_PATH_MAX) {
-      n1 = read_path(sc->buf + off, s->args[idx], r);
+      n1 = read_path(sc->buf + off, s->args[idx], r, c);
       r->len1 = n1;
     }
   }
@@ -361,7 +380,7 @@ static __always_inline void emit_syscall(struct task_struct *task, struct inflig
       file_facts(r, fd_file(task, (__s64)(__s32)s->args[idx]), (f & FSR_SF_FD_INODE) != 0);
   }
 
-  emit(sc, sizeof(*r) + off + n1, sys_class[nr]);
+  emit_c(c, sc, sizeof(*r) + off + n1, sys_class[nr]);
 }
 
 SEC("tp_btf/sys_exit")
@@ -380,7 +399,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
   s = bpf_task_storage_get(&inflight, task, 0, 0);
   if (!s || !s->active)
     return 0;
-  emit_syscall(task, s, ret, bpf_get_current_pid_tgid(), 0);
+  emit_syscall(task, s, ret, 0);
   return 0;
 }
 
@@ -485,7 +504,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
    * submit it now, marked unfinished. */
   s = bpf_task_storage_get(&inflight, task, 0, 0);
   if (s && s->active)
-    emit_syscall(task, s, 0, bpf_get_current_pid_tgid(), FSR_RF_UNFINISHED);
+    emit_syscall(task, s, 0, FSR_RF_UNFINISHED);
   live = BPF_CORE_READ(p, signal, live.counter);
   sc = get_scratch();
   if (sc) {

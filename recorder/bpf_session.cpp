@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -97,6 +98,7 @@ BpfSession::~BpfSession() = default;
 
 int BpfSession::on_sample(void* ctx, void* data, size_t size) {
   auto* c = static_cast<CpuCtx*>(ctx);
+  c->bytes += ((size + 7) & ~size_t{7}) + 8;  // BPF_RINGBUF_HDR_SZ, 8-byte aligned
   return c->self->fn_(c->self->ctx_, c->cpu, data, size);
 }
 
@@ -125,6 +127,7 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   fsr_bpf* skel = s->skel_.get();
   fill_rodata(skel, options.page_faults);
   const uint32_t ring_bytes = options.buffer_mib << 20;
+  s->ring_bytes_ = ring_bytes;
   bpf_map__set_max_entries(skel->maps.rings, s->ncpu_);
   // libbpf 1.1 exposes no usable inner map here: give it a template ring of the right size.
   UniqueFd inner_template(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "fsr_ring_tpl", 0, 0, ring_bytes, nullptr));
@@ -237,8 +240,11 @@ size_t BpfSession::tracked_count() const {
 }
 
 Status BpfSession::consume() {
+  for (CpuCtx& c : cpu_ctx_) c.bytes = 0;
   int n = ring_buffer__consume(rb_.get());
   if (n < 0) return Status::error(fmt::format("draining the ring buffers failed: {}", strerror(-n)));
+  last_peak_bytes_ = 0;
+  for (const CpuCtx& c : cpu_ctx_) last_peak_bytes_ = std::max(last_peak_bytes_, c.bytes);
   return Status::ok();
 }
 

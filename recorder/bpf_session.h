@@ -21,7 +21,7 @@ struct ring_buffer;
 namespace fsr {
 
 struct BpfOptions {
-  uint32_t buffer_mib = 8;   // per CPU
+  uint32_t buffer_mib = 4;   // per CPU
   bool page_faults = true;   // record first faults on file mappings
 };
 
@@ -57,6 +57,9 @@ class BpfSession {
 
   // Consumes every record available in every ring (no wake-ups are used).
   Status consume();
+  // Bytes the fullest ring held at the last consume() (records + headers).
+  uint64_t last_peak_bytes() const { return last_peak_bytes_; }
+  uint64_t ring_bytes() const { return ring_bytes_; }
 
   KernelCounters counters() const;
   uint32_t cpu_count() const { return ncpu_; }
@@ -75,12 +78,15 @@ class BpfSession {
   std::vector<UniqueFd> ring_fds_;
   std::unique_ptr<ring_buffer, RbDeleter> rb_;
   uint32_t ncpu_ = 0;
+  uint64_t ring_bytes_ = 0;
+  uint64_t last_peak_bytes_ = 0;
   std::string warnings_;
   RecordFn fn_ = nullptr;
   void* ctx_ = nullptr;
   struct CpuCtx {
     BpfSession* self;
     uint32_t cpu;
+    uint64_t bytes = 0;  // consumed by the current consume()
   };
   std::vector<CpuCtx> cpu_ctx_;
   static int on_sample(void* ctx, void* data, size_t size);

@@ -19,7 +19,7 @@ Action add_record_verb(CLI::App& app) {
   struct Opts {
     std::string output = "fsreplay.trace";
     std::string root;
-    uint32_t buffer_mib = 8;
+    uint32_t buffer_mib = 4;
     bool allow_drops = false;
     bool no_faults = false;
     uint32_t pid = 0;
