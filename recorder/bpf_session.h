@@ -21,7 +21,7 @@ struct ring_buffer;
 namespace fsr {
 
 struct BpfOptions {
-  uint32_t buffer_mib = 4;   // per CPU
+  uint32_t buffer_mib = 8;   // per CPU
   bool page_faults = true;   // record first faults on file mappings
 };
 
