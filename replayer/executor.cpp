@@ -359,6 +359,7 @@ int64_t dispatch(Ctx& c) {
       if (p == MAP_FAILED) return -errno;
       c.env.map_addr[c.i] = p;
       c.env.map_len[c.i] = a[1];
+      c.env.live_maps.fetch_add(1, std::memory_order_relaxed);
       struct stat st;
       if (fstat(c.fd(), &st) == 0) {  // pages past EOF would fault with SIGBUS: never touch them
         uint64_t in_file = static_cast<uint64_t>(st.st_size) > a[5] ? static_cast<uint64_t>(st.st_size) - a[5] : 0;
@@ -371,6 +372,7 @@ int64_t dispatch(Ctx& c) {
       if (!p) return -EINVAL;
       int r = munmap(p, c.env.map_len[c.op.ref_op]);
       p = nullptr;
+      c.env.live_maps.fetch_sub(1, std::memory_order_relaxed);
       return rc(r);
     }
     case kEvPageFault: {
@@ -409,6 +411,7 @@ void init_exec_env(ExecEnv& env) {
   env.map_addr.assign(env.plan->ops.size(), nullptr);
   env.map_len.assign(env.plan->ops.size(), 0);
   env.map_touchable.assign(env.plan->ops.size(), 0);
+  env.live_maps.store(0, std::memory_order_relaxed);
 }
 
 uint64_t max_io_size(const Plan& plan, const std::vector<Event>& events) {
@@ -438,6 +441,15 @@ int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint1
 
 void apply_closes(uint32_t i, ExecEnv& env) {
   const PlanOp& op = env.plan->ops[i];
+  if (op.unmap_end > op.unmap_begin && env.live_maps.load(std::memory_order_relaxed) > kUnmapAbove) {
+    for (uint32_t k = op.unmap_begin; k < op.unmap_end; ++k) {
+      uint32_t m = env.plan->unmaps[k];
+      if (!env.map_addr[m]) continue;
+      munmap(env.map_addr[m], env.map_len[m]);
+      env.map_addr[m] = nullptr;
+      env.live_maps.fetch_sub(1, std::memory_order_relaxed);
+    }
+  }
   for (uint32_t k = op.close_begin; k < op.close_end; ++k) {
     int& fd = env.ofd_fd[env.plan->closes[k]];
     if (fd >= 0) close(fd);

@@ -6,6 +6,7 @@
 // Missing features take their fallback (features.h). Never allocates.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include "traces/event.h"
 
 namespace fsr {
+
+inline constexpr int64_t kUnmapAbove = 16384;  // see ExecEnv::live_maps
 
 struct ExecEnv {
   int root[2] = {-1, -1};            // Root::kTarget, Root::kScratch
@@ -24,6 +27,11 @@ struct ExecEnv {
   std::vector<void*> map_addr;       // per op: where an mmap op mapped (nullptr: none)
   std::vector<uint64_t> map_len;
   std::vector<uint64_t> map_touchable;  // bytes of the mapping backed by the file
+  // Mappings the replay holds now. Those of ended processes are unmapped only
+  // above kUnmapAbove: each munmap in the multi-threaded replayer costs a TLB
+  // shootdown (more, here, than a larger address space costs mmap and faults),
+  // but the kernel's vm.max_map_count (65530) must never be reached.
+  std::atomic<int64_t> live_maps{0};
 };
 
 // Sizes the per-op arrays of `env` for its plan.

@@ -128,6 +128,7 @@ class Builder {
     ++users_[st.table.get()];
     plan_.threads.push_back(std::move(rt));
     by_pid_.emplace(e.pid, e.tid);
+    ++threads_of_pid_[e.pid];
     return tids_.emplace(e.tid, std::move(st)).first->second;
   }
 
@@ -150,6 +151,21 @@ class Builder {
   }
 
   void mark_devices();
+
+  // The process's address space ends here (exec, last exit): its file
+  // mappings are unmapped after `op`. Only for a process traced with one
+  // thread: its ops all run in order on one worker, so no touch of another
+  // of its threads can race the unmap (multi-threaded ones keep theirs).
+  void end_address_space(PlanOp& op, uint32_t pid) {
+    auto it = maps_.find(pid);
+    if (it == maps_.end()) return;
+    if (by_pid_.count(pid) <= 1 && threads_of_pid_[pid] <= 1 && !it->second.empty()) {
+      op.unmap_begin = static_cast<uint32_t>(plan_.unmaps.size());
+      for (const Mapping& m : it->second) plan_.unmaps.push_back(m.op);
+      op.unmap_end = static_cast<uint32_t>(plan_.unmaps.size());
+    }
+    maps_.erase(it);
+  }
 
   void set_closes(PlanOp& op, const std::vector<uint32_t>& closed) {
     op.close_begin = static_cast<uint32_t>(plan_.closes.size());
@@ -189,6 +205,7 @@ class Builder {
   std::unordered_map<std::string, uint32_t> path_ids_;
   std::unordered_map<uint32_t, TidState> tids_;
   std::unordered_map<uint32_t, uint32_t> by_pid_;
+  std::unordered_map<uint32_t, uint32_t> threads_of_pid_;  // recorded threads per process, ever
   std::unordered_map<uint32_t, Pending> pending_;
   std::map<const FdTable*, int> users_;
   std::unordered_map<uint32_t, std::vector<Mapping>> maps_;  // pid -> live file mappings
@@ -366,16 +383,19 @@ void Builder::step(uint32_t i) {
       if (ret == 0) {
         st.table->exec(closed);
         st.exec_applied = true;
+        end_address_space(op, st.pid);
       }
       break;
     case kEvProcExec:
       op.action = OpAction::kEmulate;
       if (!exec_applied) st.table->exec(closed);
+      end_address_space(op, st.pid);
       break;
     case kEvProcExit:
       op.action = OpAction::kEmulate;
       if (--users_[st.table.get()] == 0) st.table->clear(closed);
-      maps_.erase(st.pid);
+      if (e.args[1]) end_address_space(op, st.pid);  // the process's last thread
+      else maps_.erase(st.pid);
       break;
     case SYS_chdir:
       if (ret == 0 && has_path) *st.cwd = plan_.paths[op.path[0]].abs;

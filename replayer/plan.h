@@ -69,6 +69,7 @@ struct PlanOp {
   uint32_t path[2] = {kNoPath, kNoPath};
   uint32_t dep_begin = 0, dep_end = 0;      // Plan::deps[dep_begin, dep_end)
   uint32_t close_begin = 0, close_end = 0;  // Plan::closes[...]: OFDs to close after this op
+  uint32_t unmap_begin = 0, unmap_end = 0;  // Plan::unmaps[...]: mappings that end with this op
   uint32_t ref_op = kNoOp;          // mmap op this munmap/page fault refers to
   uint64_t ref_off = 0;             // page fault: offset into that mapping
   uint64_t gap = 0;                 // recorded compute gap before this op, ns
@@ -88,6 +89,9 @@ struct Plan {
   std::vector<PlanOp> ops;          // ops[i] is events[i]
   std::vector<uint32_t> deps;
   std::vector<uint32_t> closes;
+  // mmap ops whose mapping ends with its process (exec, last exit): without
+  // this the replayer would keep every short-lived process's libraries mapped.
+  std::vector<uint32_t> unmaps;
   std::vector<PlanPath> paths;
   std::vector<OfdInfo> ofds;
   std::vector<RecordedThread> threads;

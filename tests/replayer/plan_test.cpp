@@ -159,6 +159,30 @@ TEST(Plan, PageFaultTouchesItsMapping) {
   EXPECT_EQ(skip.ops[f].action, OpAction::kSkip);
 }
 
+// A process's mappings end with its address space: without this the replayer
+// keeps every short-lived process's libraries mapped (a build runs thousands),
+// and mmap and faults slow down as its own address space grows.
+TEST(Plan, MappingsEndWithTheProcessThatMadeThem) {
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/lib.so");
+  uint32_t m1 = t.add(1, 1, SYS_mmap, 20, 5, 0x7000000, {0, 65536, 1, 2, 3, 0});
+  uint32_t ex = t.add(1, 1, SYS_execve, 30, 5, 0, {}, "/r/tool");
+  t.add(1, 1, SYS_openat, 40, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/lib.so");
+  uint32_t m2 = t.add(1, 1, SYS_mmap, 50, 5, 0x7000000, {0, 65536, 1, 2, 3, 0});
+  uint32_t x = t.add(1, 1, kEvProcExit, 60, 0, 0, {0, 1});  // last thread
+  // A two-thread process keeps its mappings: another thread could still touch them.
+  t.add(5, 5, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/lib.so");
+  t.add(5, 5, SYS_mmap, 20, 5, 0x7000000, {0, 65536, 1, 2, 3, 0});
+  t.add(5, 6, SYS_newfstatat, 25, 5, 0, {kAtCwd, 0, 0, 0}, "/r/lib.so");
+  uint32_t x5 = t.add(5, 5, kEvProcExit, 60, 0, 0, {0, 1});
+  Plan p = t.plan();
+  ASSERT_EQ(p.ops[ex].unmap_end - p.ops[ex].unmap_begin, 1u);
+  EXPECT_EQ(p.unmaps[p.ops[ex].unmap_begin], m1);
+  ASSERT_EQ(p.ops[x].unmap_end - p.ops[x].unmap_begin, 1u);
+  EXPECT_EQ(p.unmaps[p.ops[x].unmap_begin], m2);
+  EXPECT_EQ(p.ops[x5].unmap_end, p.ops[x5].unmap_begin);
+}
+
 TEST(Plan, SymlinkTargetIsRewrittenToStayInside) {
   Synth t;
   uint32_t s = t.add(1, 1, SYS_symlinkat, 10, 5, 0, {0, kAtCwd, 0}, "/etc/passwd", "/r/l");

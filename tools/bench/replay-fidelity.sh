@@ -11,6 +11,11 @@
 #   git clone --no-hardlinks of a local repository, the small-files steps
 #   (create/stat/read/delete 2000 files), and make -j2 of a small C project.
 # Pass: |median replay - original| <= 5 % and divergences <= 0.1 % of ops.
+# Each workload runs once untimed before it is recorded (warm caches, as the
+# replays will have), and `sync` precedes every recording and every replay:
+# otherwise writeback of the set-up's (or the previous replay's) dirty data
+# lands inside one run and not the other (it made a 0.38 s clone record as
+# 0.58 s).
 set -euo pipefail
 runs=5
 bin=${FSREPLAY:-build/tools/fsreplay}
@@ -42,6 +47,8 @@ if [[ $record == 1 ]]; then
     git -C "$src" add -A && git -C "$src" -c user.email=b@x -c user.name=b commit -qm init
   fi
   rm -rf "$root/clone"
+  git clone -q --no-hardlinks "$src" "$root/clone" && rm -rf "$root/clone"  # warm-up
+  sync
   "$rec_bin" record -o "$work/git-clone.trace" --root "$root" -- git clone -q --no-hardlinks "$src" "$root/clone"
   # 2. small-files steps
   cat > "$work/small.sh" <<'SH'
@@ -50,11 +57,15 @@ for i in $(seq 1 2000); do echo "$i" > "$d/f$i"; done
 for i in $(seq 1 2000); do stat -c %s "$d/f$i" >/dev/null; done
 cat "$d"/f* > /dev/null; rm -rf "$d"
 SH
+  sh "$work/small.sh" "$root"  # warm-up
+  sync
   "$rec_bin" record -o "$work/small-files.trace" --root "$root" -- sh "$work/small.sh" "$root"
   # 3. make -j2 of a small C project
   proj=$root/cproj; rm -rf "$proj"; mkdir -p "$proj"
   for i in $(seq 1 24); do printf '#include <stdio.h>\nint f%d(void){return %d;}\n' "$i" "$i" > "$proj/f$i.c"; done
   printf 'SRCS=$(wildcard *.c)\nall: $(SRCS:.c=.o)\n\t$(CC) -shared -o libp.so $^\n%%.o: %%.c\n\t$(CC) -O2 -fPIC -c $< -o $@\n' > "$proj/Makefile"
+  make -s -C "$proj" -j2 && rm -f "$proj"/*.o "$proj"/libp.so  # warm-up
+  sync
   "$rec_bin" record -o "$work/make-j2.trace" --root "$root" -- make -s -C "$proj" -j2
   traces+=("$work/git-clone.trace" "$work/small-files.trace" "$work/make-j2.trace")
 fi
@@ -66,6 +77,7 @@ for t in "${traces[@]}"; do
   "$bin" prepare "$t" --target "$target" >/dev/null
   walls=()
   for _ in $(seq 1 "$runs"); do
+    sync
     out=$("$bin" replay "$t" --target "$target" --no-prepare --timing think --json -o /tmp/fsreplay-fidelity.result)
     walls+=("$(jq .wall_ns <<<"$out")")
     rec=$(jq .recorded_ns <<<"$out"); div=$(jq .divergences <<<"$out"); ops=$(jq .ops <<<"$out")
