@@ -118,8 +118,16 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       uint32_t last_dep = kNoOp;
       uint64_t dep_done = 0, dep_wait = 0, slept = 0;
       const bool first = op.flags & kPfFirstOfThread;
+      // A page fault's record is made at the end of the fault: the original's
+      // fault work lies in the gap before it. Touch at once and let the touch
+      // use up that gap; what is left of it is slept after (see `carry`).
+      const bool fault_in_gap = s.timing == TimingMode::kThink && e.nr == kEvPageFault && !first;
+      uint64_t fault_gap = 0;
       if (s.timing == TimingMode::kExact) {
         target = e.ts - s.plan.base_ts;
+      } else if (fault_in_gap) {
+        fault_gap = pay(op.gap + carry);
+        target = now;
       } else if (s.timing == TimingMode::kThink) {
         target = first ? (s.plan.threads[op.thread].creator == kNoOp ? op.gap : 0)
                        : prev_done + pay(op.gap + carry);
@@ -177,11 +185,14 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       // recorded time (copying the address space, loading the program) is CPU
       // work of this thread and is replayed as think time before the next op.
       carry = 0;
-      // A page fault happened in user mode: the original's fault time is
-      // inside the recorded gap that follows it, so the replayed touch is
-      // paid back from the next gaps instead of being counted twice.
-      if (e.nr == kEvPageFault && s.timing == TimingMode::kThink) debt += r.latency;
-      else if (op.action == OpAction::kIssue && !(flags & kOfSkipped))
+      if (fault_in_gap) {
+        // The touch took (part of) the fault's gap: sleep the rest before the
+        // next op, or pay a longer touch back from the gaps after.
+        if (r.latency < fault_gap) carry = fault_gap - r.latency;
+        else debt += r.latency - fault_gap;
+      } else if (e.nr == kEvPageFault && s.timing == TimingMode::kThink) {
+        debt += r.latency;  // a thread's first op: no gap of its own to use
+      } else if (op.action == OpAction::kIssue && !(flags & kOfSkipped))
         debt += std::min(s.syscall_ns, r.latency);  // the entry/exit the recorded gap already holds
       if (e.nr == SYS_execve || e.nr == SYS_execveat || e.nr == SYS_clone || e.nr == SYS_clone3 ||
           e.nr == SYS_fork)

@@ -16,7 +16,7 @@
 
 namespace fsr {
 
-inline constexpr int64_t kUnmapAbove = 16384;  // see ExecEnv::live_maps
+inline constexpr int64_t kUnmapAbove = 49152;  // 3/4 of vm.max_map_count; see ExecEnv::live_maps
 
 struct ExecEnv {
   int root[2] = {-1, -1};            // Root::kTarget, Root::kScratch

@@ -4,13 +4,19 @@
 # replay wall time with the original run's duration; also reports divergences.
 #
 #   tools/bench/replay-fidelity.sh [-n RUNS] [-b FSREPLAY] --target DIR TRACE...
-#   tools/bench/replay-fidelity.sh --record --target DIR     (records the workloads first; needs root)
+#   tools/bench/replay-fidelity.sh [-k RECORDINGS] --record --target DIR   (records the workloads first; needs root)
 #
 # --record records, with 'fsreplay record', the three workloads of the
 # acceptance list into $WORK (default: a fresh dir under /var/tmp):
 #   git clone --no-hardlinks of a local repository, the small-files steps
 #   (create/stat/read/delete 2000 files), and make -j2 of a small C project.
-# Pass: |median replay - original| <= 5 % and divergences <= 0.1 % of ops.
+# With --record each workload is recorded K times (-k, default 3) and every
+# trace replayed RUNS times: the figure compares the median of all replays
+# with the median of the K originals, because one run of an I/O-bound
+# workload varies by +-15% here (a 0.4 s clone's creates and mkdirs swing the
+# most); the originals' spread is printed alongside. Given traces are one
+# group each. Pass: |median replay - median original| <= 5 % and divergences
+# <= 0.1 % of ops.
 # Each workload runs once untimed before it is recorded (warm caches, as the
 # replays will have), and `sync` precedes every recording and every replay:
 # otherwise writeback of the set-up's (or the previous replay's) dirty data
@@ -18,6 +24,7 @@
 # 0.58 s).
 set -euo pipefail
 runs=5
+recordings=3
 bin=${FSREPLAY:-build/tools/fsreplay}
 rec_bin=${FSREPLAY_RECORD:-$bin}   # a build with the recorder
 target=""
@@ -26,6 +33,7 @@ traces=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     -n) runs=$2; shift 2 ;;
+    -k) recordings=$2; shift 2 ;;
     -b) bin=$2; shift 2 ;;
     --target) target=$2; shift 2 ;;
     --record) record=1; shift ;;
@@ -35,6 +43,10 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -n $target ]] || { echo "replay-fidelity: --target DIR is required" >&2; exit 2; }
 mkdir -p "$target"
+
+declare -A group  # group name -> space-separated traces
+order=()
+add_trace() { [[ -n ${group[$1]:-} ]] || order+=("$1"); group[$1]="${group[$1]:-} $2"; }
 
 if [[ $record == 1 ]]; then
   work=${WORK:-$(mktemp -d /var/tmp/fsreplay-fidelity-XXXXXX)}
@@ -48,8 +60,12 @@ if [[ $record == 1 ]]; then
   fi
   rm -rf "$root/clone"
   git clone -q --no-hardlinks "$src" "$root/clone" && rm -rf "$root/clone"  # warm-up
-  sync
-  "$rec_bin" record -o "$work/git-clone.trace" --root "$root" -- git clone -q --no-hardlinks "$src" "$root/clone"
+  for k in $(seq 1 "$recordings"); do
+    sync
+    "$rec_bin" record -o "$work/git-clone.$k.trace" --root "$root" -- git clone -q --no-hardlinks "$src" "$root/clone"
+    rm -rf "$root/clone"
+    add_trace git-clone "$work/git-clone.$k.trace"
+  done
   # 2. small-files steps
   cat > "$work/small.sh" <<'SH'
 set -e; d=$1/small; rm -rf "$d"; mkdir -p "$d"
@@ -58,35 +74,49 @@ for i in $(seq 1 2000); do stat -c %s "$d/f$i" >/dev/null; done
 cat "$d"/f* > /dev/null; rm -rf "$d"
 SH
   sh "$work/small.sh" "$root"  # warm-up
-  sync
-  "$rec_bin" record -o "$work/small-files.trace" --root "$root" -- sh "$work/small.sh" "$root"
+  for k in $(seq 1 "$recordings"); do
+    sync
+    "$rec_bin" record -o "$work/small-files.$k.trace" --root "$root" -- sh "$work/small.sh" "$root"
+    add_trace small-files "$work/small-files.$k.trace"
+  done
   # 3. make -j2 of a small C project
   proj=$root/cproj; rm -rf "$proj"; mkdir -p "$proj"
   for i in $(seq 1 24); do printf '#include <stdio.h>\nint f%d(void){return %d;}\n' "$i" "$i" > "$proj/f$i.c"; done
   printf 'SRCS=$(wildcard *.c)\nall: $(SRCS:.c=.o)\n\t$(CC) -shared -o libp.so $^\n%%.o: %%.c\n\t$(CC) -O2 -fPIC -c $< -o $@\n' > "$proj/Makefile"
   make -s -C "$proj" -j2 && rm -f "$proj"/*.o "$proj"/libp.so  # warm-up
-  sync
-  "$rec_bin" record -o "$work/make-j2.trace" --root "$root" -- make -s -C "$proj" -j2
-  traces+=("$work/git-clone.trace" "$work/small-files.trace" "$work/make-j2.trace")
-fi
-[[ ${#traces[@]} -gt 0 ]] || { echo "replay-fidelity: no traces given" >&2; exit 2; }
-
-status=0
-printf '%-28s %12s %12s %8s %10s %8s\n' trace original replay_med error divergent ops
-for t in "${traces[@]}"; do
-  "$bin" prepare "$t" --target "$target" >/dev/null
-  walls=()
-  for _ in $(seq 1 "$runs"); do
+  for k in $(seq 1 "$recordings"); do
     sync
-    out=$("$bin" replay "$t" --target "$target" --no-prepare --timing think --json -o /tmp/fsreplay-fidelity.result)
-    walls+=("$(jq .wall_ns <<<"$out")")
-    rec=$(jq .recorded_ns <<<"$out"); div=$(jq .divergences <<<"$out"); ops=$(jq .ops <<<"$out")
+    "$rec_bin" record -o "$work/make-j2.$k.trace" --root "$root" -- make -s -C "$proj" -j2
+    rm -f "$proj"/*.o "$proj"/libp.so
+    add_trace make-j2 "$work/make-j2.$k.trace"
   done
-  med=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+fi
+for t in "${traces[@]}"; do add_trace "$(basename "$t" .trace)" "$t"; done
+[[ ${#order[@]} -gt 0 ]] || { echo "replay-fidelity: no traces given" >&2; exit 2; }
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+status=0
+printf '%-14s %5s %12s %17s %12s %8s %10s %8s\n' workload traces original orig_spread replay_med error divergent ops
+for g in "${order[@]}"; do
+  origs=(); walls=(); div=0; ops=0
+  for t in ${group[$g]}; do
+    "$bin" prepare "$t" --target "$target" >/dev/null
+    for _ in $(seq 1 "$runs"); do
+      sync
+      out=$("$bin" replay "$t" --target "$target" --no-prepare --timing think --json -o /tmp/fsreplay-fidelity.result)
+      walls+=("$(jq .wall_ns <<<"$out")")
+      div=$((div + $(jq .divergences <<<"$out"))); ops=$((ops + $(jq .ops <<<"$out")))
+    done
+    origs+=("$(jq .recorded_ns <<<"$out")")
+  done
+  rec=$(printf '%s\n' "${origs[@]}" | median)
+  lo=$(printf '%s\n' "${origs[@]}" | sort -n | head -1); hi=$(printf '%s\n' "${origs[@]}" | sort -n | tail -1)
+  med=$(printf '%s\n' "${walls[@]}" | median)
   err=$(awk -v m="$med" -v r="$rec" 'BEGIN {printf "%.1f", (m - r) * 100 / r}')
   dpct=$(awk -v d="$div" -v o="$ops" 'BEGIN {printf "%.3f", o ? d * 100 / o : 0}')
-  printf '%-28s %10.3fs %10.3fs %7s%% %9s%% %8s\n' "$(basename "$t")" "$(awk -v r="$rec" 'BEGIN{print r/1e9}')" \
-    "$(awk -v m="$med" 'BEGIN{print m/1e9}')" "$err" "$dpct" "$ops"
+  printf '%-14s %5d %10.3fs %8.3f-%.3fs %10.3fs %7s%% %9s%% %8s\n' "$g" "${#origs[@]}" "$(awk -v r="$rec" 'BEGIN{print r/1e9}')" \
+    "$(awk -v r="$lo" 'BEGIN{print r/1e9}')" "$(awk -v r="$hi" 'BEGIN{print r/1e9}')" \
+    "$(awk -v m="$med" 'BEGIN{print m/1e9}')" "$err" "$dpct" "$((ops / ${#walls[@]}))"
   awk -v e="$err" -v d="$dpct" 'BEGIN {exit !(e <= 5 && e >= -5 && d <= 0.1)}' || status=1
 done
 rm -f /tmp/fsreplay-fidelity.result
