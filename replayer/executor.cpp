@@ -12,8 +12,12 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <csetjmp>
+#include <csignal>
+
 #include <algorithm>
 #include <cerrno>
+#include <mutex>
 #include <cstdio>
 #include <string>
 
@@ -56,6 +60,43 @@ struct Ctx {
     flags |= kOfFallback;
   }
 };
+
+// Page touches: a page past the end of the mapped file raises SIGBUS. Rather
+// than an fstat before every touch (timed, and racy against truncation by
+// another worker), the touch runs under a per-thread jump buffer that the
+// SIGBUS handler returns through. SA_NODEFER: the jump leaves no signal blocked.
+thread_local sigjmp_buf* volatile t_touch_jump = nullptr;  // volatile: the stores around the touch must stay
+
+void on_sigbus(int sig, siginfo_t*, void*) {
+  if (sigjmp_buf* j = t_touch_jump) siglongjmp(*j, 1);
+  signal(sig, SIG_DFL);  // not ours: die as the default would
+  raise(sig);
+}
+
+void install_sigbus_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, nullptr);
+  });
+}
+
+// Reads one byte at `p`; false if that raised SIGBUS (beyond the file's end).
+bool touch_page(const char* p) {
+  sigjmp_buf jump;
+  if (sigsetjmp(jump, 0) != 0) {
+    t_touch_jump = nullptr;
+    return false;
+  }
+  t_touch_jump = &jump;
+  volatile char v = *p;
+  (void)v;
+  t_touch_jump = nullptr;
+  return true;
+}
 
 // Runs `fn(parent_fd, base)` on the parent of path k opened beneath its root.
 template <typename F>
@@ -360,11 +401,6 @@ int64_t dispatch(Ctx& c) {
       c.env.map_addr[c.i] = p;
       c.env.map_len[c.i] = a[1];
       c.env.live_maps.fetch_add(1, std::memory_order_relaxed);
-      struct stat st;
-      if (fstat(c.fd(), &st) == 0) {  // pages past EOF would fault with SIGBUS: never touch them
-        uint64_t in_file = static_cast<uint64_t>(st.st_size) > a[5] ? static_cast<uint64_t>(st.st_size) - a[5] : 0;
-        c.env.map_touchable[c.i] = std::min<uint64_t>(a[1], in_file);
-      }
       return static_cast<int64_t>(reinterpret_cast<uintptr_t>(p) & 0x7fffffffffffull);
     }
     case SYS_munmap: {
@@ -377,12 +413,10 @@ int64_t dispatch(Ctx& c) {
     }
     case kEvPageFault: {
       char* p = static_cast<char*>(c.env.map_addr[c.op.ref_op]);
-      if (!p || c.op.ref_off >= c.env.map_touchable[c.op.ref_op]) {
-        c.flags |= kOfSkipped;
+      if (!p || c.op.ref_off >= c.env.map_len[c.op.ref_op] || !touch_page(p + (c.op.ref_off & ~4095ull))) {
+        c.flags |= kOfSkipped;  // unmapped, or past the file's end (SIGBUS caught)
         return e.ret;
       }
-      volatile char v = p[c.op.ref_off & ~4095ull];
-      (void)v;
       return 0;
     }
     case SYS_execve: case SYS_execveat: {
@@ -410,7 +444,7 @@ void init_exec_env(ExecEnv& env) {
   env.ofd_fd.assign(env.plan->ofds.size(), -1);
   env.map_addr.assign(env.plan->ops.size(), nullptr);
   env.map_len.assign(env.plan->ops.size(), 0);
-  env.map_touchable.assign(env.plan->ops.size(), 0);
+  install_sigbus_handler();
   env.live_maps.store(0, std::memory_order_relaxed);
 }
 

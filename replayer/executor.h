@@ -26,7 +26,6 @@ struct ExecEnv {
   std::vector<int> ofd_fd;           // real fd per OFD slot (-1: none)
   std::vector<void*> map_addr;       // per op: where an mmap op mapped (nullptr: none)
   std::vector<uint64_t> map_len;
-  std::vector<uint64_t> map_touchable;  // bytes of the mapping backed by the file
   // Mappings the replay holds now. Those of ended processes are unmapped only
   // above kUnmapAbove: each munmap in the multi-threaded replayer costs a TLB
   // shootdown (more, here, than a larger address space costs mmap and faults),

@@ -164,6 +164,27 @@ TEST_F(Replay, MkdirOfTheRootItselfIsEexist) {
   EXPECT_EQ(r->divergences, 0u);
 }
 
+// A mapping longer than its file: a touch past the end raises SIGBUS in the
+// replayer, which must skip that op (twice, from two threads), not die.
+TEST_F(Replay, TouchPastTheEndOfAMappedFileIsSkippedNotFatal) {
+  Synth t;
+  const uint64_t addr = 0x7f0000000000ull;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/f");
+  t.add(1, 1, SYS_mmap, 20, 5, static_cast<int64_t>(addr), {0, 3 * 4096, PROT_READ, MAP_PRIVATE, 3, 0});
+  uint32_t in = t.add(1, 1, kEvPageFault, 30, 0, 0, {0, addr + 10, 0}, "/w/p/f");
+  uint32_t past1 = t.add(1, 1, kEvPageFault, 40, 0, 0, {8192, addr + 8192, 0}, "/w/p/f");
+  uint32_t past2 = t.add(1, 1, kEvPageFault, 50, 0, 0, {4096, addr + 4096, 0}, "/w/p/f");
+  uint32_t after = t.add(1, 1, SYS_newfstatat, 60, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/f");
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p/f", PrestateKind::kFile, 100)});
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  EXPECT_FALSE(ops[in].flags & kOfSkipped) << "the file's one page was touched";
+  EXPECT_TRUE(ops[past1].flags & kOfSkipped);
+  EXPECT_TRUE(ops[past2].flags & kOfSkipped);
+  EXPECT_EQ(ops[after].ret, 0) << "the replay went on after the caught SIGBUS";
+}
+
 // A page fault happens in user mode: the original's fault time is inside the
 // recorded gap after it. Think mode pays the replayed touch back from that gap.
 TEST_F(Replay, ThinkModePaysAPageFaultBackFromTheNextGap) {
