@@ -5,6 +5,8 @@
 #
 #   tools/bench/replay-fidelity.sh [-n RUNS] [-b FSREPLAY] --target DIR TRACE...
 #   tools/bench/replay-fidelity.sh [-k RECORDINGS] --record --target DIR   (records the workloads first; needs root)
+# With --record the workloads are also run K times untraced (untraced_med:
+# the recorder's own overhead and the run-to-run spread, for reference).
 #
 # --record records, with 'fsreplay record', the three workloads of the
 # acceptance list into $WORK (default: a fresh dir under /var/tmp):
@@ -45,6 +47,15 @@ done
 mkdir -p "$target"
 
 declare -A group  # group name -> space-separated traces
+declare -A untraced  # group name -> median ns of K untraced runs (with --record)
+time_untraced() {  # time_untraced GROUP CLEANUP CMD...: K untraced runs after sync, median ns
+  local g=$1 cleanup=$2; shift 2
+  local ts=()
+  for _ in $(seq 1 "$recordings"); do
+    sync; local s; s=$(date +%s%N); "$@" >/dev/null; ts+=($(( $(date +%s%N) - s ))); eval "$cleanup"
+  done
+  untraced[$g]=$(printf '%s\n' "${ts[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+}
 order=()
 add_trace() { [[ -n ${group[$1]:-} ]] || order+=("$1"); group[$1]="${group[$1]:-} $2"; }
 
@@ -66,6 +77,7 @@ if [[ $record == 1 ]]; then
     rm -rf "$root/clone"
     add_trace git-clone "$work/git-clone.$k.trace"
   done
+  time_untraced git-clone 'rm -rf "$root/clone"' git clone -q --no-hardlinks "$src" "$root/clone"
   # 2. small-files steps
   cat > "$work/small.sh" <<'SH'
 set -e; d=$1/small; rm -rf "$d"; mkdir -p "$d"
@@ -79,6 +91,7 @@ SH
     "$rec_bin" record -o "$work/small-files.$k.trace" --root "$root" -- sh "$work/small.sh" "$root"
     add_trace small-files "$work/small-files.$k.trace"
   done
+  time_untraced small-files ':' sh "$work/small.sh" "$root"
   # 3. make -j2 of a small C project
   proj=$root/cproj; rm -rf "$proj"; mkdir -p "$proj"
   for i in $(seq 1 24); do printf '#include <stdio.h>\nint f%d(void){return %d;}\n' "$i" "$i" > "$proj/f$i.c"; done
@@ -90,13 +103,14 @@ SH
     rm -f "$proj"/*.o "$proj"/libp.so
     add_trace make-j2 "$work/make-j2.$k.trace"
   done
+  time_untraced make-j2 'rm -f "$proj"/*.o "$proj"/libp.so' make -s -C "$proj" -j2
 fi
 for t in "${traces[@]}"; do add_trace "$(basename "$t" .trace)" "$t"; done
 [[ ${#order[@]} -gt 0 ]] || { echo "replay-fidelity: no traces given" >&2; exit 2; }
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 status=0
-printf '%-14s %5s %12s %17s %12s %8s %10s %8s\n' workload traces original orig_spread replay_med error divergent ops
+printf '%-14s %5s %12s %17s %12s %8s %10s %8s %12s\n' workload traces original orig_spread replay_med error divergent ops untraced_med
 for g in "${order[@]}"; do
   origs=(); walls=(); div=0; ops=0
   for t in ${group[$g]}; do
@@ -114,9 +128,10 @@ for g in "${order[@]}"; do
   med=$(printf '%s\n' "${walls[@]}" | median)
   err=$(awk -v m="$med" -v r="$rec" 'BEGIN {printf "%.1f", (m - r) * 100 / r}')
   dpct=$(awk -v d="$div" -v o="$ops" 'BEGIN {printf "%.3f", o ? d * 100 / o : 0}')
-  printf '%-14s %5d %10.3fs %8.3f-%.3fs %10.3fs %7s%% %9s%% %8s\n' "$g" "${#origs[@]}" "$(awk -v r="$rec" 'BEGIN{print r/1e9}')" \
+  printf '%-14s %5d %10.3fs %8.3f-%.3fs %10.3fs %7s%% %9s%% %8s %12s\n' "$g" "${#origs[@]}" "$(awk -v r="$rec" 'BEGIN{print r/1e9}')" \
     "$(awk -v r="$lo" 'BEGIN{print r/1e9}')" "$(awk -v r="$hi" 'BEGIN{print r/1e9}')" \
-    "$(awk -v m="$med" 'BEGIN{print m/1e9}')" "$err" "$dpct" "$((ops / ${#walls[@]}))"
+    "$(awk -v m="$med" 'BEGIN{print m/1e9}')" "$err" "$dpct" "$((ops / ${#walls[@]}))" \
+    "$(awk -v u="${untraced[$g]:-0}" 'BEGIN{if (u > 0) printf "%.3fs", u/1e9; else print "-"}')"
   awk -v e="$err" -v d="$dpct" 'BEGIN {exit !(e <= 5 && e >= -5 && d <= 0.1)}' || status=1
 done
 rm -f /tmp/fsreplay-fidelity.result
