@@ -262,10 +262,8 @@ KernelCounters BpfSession::counters() const {
       k.io_uring += c.extra[FSR_CNT_IO_URING];
     }
   }
-  for (bpf_program* p : {skel_->progs.sys_enter, skel_->progs.sys_exit, skel_->progs.on_fork,
-                         skel_->progs.on_exec, skel_->progs.on_exit, skel_->progs.on_fault,
-                         skel_->progs.on_filemap_fault, skel_->progs.on_filemap_map_pages,
-                         skel_->progs.on_fault_vma}) {
+  bpf_program* p;
+  bpf_object__for_each_program(p, skel_->obj) {  // every program, loaded or not (fd < 0)
     bpf_prog_info info{};
     uint32_t len = sizeof(info);
     int fd = bpf_program__fd(p);

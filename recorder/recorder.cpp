@@ -214,10 +214,9 @@ Result<RecordSummary> record(const RecordOptions& o) {
       // fill slowly (shorter timers cost the recorder CPU in wake-ups: 12% of
       // its samples at 1 ms on a git clone); sooner, down to 1 ms, when the
       // fullest ring filled at a rate that would take it past 1/8 of its size
-      // in 10 ms. That lets the rings stay small (sys_exit writes each record
-      // into ring memory; a smaller ring stays in cache: 4 MiB saves ~180 ns
-      // per record over 8 MiB on this VM) and still absorb storms (~0.7 M
-      // records/s on one CPU fill 4 MiB in ~45 ms).
+      // in 10 ms. That lets smaller rings (--buffer-mib 2 or 4: sys_exit writes
+      // each record into ring memory, and a smaller ring stays in cache) still
+      // absorb storms (~0.7 M records/s on one CPU fill 4 MiB in ~45 ms).
       uint64_t sleep_ns = kDrainIdleNs;
       const uint64_t peak = session->last_peak_bytes(), budget = session->ring_bytes() / 8;
       if (peak > 0 && since_drain > 0 && peak * kDrainIdleNs > budget * since_drain)

@@ -121,7 +121,9 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       // A page fault's record is made at the end of the fault: the original's
       // fault work lies in the gap before it. Touch at once and let the touch
       // use up that gap; what is left of it is slept after (see `carry`).
-      const bool fault_in_gap = s.timing == TimingMode::kThink && e.nr == kEvPageFault && !first;
+      // (A thread's first op has no gap of its own: fault_gap stays 0.)
+      const bool think_fault = s.timing == TimingMode::kThink && e.nr == kEvPageFault;
+      const bool fault_in_gap = think_fault && !first;
       uint64_t fault_gap = 0;
       if (s.timing == TimingMode::kExact) {
         target = e.ts - s.plan.base_ts;
@@ -185,13 +187,11 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       // recorded time (copying the address space, loading the program) is CPU
       // work of this thread and is replayed as think time before the next op.
       carry = 0;
-      if (fault_in_gap) {
+      if (think_fault) {
         // The touch took (part of) the fault's gap: sleep the rest before the
         // next op, or pay a longer touch back from the gaps after.
         if (r.latency < fault_gap) carry = fault_gap - r.latency;
         else debt += r.latency - fault_gap;
-      } else if (e.nr == kEvPageFault && s.timing == TimingMode::kThink) {
-        debt += r.latency;  // a thread's first op: no gap of its own to use
       } else if (op.action == OpAction::kIssue && !(flags & kOfSkipped))
         debt += std::min(s.syscall_ns, r.latency);  // the entry/exit the recorded gap already holds
       if (e.nr == SYS_execve || e.nr == SYS_execveat || e.nr == SYS_clone || e.nr == SYS_clone3 ||

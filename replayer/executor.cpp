@@ -181,7 +181,7 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
 
 int64_t do_stat(Ctx& c, int flags) {
   struct stat st;
-  if (c.op.path[0] == kNoPath || (c.op.flags & kPfFdForm)) return rc(fstat(c.fd(), &st));
+  if (c.op.path[0] == kNoPath) return rc(fstat(c.fd(), &st));
   return rc(fstatat(c.dirfd(0), c.rel(0), &st, flags & AT_SYMLINK_NOFOLLOW));
 }
 
@@ -189,7 +189,7 @@ int64_t do_statx(Ctx& c) {
   int flags = static_cast<int>(c.e.args[2]);
   if (c.feat().has(Feature::kStatx)) {
     struct statx sx;
-    if (c.op.path[0] == kNoPath || (c.op.flags & kPfFdForm))
+    if (c.op.path[0] == kNoPath)
       return rc(syscall(SYS_statx, c.fd(), "", AT_EMPTY_PATH, static_cast<unsigned>(c.e.args[3]), &sx));
     return rc(syscall(SYS_statx, c.dirfd(0), c.rel(0), flags & ~AT_EMPTY_PATH,
                       static_cast<unsigned>(c.e.args[3]), &sx));
@@ -469,7 +469,7 @@ int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint1
     op_flags |= kOfSkipped;
     return c.e.ret;
   }
-  if ((c.op.flags & kPfDevice) && !(c.op.flags & kPfFdForm)) return device_op(c);
+  if (c.op.flags & kPfDevice) return device_op(c);
   return dispatch(c);
 }
 

@@ -159,7 +159,7 @@ class Builder {
   void end_address_space(PlanOp& op, uint32_t pid) {
     auto it = maps_.find(pid);
     if (it == maps_.end()) return;
-    if (by_pid_.count(pid) <= 1 && threads_of_pid_[pid] <= 1 && !it->second.empty()) {
+    if (threads_of_pid_[pid] <= 1 && !it->second.empty()) {
       op.unmap_begin = static_cast<uint32_t>(plan_.unmaps.size());
       for (const Mapping& m : it->second) plan_.unmaps.push_back(m.op);
       op.unmap_end = static_cast<uint32_t>(plan_.unmaps.size());
@@ -262,14 +262,14 @@ void Builder::step(uint32_t i) {
     op.ofd = st.table->lookup(fdarg(si->dirfd[0]));  // AT_EMPTY_PATH / NULL path forms
 
   // glibc's fstat() is newfstatat(fd, "", AT_EMPTY_PATH): the recorder names
-  // the fd's path, but the original walked no path. Replay it on the fd.
+  // the fd's path, but the original walked no path. Replay it as the fd form.
   if ((e.nr == SYS_newfstatat && (e.args[3] & AT_EMPTY_PATH)) ||
       (e.nr == SYS_statx && (e.args[2] & AT_EMPTY_PATH))) {
     int dfd = fdarg(si->dirfd[0]);
     uint32_t o = dfd == kAtFdcwd ? kNoOfd : st.table->lookup(dfd);
     if (o != kNoOfd && plan_.ofds[o].path != kNoPath && plan_.ofds[o].path == op.path[0]) {
       op.ofd = o;
-      op.flags |= kPfFdForm;
+      op.path[0] = kNoPath;
     }
   }
 
@@ -493,8 +493,7 @@ void Builder::mark_devices() {
   for (uint32_t i = 0; i < ev_.size(); ++i) {
     const Event& e = ev_[i];
     uint32_t p = plan_.ops[i].path[0];
-    if (p != kNoPath && e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode) &&
-        !(plan_.ops[i].flags & kPfFdForm))
+    if (p != kNoPath && e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode))
       any = dev[p] = true;
   }
   if (!any) return;

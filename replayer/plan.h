@@ -36,7 +36,6 @@ enum PlanOpFlag : uint8_t {
   kPfCausal = 1 << 3,     // has an exact causal dependency (wait4, pipe, futex)
   kPfNs0 = 1 << 4,        // path[0] / path[1] gains or loses a directory entry
   kPfNs1 = 1 << 5,
-  kPfFdForm = 1 << 6,     // stat of the dirfd itself (AT_EMPTY_PATH): replay on the fd, no path walk
   kPfDevice = 1 << 7,     // path[0] is a character device (/dev/null, a tty): see device_standin()
 };
 
