@@ -85,6 +85,12 @@ void install_sigbus_handler() {
 }
 
 // Reads one byte at `p`; false if that raised SIGBUS (beyond the file's end).
+// A mapping placed inside a base lives only as long as the base does.
+bool mapping_alive(const ExecEnv& env, uint32_t m) {
+  if (!env.map_addr[m]) return false;
+  return !env.map_inside[m] || env.map_addr[env.plan->ops[m].ref_op] != nullptr;
+}
+
 bool touch_page(const char* p) {
   sigjmp_buf jump;
   if (sigsetjmp(jump, 0) != 0) {
@@ -396,24 +402,41 @@ int64_t dispatch(Ctx& c) {
       return rc(sendfile(c.fd(), c.fd2(), nullptr, static_cast<size_t>(c.io_len(3))));
     case SYS_mmap: {
       int fl = static_cast<int>(a[3]) & (MAP_SHARED | MAP_PRIVATE | MAP_SHARED_VALIDATE | MAP_POPULATE | MAP_NORESERVE);
-      void* p = mmap(nullptr, a[1], static_cast<int>(a[2]), fl, c.fd(), static_cast<off_t>(a[5]));
+      // MAP_FIXED only inside the replay's own copy of the recorded base (plan.h).
+      char* at = nullptr;
+      if (c.op.ref_op != kNoOp) {
+        char* b = static_cast<char*>(c.env.map_addr[c.op.ref_op]);
+        if (b && c.op.ref_off + a[1] <= c.env.map_len[c.op.ref_op]) at = b + c.op.ref_off;
+      }
+      void* p = mmap(at, a[1], static_cast<int>(a[2]), fl | (at ? MAP_FIXED : 0), c.fd(), static_cast<off_t>(a[5]));
       if (p == MAP_FAILED) return -errno;
       c.env.map_addr[c.i] = p;
       c.env.map_len[c.i] = a[1];
-      c.env.live_maps.fetch_add(1, std::memory_order_relaxed);
+      c.env.map_inside[c.i] = at != nullptr;
+      if (!at) c.env.live_maps.fetch_add(1, std::memory_order_relaxed);
       return static_cast<int64_t>(reinterpret_cast<uintptr_t>(p) & 0x7fffffffffffull);
     }
     case SYS_munmap: {
-      void*& p = c.env.map_addr[c.op.ref_op];
-      if (!p) return -EINVAL;
-      int r = munmap(p, c.env.map_len[c.op.ref_op]);
+      const uint32_t m = c.op.ref_op;
+      void*& p = c.env.map_addr[m];
+      if (!mapping_alive(c.env, m)) return -EINVAL;
+      int r;
+      if (c.env.map_inside[m]) {
+        // Keep the base's range whole: a hole could be handed to another
+        // mapping, which the base's munmap would then take along.
+        r = mmap(p, c.env.map_len[m], PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) ==
+                    MAP_FAILED ? -1 : 0;
+      } else {
+        r = munmap(p, c.env.map_len[m]);
+        c.env.live_maps.fetch_sub(1, std::memory_order_relaxed);
+      }
       p = nullptr;
-      c.env.live_maps.fetch_sub(1, std::memory_order_relaxed);
       return rc(r);
     }
     case kEvPageFault: {
       char* p = static_cast<char*>(c.env.map_addr[c.op.ref_op]);
-      if (!p || c.op.ref_off >= c.env.map_len[c.op.ref_op] || !touch_page(p + (c.op.ref_off & ~4095ull))) {
+      if (!mapping_alive(c.env, c.op.ref_op) || c.op.ref_off >= c.env.map_len[c.op.ref_op] ||
+          !touch_page(p + (c.op.ref_off & ~4095ull))) {
         c.flags |= kOfSkipped;  // unmapped, or past the file's end (SIGBUS caught)
         return e.ret;
       }
@@ -444,6 +467,7 @@ void init_exec_env(ExecEnv& env) {
   env.ofd_fd.assign(env.plan->ofds.size(), -1);
   env.map_addr.assign(env.plan->ops.size(), nullptr);
   env.map_len.assign(env.plan->ops.size(), 0);
+  env.map_inside.assign(env.plan->ops.size(), 0);
   install_sigbus_handler();
   env.live_maps.store(0, std::memory_order_relaxed);
 }
@@ -478,7 +502,7 @@ void apply_closes(uint32_t i, ExecEnv& env) {
   if (op.unmap_end > op.unmap_begin && env.live_maps.load(std::memory_order_relaxed) > kUnmapAbove) {
     for (uint32_t k = op.unmap_begin; k < op.unmap_end; ++k) {
       uint32_t m = env.plan->unmaps[k];
-      if (!env.map_addr[m]) continue;
+      if (!env.map_addr[m] || env.map_inside[m]) continue;  // (the plan lists bases only)
       munmap(env.map_addr[m], env.map_len[m]);
       env.map_addr[m] = nullptr;
       env.live_maps.fetch_sub(1, std::memory_order_relaxed);
@@ -495,7 +519,8 @@ void release_all(ExecEnv& env) {
   for (int& fd : env.ofd_fd)
     if (fd >= 0) close(fd), fd = -1;
   for (size_t i = 0; i < env.map_addr.size(); ++i)
-    if (env.map_addr[i]) munmap(env.map_addr[i], env.map_len[i]), env.map_addr[i] = nullptr;
+    if (env.map_addr[i] && !env.map_inside[i]) munmap(env.map_addr[i], env.map_len[i]);
+  env.map_addr.assign(env.map_addr.size(), nullptr);
 }
 
 }  // namespace fsr

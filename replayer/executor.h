@@ -26,6 +26,7 @@ struct ExecEnv {
   std::vector<int> ofd_fd;           // real fd per OFD slot (-1: none)
   std::vector<void*> map_addr;       // per op: where an mmap op mapped (nullptr: none)
   std::vector<uint64_t> map_len;
+  std::vector<uint8_t> map_inside;   // per op: placed MAP_FIXED inside its base mapping (PlanOp::ref_op)
   // Mappings the replay holds now. Those of ended processes are unmapped only
   // above kUnmapAbove: each munmap in the multi-threaded replayer costs a TLB
   // shootdown (more, here, than a larger address space costs mmap and faults),

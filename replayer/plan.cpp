@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -38,6 +39,8 @@ struct Pending {
 struct Mapping {
   uint64_t addr, len;
   uint32_t op;
+  uint32_t tid;
+  uint32_t base;  // mmap op whose range this MAP_FIXED mapping was placed in (kNoOp: none)
 };
 
 class Builder {
@@ -161,7 +164,8 @@ class Builder {
     if (it == maps_.end()) return;
     if (threads_of_pid_[pid] <= 1 && !it->second.empty()) {
       op.unmap_begin = static_cast<uint32_t>(plan_.unmaps.size());
-      for (const Mapping& m : it->second) plan_.unmaps.push_back(m.op);
+      for (const Mapping& m : it->second)
+        if (m.base == kNoOp) plan_.unmaps.push_back(m.op);  // a base's munmap takes what lies in it
       op.unmap_end = static_cast<uint32_t>(plan_.unmaps.size());
     }
     maps_.erase(it);
@@ -407,8 +411,28 @@ void Builder::step(uint32_t i) {
       break;
     case SYS_mmap:
       fd_op_action(op);
-      if (op.action == OpAction::kIssue && ret > 0)
-        maps_[st.pid].push_back({static_cast<uint64_t>(ret), e.args[1], i});
+      if (op.action == OpAction::kIssue && ret > 0) {
+        // The dynamic loader maps a whole library, then maps each segment
+        // MAP_FIXED over it. The replay places such a mapping at the same
+        // offset in its own copy of the first one (same thread, so program
+        // order makes that one exist first): separate mappings would need
+        // more address space and page tables than the original ever had.
+        auto& v = maps_[st.pid];
+        uint32_t base = kNoOp;
+        if (e.args[3] & MAP_FIXED) {
+          for (size_t k = v.size(); k-- > 0;) {
+            const Mapping& m = v[k];
+            if (m.base == kNoOp && m.tid == e.tid && e.args[0] >= m.addr &&
+                e.args[0] - m.addr + e.args[1] <= m.len) {
+              base = m.op;
+              op.ref_op = m.op;
+              op.ref_off = e.args[0] - m.addr;
+              break;
+            }
+          }
+        }
+        v.push_back({static_cast<uint64_t>(ret), e.args[1], i, e.tid, base});
+      }
       break;
     case SYS_munmap: case kEvPageFault: {
       op.action = OpAction::kSkip;
@@ -422,7 +446,10 @@ void Builder::step(uint32_t i) {
           op.action = OpAction::kIssue;
           if (e.nr == SYS_munmap) {
             if (op.ref_off != 0 || e.args[1] < v[k].len) op.action = OpAction::kEmulate;
+            const uint32_t gone = v[k].op;
             v.erase(v.begin() + static_cast<long>(k));
+            // A base takes the mappings placed in it along.
+            std::erase_if(v, [gone](const Mapping& m) { return m.base == gone; });
           }
           break;
         }

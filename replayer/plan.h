@@ -69,8 +69,11 @@ struct PlanOp {
   uint32_t dep_begin = 0, dep_end = 0;      // Plan::deps[dep_begin, dep_end)
   uint32_t close_begin = 0, close_end = 0;  // Plan::closes[...]: OFDs to close after this op
   uint32_t unmap_begin = 0, unmap_end = 0;  // Plan::unmaps[...]: mappings that end with this op
-  uint32_t ref_op = kNoOp;          // mmap op this munmap/page fault refers to
-  uint64_t ref_off = 0;             // page fault: offset into that mapping
+  // munmap/page fault: the mmap op it refers to, and (fault) the offset into
+  // that mapping. mmap with MAP_FIXED inside an earlier mapping of its
+  // thread: that base op, and the offset to place it at in the base's copy.
+  uint32_t ref_op = kNoOp;
+  uint64_t ref_off = 0;
   uint64_t gap = 0;                 // recorded compute gap before this op, ns
   OpAction action = OpAction::kSkip;
   uint8_t flags = 0;

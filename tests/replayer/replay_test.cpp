@@ -98,10 +98,12 @@ TEST_F(Replay, ThinkModeKeepsRecordedGapsAndAfapDropsThem) {
   auto think = run_replay(trace, options(TimingMode::kThink));
   ASSERT_TRUE(think.is_ok()) << think.message();
   auto ops = read_result(think->result_path);
-  // issue - previous completion is the recorded gap (less what an earlier
-  // sleep overslept, which is paid back)
+  // issue - previous completion is the recorded gap, less what an earlier
+  // sleep overslept (paid back: on a loaded machine that can be milliseconds),
+  // so each gap is mostly slept and together they are at least the recorded total.
   for (size_t i = 1; i < ops.size(); ++i)
-    EXPECT_GE(ops[i].start - (ops[i - 1].start + ops[i - 1].latency), 49'000'000u);
+    EXPECT_GE(ops[i].start - (ops[i - 1].start + ops[i - 1].latency), 40'000'000u);
+  EXPECT_GE(ops[2].start - ops[0].start, 99'000'000u);
   EXPECT_GE(think->wall_ns, 100'000'000u);
   auto afap = run_replay(trace, options(TimingMode::kAfap));
   ASSERT_TRUE(afap.is_ok());
@@ -183,6 +185,32 @@ TEST_F(Replay, TouchPastTheEndOfAMappedFileIsSkippedNotFatal) {
   EXPECT_TRUE(ops[past1].flags & kOfSkipped);
   EXPECT_TRUE(ops[past2].flags & kOfSkipped);
   EXPECT_EQ(ops[after].ret, 0) << "the replay went on after the caught SIGBUS";
+}
+
+// A segment mapped MAP_FIXED inside a recorded base lands at the same offset
+// in the replay's copy of the base, and its pages are touched there. After a
+// munmap of the base, a touch of the segment is skipped, not a crash.
+TEST_F(Replay, FixedSegmentLandsInsideItsBase) {
+  Synth t;
+  const uint64_t addr = 0x7f0000000000ull;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/f");
+  uint32_t base = t.add(1, 1, SYS_mmap, 20, 5, static_cast<int64_t>(addr), {0, 4 * 4096, PROT_READ, MAP_PRIVATE, 3, 0});
+  uint32_t seg = t.add(1, 1, SYS_mmap, 30, 5, static_cast<int64_t>(addr + 8192),
+                       {addr + 8192, 4096, PROT_READ, MAP_PRIVATE | MAP_FIXED, 3, 4096});
+  uint32_t in = t.add(1, 1, kEvPageFault, 40, 0, 0, {4096, addr + 8192 + 10, 0}, "/w/p/f");
+  t.add(1, 1, SYS_munmap, 50, 5, 0, {addr, 4 * 4096});
+  uint32_t gone = t.add(1, 1, kEvPageFault, 60, 0, 0, {4096, addr + 8192 + 10, 0}, "/w/p/f");
+  uint32_t after = t.add(1, 1, SYS_newfstatat, 70, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/f");
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p/f", PrestateKind::kFile, 4 * 4096)});
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  ASSERT_GT(ops[base].ret, 0);
+  EXPECT_EQ(ops[seg].ret - ops[base].ret, 8192) << "the segment was mapped somewhere else";
+  EXPECT_FALSE(ops[in].flags & kOfSkipped);
+  EXPECT_TRUE(ops[gone].flags & kOfSkipped);
+  EXPECT_EQ(ops[after].ret, 0);
+  EXPECT_EQ(r->divergences, 0u);
 }
 
 // A page fault happens in user mode: the original's fault time is inside the
