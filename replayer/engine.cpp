@@ -185,7 +185,8 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       prev_done = t2 - s.start;
       // fork/clone/exec are emulated or reduced to an open: the rest of their
       // recorded time (copying the address space, loading the program) is CPU
-      // work of this thread and is replayed as think time before the next op.
+      // work of this thread and is replayed as think time before the next op
+      // (PlanOp::own_ns: only what no earlier op's gap already covers).
       carry = 0;
       if (think_fault) {
         // The touch took (part of) the fault's gap: sleep the rest before the
@@ -194,9 +195,7 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
         else debt += r.latency - fault_gap;
       } else if (op.action == OpAction::kIssue && !(flags & kOfSkipped))
         debt += std::min(s.syscall_ns, r.latency);  // the entry/exit the recorded gap already holds
-      if (e.nr == SYS_execve || e.nr == SYS_execveat || e.nr == SYS_clone || e.nr == SYS_clone3 ||
-          e.nr == SYS_fork)
-        carry = e.dur > r.latency ? e.dur - r.latency : 0;
+      if (op.own_ns) carry = op.own_ns > r.latency ? op.own_ns - r.latency : 0;
       s.done[i].store(prev_done + 1, std::memory_order_release);
       if (op.flags & kPfNotify) s.done[i].notify_all();
       slot.done.store(slot.done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);

@@ -234,6 +234,14 @@ void Builder::step(uint32_t i) {
     op.gap = e.ts > st.last_end ? e.ts - st.last_end : 0;
   }
   rt.ops.push_back(i);
+  // (Not vfork: its parent waits for the child, which is a dependency, not work.)
+  if (e.nr == SYS_execve || e.nr == SYS_execveat || e.nr == SYS_clone || e.nr == SYS_clone3 ||
+      e.nr == SYS_fork) {
+    uint64_t before = rt.ops.size() > 1 ? st.last_end
+                      : rt.creator != kNoOp ? ev_[rt.creator].ts + ev_[rt.creator].dur : e.ts;
+    uint64_t from = std::max(e.ts, before);
+    op.own_ns = static_cast<uint32_t>(std::min<uint64_t>(e.ts + e.dur > from ? e.ts + e.dur - from : 0, UINT32_MAX));
+  }
   st.last_end = std::max(st.last_end, e.ts + e.dur);
   rt.end = std::max(rt.end, e.ts + e.dur);
   bool exec_applied = st.exec_applied;

@@ -73,6 +73,12 @@ struct PlanOp {
   // that mapping. mmap with MAP_FIXED inside an earlier mapping of its
   // thread: that base op, and the offset to place it at in the base's copy.
   uint32_t ref_op = kNoOp;
+  // clone/fork/exec: the part of the recorded call that lies after the end of
+  // its thread's previous op (ns, capped). The replay reduces these calls to
+  // an open or to nothing and sleeps this instead. Not the whole duration: a
+  // vfork child's execve is entered before, and ends after, the exec event
+  // the kernel reports from inside it, whose gap already holds that time.
+  uint32_t own_ns = 0;
   uint64_t ref_off = 0;
   uint64_t gap = 0;                 // recorded compute gap before this op, ns
   OpAction action = OpAction::kSkip;

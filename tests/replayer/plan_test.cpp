@@ -219,6 +219,28 @@ TEST(Plan, FixedMappingInsideABaseIsPlacedInIt) {
   EXPECT_NE(p.ops[f].ref_op, seg) << "the segment went with its base";
 }
 
+// A clone or exec is replayed as think time: the part of the recorded call
+// that no earlier op of its thread covers. A vfork child's execve is entered
+// before, and ends just after, the exec event the kernel reports from inside
+// it; that event's gap already holds the exec (counting it again made each
+// `sh` child of the small-files steps ~0.35 ms slow).
+TEST(Plan, CloneAndExecReplayOnlyTheirUncoveredTime) {
+  Synth t;
+  uint32_t vf = t.add(1, 1, SYS_vfork, 0, 88'000, 2, {});
+  uint32_t pe = t.add(2, 2, kEvProcExec, 379'000, 600, 0, {}, "/usr/bin/stat");
+  uint32_t ve = t.add(2, 2, SYS_execve, 20'000, 361'000, 0, {}, "/usr/bin/stat");  // ends at 381 us
+  t.add(2, 2, SYS_newfstatat, 1'035'000, 5'000, 0, {kAtCwd, 0, 0, 0}, "/r/a");
+  uint32_t cl = t.add(1, 1, SYS_clone, 2'000'000, 300'000, 3, {SIGCHLD});
+  t.add(3, 3, SYS_openat, 2'400'000, 5'000, 3, {kAtCwd, 0, O_RDONLY}, "/r/a");
+  uint32_t ce = t.add(3, 3, SYS_execve, 2'500'000, 400'000, 0, {}, "/usr/bin/cc");
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[ve].own_ns, 1'400u) << "the exec event's gap already holds the exec up to 379.6 us";
+  EXPECT_EQ(p.ops[pe].own_ns, 0u);
+  EXPECT_EQ(p.ops[vf].own_ns, 0u) << "a vfork parent waits for its child: a dependency, not work";
+  EXPECT_EQ(p.ops[cl].own_ns, 300'000u);
+  EXPECT_EQ(p.ops[ce].own_ns, 400'000u);
+}
+
 TEST(Plan, SymlinkTargetIsRewrittenToStayInside) {
   Synth t;
   uint32_t s = t.add(1, 1, SYS_symlinkat, 10, 5, 0, {0, kAtCwd, 0}, "/etc/passwd", "/r/l");
