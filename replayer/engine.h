@@ -54,4 +54,8 @@ uint64_t mono_ns();
 // (~1 µs on a paravirtualised VM where syscalls trap, ~0.1 µs on bare metal).
 uint64_t measure_syscall_overhead_ns();
 
+// Per worker thread, before its first op: timer slack of 1 ns, so that a
+// think-time sleep ends at its deadline instead of up to 50 us after it.
+void prepare_worker_thread();
+
 }  // namespace fsr

@@ -1,9 +1,13 @@
 // End-to-end replays of synthetic traces written as real trace files.
 #include "replayer/replay.h"
+#include "replayer/engine.h"
 
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+
+#include <thread>
 #include <sys/stat.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -211,6 +215,18 @@ TEST_F(Replay, FixedSegmentLandsInsideItsBase) {
   EXPECT_TRUE(ops[gone].flags & kOfSkipped);
   EXPECT_EQ(ops[after].ret, 0);
   EXPECT_EQ(r->divergences, 0u);
+}
+
+// A worker's sleeps must end at their deadline: the default 50 us timer
+// slack would let every think-time sleep overshoot by up to that much.
+TEST(Engine, WorkerThreadsSleepWithoutTimerSlack) {
+  long before = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), in_worker = 0;
+  std::thread([&] {
+    prepare_worker_thread();
+    in_worker = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  }).join();
+  EXPECT_EQ(in_worker, 1);
+  EXPECT_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), before) << "only the worker's own slack changes";
 }
 
 // A page fault happens in user mode: the original's fault time is inside the
