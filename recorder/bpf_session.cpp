@@ -18,6 +18,7 @@
 
 #include "bpf/fsreplay_record.h"
 #include "fsreplay_record.skel.h"
+#include "recorder/syscall_arity.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -55,8 +56,7 @@ void fill_rodata(fsr_bpf* skel, bool faults) {
     uint8_t out = arg_or_none(s.stat_buf);
     if (s.flags & kSfFdPairOut) {
       f |= FSR_SF_FD_PAIR;
-      // pipe/pipe2 write the pair at arg0, socketpair at arg3 (syscalls.h).
-      out = (s.ptr_mask & 1) ? 0 : 3;
+      out = static_cast<uint8_t>(fd_pair_arg(s));
     }
     ro->sys_flags[s.nr] = f;
     ro->sys_class[s.nr] = static_cast<uint8_t>(s.cls);

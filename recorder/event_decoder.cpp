@@ -184,7 +184,7 @@ bool EventDecoder::decode(const fsr_rec& r, const char* s, Event& e) {
   const int nargs = arity_[r.nr % arity_.size()];
   for (int i = 0; i < nargs; ++i) e.args[i] = (info->ptr_mask & (1u << i)) ? 0 : r.args[i];
   if ((info->flags & kSfFdPairOut) && r.ret == 0) {
-    int a = (info->ptr_mask & 1) ? 0 : 3;  // where the kernel side put the fd pair
+    const int a = fd_pair_arg(*info);
     e.args[a] = r.args[a];
   }
   if ((r.flags & FSR_RF_UNFINISHED) && (r.nr == SYS_exit || r.nr == SYS_exit_group)) {

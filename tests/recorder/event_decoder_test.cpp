@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "recorder/syscall_arity.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -110,6 +111,21 @@ TEST_F(DecoderTest, PointerArgumentsAreZeroedAndUnusedArgsCleared) {
   EXPECT_EQ(e.args[1], 0u);
   EXPECT_EQ(e.args[4], 0u);
   EXPECT_EQ(e.args[5], 0u);
+}
+
+TEST(DecoderLayout, RecordedArgMaskDropsPointersAndArgsPastTheArity) {
+  const SyscallInfo* openat = syscall_info(SYS_openat);  // dirfd, *path, flags, mode
+  ASSERT_TRUE(openat);
+  EXPECT_EQ(recorded_arg_mask(*openat), 0b1101);
+  const SyscallInfo* fstat = syscall_info(SYS_fstat);  // fd, *statbuf
+  ASSERT_TRUE(fstat);
+  EXPECT_EQ(recorded_arg_mask(*fstat), 0b1);
+  const SyscallInfo* pipe2 = syscall_info(SYS_pipe2);  // *fds (carries the new pair), flags
+  ASSERT_TRUE(pipe2);
+  EXPECT_EQ(recorded_arg_mask(*pipe2), 0b11);
+  const SyscallInfo* sp = syscall_info(SYS_socketpair);  // domain, type, protocol, *sv (the pair)
+  ASSERT_TRUE(sp);
+  EXPECT_EQ(recorded_arg_mask(*sp), 0b1111);
 }
 
 }  // namespace
