@@ -23,6 +23,8 @@ const volatile __u8 sys_path0[FSR_MAX_NR] = {};
 const volatile __u8 sys_path1[FSR_MAX_NR] = {};
 const volatile __u8 sys_statbuf[FSR_MAX_NR] = {};
 const volatile __u8 sys_fd[FSR_MAX_NR] = {};
+/* Arguments the record carries (fsr_rec.arg_mask): the ones the decoder reads. */
+const volatile __u8 sys_args[FSR_MAX_NR] = {};
 /* Classes of the pseudo events (process, mmap). */
 const volatile __u32 class_process = 0;
 const volatile __u32 class_mmap = 0;
@@ -91,9 +93,13 @@ struct {
   __type(value, struct inflight);
 } inflight SEC(".maps");
 
+/* A record is assembled here, in its ring layout, and copied into the ring
+ * with one bpf_ringbuf_output of exactly its length. */
 struct scratch {
   struct fsr_rec rec;
-  char buf[2 * FSR_PATH_MAX];
+  __u64 args[FSR_ARGS_MAX];  /* section 1, packed (the first popcount(arg_mask)) */
+  /* the inode facts and strings: at an offset that depends on the sections before */
+  char tail[FSR_INODE_SIZE + 2 * FSR_PATH_MAX];
 };
 
 struct {
@@ -181,7 +187,8 @@ static __always_inline struct file *fd_file(struct task_struct *task, __s64 fd)
 }
 
 /* Inode facts of `f`; also flags pipes, sockets and anon inodes (eventfd). */
-static __always_inline void file_facts(struct fsr_rec *r, struct file *f, int facts)
+static __always_inline void file_facts(struct fsr_rec *r, struct fsr_inode *in, struct file *f,
+                                       int facts)
 {
   struct inode *ino;
   struct super_block *sb;
@@ -198,10 +205,11 @@ static __always_inline void file_facts(struct fsr_rec *r, struct file *f, int fa
     r->flags |= FSR_RF_FD_IS_PIPE;
   if (!facts)
     return;
-  r->mode = mode;
-  r->ino = BPF_CORE_READ(ino, i_ino);
-  r->size = BPF_CORE_READ(ino, i_size);
-  r->dev = user_dev(BPF_CORE_READ(sb, s_dev));
+  in->mode = mode;
+  in->pad0 = 0;
+  in->ino = BPF_CORE_READ(ino, i_ino);
+  in->size = BPF_CORE_READ(ino, i_size);
+  in->dev = user_dev(BPF_CORE_READ(sb, s_dev));
   r->flags |= FSR_RF_HAS_INODE;
 }
 
@@ -273,7 +281,7 @@ static __always_inline __u32 read_path(char *dst, __u64 uptr, struct fsr_rec *r,
   return n;
 }
 
-static __always_inline void read_stat(struct fsr_rec *r, __u64 uptr, __u8 f)
+static __always_inline void read_stat(struct fsr_rec *r, struct fsr_inode *in, __u64 uptr, __u8 f)
 {
   if (!uptr)
     return;
@@ -281,25 +289,47 @@ static __always_inline void read_stat(struct fsr_rec *r, __u64 uptr, __u8 f)
     __u64 st[7];
     if (bpf_probe_read_user(st, sizeof(st), (const void *)uptr))
       return;
-    r->dev = st[0];
-    r->ino = st[1];
-    r->mode = (__u32)st[3];
-    r->size = st[6];
+    in->dev = st[0];
+    in->ino = st[1];
+    in->mode = (__u32)st[3];
+    in->size = st[6];
   } else {
     /* struct statx up to stx_dev_minor: one user read instead of two. */
     __u64 st[18];
     __u32 maj, min;
     if (bpf_probe_read_user(st, sizeof(st), (const void *)uptr))
       return;
-    r->mode = (__u32)(st[3] >> 32) & 0xffff;
-    r->ino = st[4];
-    r->size = st[5];
+    in->mode = (__u32)(st[3] >> 32) & 0xffff;
+    in->ino = st[4];
+    in->size = st[5];
     maj = (__u32)st[17];          /* stx_dev_major at 136 */
     min = (__u32)(st[17] >> 32);  /* stx_dev_minor at 140 */
-    r->dev = ((__u64)(maj & 0xfff) << 8) | ((__u64)(maj & ~0xfffU) << 32) |
+    in->dev = ((__u64)(maj & 0xfff) << 8) | ((__u64)(maj & ~0xfffU) << 32) |
              (min & 0xff) | ((__u64)(min & ~0xffU) << 12);
   }
+  in->pad0 = 0;
   r->flags |= FSR_RF_HAS_INODE;
+}
+
+/* Section 1: packs the arguments of `mask` into sc->args and returns the
+ * bytes used. Branch-free, so the verifier walks one path instead of 64:
+ * every argument is stored, the cursor moves only past those in the mask
+ * (a later one overwrites a skipped one). */
+static __always_inline __u32 put_args(struct scratch *sc, const __u64 *args, __u32 mask)
+{
+  __u32 j = 0;
+#pragma unroll
+  for (int i = 0; i < FSR_ARGS_MAX; i++) {
+    sc->args[j] = args[i];
+    j += (mask >> i) & 1;
+  }
+  return j * 8;
+}
+
+/* The inode section's place: right after `args_bytes` of arguments. */
+static __always_inline struct fsr_inode *inode_at(struct scratch *sc, __u32 args_bytes)
+{
+  return (struct fsr_inode *)((char *)sc->args + args_bytes);
 }
 
 /* Builds and submits the record of the syscall saved in `s`. */
@@ -309,7 +339,8 @@ static __always_inline void emit_syscall(struct task_struct *task, struct inflig
   struct fsr_counters *c;
   struct scratch *sc;
   struct fsr_rec *r;
-  __u32 nr, off = 0, n1 = 0;
+  struct fsr_inode *in;
+  __u32 nr, off, n0 = 0, n1 = 0;
   __u8 f, idx;
   s->active = 0;
   nr = s->nr & (FSR_MAX_NR - 1);
@@ -319,68 +350,61 @@ static __always_inline void emit_syscall(struct task_struct *task, struct inflig
     return;
   c = get_counters();
   r = &sc->rec;
-  /* Every field is set here (no memset of the record). */
+  /* Every header field is set here (no memset of the record). */
   r->ts = s->ts;
   r->ret = ret;
-  r->args[0] = s->args[0];
-  r->args[1] = s->args[1];
-  r->args[2] = s->args[2];
-  r->args[3] = s->args[3];
-  r->args[4] = s->args[4];
-  r->args[5] = s->args[5];
-  r->dev = 0;
-  r->ino = 0;
-  r->size = 0;
-  r->mode = 0;
   r->pid = task->tgid;
   r->tid = task->pid;
   r->nr = nr;
   r->kind = FSR_REC_SYSCALL;
+  r->arg_mask = sys_args[nr];
   r->flags = extra_flags;
   r->len0 = 0;
-  r->len1 = 0;
-  r->pad0 = 0;
-  r->pad1 = 0;
-  r->pad2 = 0;
 
   if ((f & FSR_SF_IO_URING) && c)
     c->extra[FSR_CNT_IO_URING]++;
+
+  if (!extra_flags && (f & FSR_SF_FD_PAIR) && ret == 0) {
+    __u32 fds[2] = {};
+    idx = sys_statbuf[nr];
+    /* The pointer is never stored (ptr_mask); the slot carries the new fds.
+     * `s` is done with (active = 0): its copy of the argument is the one sent. */
+    if (idx < 6 && bpf_probe_read_user(fds, sizeof(fds), (const void *)s->args[idx]) == 0)
+      s->args[idx] = fds[0] | ((__u64)fds[1] << 32);
+  }
+  off = put_args(sc, s->args, r->arg_mask);
+  in = inode_at(sc, off);
+
+  if (!extra_flags) {
+    if ((f & FSR_SF_RET_FD) && ret >= 0) {
+      file_facts(r, in, fd_file(task, ret), 1);
+    } else if ((f & (FSR_SF_STAT | FSR_SF_STATX)) && ret == 0) {
+      idx = sys_statbuf[nr];
+      if (idx < 6)
+        read_stat(r, in, s->args[idx], f);
+    }
+    idx = sys_fd[nr];
+    if (idx < 6 && !(r->flags & FSR_RF_HAS_INODE))
+      file_facts(r, in, fd_file(task, (__s64)(__s32)s->args[idx]), (f & FSR_SF_FD_INODE) != 0);
+  }
+  off += sizeof(*r);
+  if (r->flags & FSR_RF_HAS_INODE)
+    off += sizeof(*in);
 
   /* A successful exec replaced the address space: the path is in the
    * exec record instead. */
   if (!((f & FSR_SF_EXEC) && ret == 0) && !extra_flags) {
     idx = sys_path0[nr];
     if (idx < 6) {
-      off = read_path(sc->buf, s->args[idx], r, c);
-      r->len0 = off;
+      n0 = read_path((char *)sc + off, s->args[idx], r, c);
+      r->len0 = n0;
     }
     idx = sys_path1[nr];
-    if (idx < 6 && off <= FSR_PATH_MAX) {
-      n1 = read_path(sc->buf + off, s->args[idx], r, c);
-      r->len1 = n1;
-    }
+    if (idx < 6 && n0 <= FSR_PATH_MAX)
+      n1 = read_path((char *)sc + off + n0, s->args[idx], r, c);
   }
 
-  if (!extra_flags) {
-    if ((f & FSR_SF_RET_FD) && ret >= 0) {
-      file_facts(r, fd_file(task, ret), 1);
-    } else if ((f & (FSR_SF_STAT | FSR_SF_STATX)) && ret == 0) {
-      idx = sys_statbuf[nr];
-      if (idx < 6)
-        read_stat(r, s->args[idx], f);
-    } else if ((f & FSR_SF_FD_PAIR) && ret == 0) {
-      __u32 fds[2] = {};
-      idx = sys_statbuf[nr];
-      /* The pointer is never stored (ptr_mask); the slot carries the new fds. */
-      if (idx < 6 && bpf_probe_read_user(fds, sizeof(fds), (const void *)s->args[idx]) == 0)
-        r->args[idx] = fds[0] | ((__u64)fds[1] << 32);
-    }
-    idx = sys_fd[nr];
-    if (idx < 6 && !(r->flags & FSR_RF_HAS_INODE))
-      file_facts(r, fd_file(task, (__s64)(__s32)s->args[idx]), (f & FSR_SF_FD_INODE) != 0);
-  }
-
-  emit_c(c, sc, sizeof(*r) + off + n1, sys_class[nr]);
+  emit_c(c, sc, off + n0 + n1, sys_class[nr]);
 }
 
 SEC("tp_btf/sys_exit")
@@ -403,13 +427,17 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
   return 0;
 }
 
-/* Starts a non-syscall record (fork, exec, exit, fault) in the scratch slot. */
-static __always_inline struct fsr_rec *begin_rec(struct scratch *sc, __u32 kind, __u32 pid, __u32 tid)
+/* Starts a non-syscall record (fork, exec, exit, fault) in the scratch slot.
+ * These carry the first `nargs` arguments (sc->args[0..nargs)), set by the
+ * caller; the record's sections start at FSR_REC_SIZE + 8 * nargs. */
+static __always_inline struct fsr_rec *begin_rec(struct scratch *sc, __u32 kind, __u32 pid, __u32 tid,
+                                                 __u32 nargs)
 {
   struct fsr_rec *r = &sc->rec;
   __builtin_memset(r, 0, sizeof(*r));
   r->ts = bpf_ktime_get_ns();
   r->kind = kind;
+  r->arg_mask = (1u << nargs) - 1;
   r->pid = pid;
   r->tid = tid;
   return r;
@@ -435,16 +463,16 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
   sc = get_scratch();
   if (!sc)
     return 0;
-  r = begin_rec(sc, FSR_REC_FORK, ptgid, parent->pid);
-  r->args[0] = child->pid;
-  r->args[1] = ctgid;
+  r = begin_rec(sc, FSR_REC_FORK, ptgid, parent->pid, 2);
+  sc->args[0] = child->pid;
+  sc->args[1] = ctgid;
   if (ctgid == ptgid)
     r->flags |= FSR_RF_THREAD;
   if (child->files == parent->files)
     r->flags |= FSR_RF_SHARED_FILES;
   if (child->fs == parent->fs)
     r->flags |= FSR_RF_SHARED_FS;
-  emit(sc, sizeof(*r), class_process);
+  emit(sc, sizeof(*r) + 2 * 8, class_process);
   return 0;
 }
 
@@ -457,7 +485,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
   const char *fname;
   __u64 start, end, len;
   long n;
-  __u32 off = 0;
+  __u32 n0 = 0;
+  char *str;
   __u32 *gen = bpf_map_lookup_elem(&tracked, &tgid);
   if (!gen)
     return 0;
@@ -465,12 +494,13 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
   sc = get_scratch();
   if (!sc)
     return 0;
-  r = begin_rec(sc, FSR_REC_EXEC, tgid, p->pid);
-  r->args[0] = old_pid;
+  r = begin_rec(sc, FSR_REC_EXEC, tgid, p->pid, 1);
+  sc->args[0] = old_pid;
+  str = (char *)&sc->args[1];
   fname = BPF_CORE_READ(bprm, filename);
-  n = bpf_probe_read_kernel_str(sc->buf, FSR_PATH_MAX, fname);
+  n = bpf_probe_read_kernel_str(str, FSR_PATH_MAX, fname);
   if (n > 0) {
-    off = n;
+    n0 = n;
     r->len0 = n;
   }
   start = BPF_CORE_READ(p, mm, arg_start);
@@ -480,12 +510,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     len = FSR_PATH_MAX;
     r->flags |= FSR_RF_PATH_TRUNC;
   }
-  if (off <= FSR_PATH_MAX && len > 0 &&
-      bpf_probe_read_user(sc->buf + off, len, (const void *)start) == 0)
-    r->len1 = len;
-  else
+  if (!(n0 <= FSR_PATH_MAX && len > 0 &&
+        bpf_probe_read_user(str + n0, len, (const void *)start) == 0))
     len = 0;
-  emit(sc, sizeof(*r) + off + len, class_process);
+  emit(sc, sizeof(*r) + 8 + n0 + len, class_process);
   return 0;
 }
 
@@ -508,11 +536,11 @@ int BPF_PROG(on_exit, struct task_struct *p)
   live = BPF_CORE_READ(p, signal, live.counter);
   sc = get_scratch();
   if (sc) {
-    r = begin_rec(sc, FSR_REC_EXIT, tgid, p->pid);
+    r = begin_rec(sc, FSR_REC_EXIT, tgid, p->pid, 2);
     r->ret = p->exit_code;
-    r->args[0] = p->exit_code;
-    r->args[1] = live == 0;
-    emit(sc, sizeof(*r), class_process);
+    sc->args[0] = p->exit_code;
+    sc->args[1] = live == 0;
+    emit(sc, sizeof(*r) + 2 * 8, class_process);
   }
   if (live == 0)
     bpf_map_delete_elem(&tracked, &tgid);
@@ -544,6 +572,7 @@ static __always_inline void emit_file_fault(struct address_space *mapping, __u64
   struct inflight *s = bpf_task_storage_get(&inflight, task, 0, 0);
   struct scratch *sc;
   struct fsr_rec *r;
+  struct fsr_inode *in;
   struct inode *ino;
   __u64 pid_tgid;
   /* Only a fault a user access started: populate, mlock and GUP from
@@ -558,16 +587,18 @@ static __always_inline void emit_file_fault(struct address_space *mapping, __u64
   if (!sc)
     return;
   pid_tgid = bpf_get_current_pid_tgid();
-  r = begin_rec(sc, FSR_REC_FAULT, pid_tgid >> 32, (__u32)pid_tgid);
-  r->args[0] = pgoff << 12;
-  r->args[1] = s->fault_addr;
-  r->args[2] = s->fault_err;
-  r->mode = BPF_CORE_READ(ino, i_mode);
-  r->ino = BPF_CORE_READ(ino, i_ino);
-  r->size = BPF_CORE_READ(ino, i_size);
-  r->dev = user_dev(BPF_CORE_READ(ino, i_sb, s_dev));
+  r = begin_rec(sc, FSR_REC_FAULT, pid_tgid >> 32, (__u32)pid_tgid, 3);
+  sc->args[0] = pgoff << 12;
+  sc->args[1] = s->fault_addr;
+  sc->args[2] = s->fault_err;
+  in = inode_at(sc, 3 * 8);
+  in->mode = BPF_CORE_READ(ino, i_mode);
+  in->pad0 = 0;
+  in->ino = BPF_CORE_READ(ino, i_ino);
+  in->size = BPF_CORE_READ(ino, i_size);
+  in->dev = user_dev(BPF_CORE_READ(ino, i_sb, s_dev));
   r->flags |= FSR_RF_HAS_INODE;
-  emit(sc, sizeof(*r), class_mmap);
+  emit(sc, sizeof(*r) + 3 * 8 + sizeof(*in), class_mmap);
 }
 
 /* The page is not mapped yet and fault-around did not map it. */
@@ -638,11 +669,11 @@ int BPF_PROG(on_fault_vma, unsigned long address, struct pt_regs *regs, unsigned
   sc = get_scratch();
   if (!sc)
     return 0;
-  r = begin_rec(sc, FSR_REC_FAULT, tgid, (__u32)pid_tgid);
-  r->args[0] = c.off;
-  r->args[1] = address;
-  r->args[2] = error_code;
-  file_facts(r, fp, 1);
-  emit(sc, sizeof(*r), class_mmap);
+  r = begin_rec(sc, FSR_REC_FAULT, tgid, (__u32)pid_tgid, 3);
+  sc->args[0] = c.off;
+  sc->args[1] = address;
+  sc->args[2] = error_code;
+  file_facts(r, inode_at(sc, 3 * 8), fp, 1);
+  emit(sc, sizeof(*r) + 3 * 8 + ((r->flags & FSR_RF_HAS_INODE) ? FSR_INODE_SIZE : 0), class_mmap);
   return 0;
 }

@@ -56,29 +56,40 @@ struct fsr_counters {
   __u64 extra[FSR_CNT_EXTRA];
 };
 
-/* One record as submitted to the ring. Followed by len0 bytes of path0
- * (NUL-terminated) and len1 bytes of path1. */
+/* One record as submitted to the ring: this fixed header, then only the
+ * sections the event has (sections 1 and 2 start 8-byte aligned):
+ *   1. one __u64 per bit set in arg_mask, in argument order (the arguments the
+ *      decoder reads: pointer arguments and arguments past the call's arity
+ *      are not sent);
+ *   2. struct fsr_inode, when flags has FSR_RF_HAS_INODE;
+ *   3. len0 bytes of path0 (NUL-terminated), then path1: the rest of the
+ *      record (its length is the ring sample's size minus all of the above).
+ * Every record is written into ring memory (cold: a cache line per 64
+ * bytes), so nothing goes in that the decoder does not read. */
 struct fsr_rec {
   __u64 ts;       /* enter time, CLOCK_MONOTONIC ns (event time for non-syscalls) */
   __u64 end;      /* exit time; records of one CPU are submitted in `end` order */
   __s64 ret;
-  __u64 args[6];
+  __u32 pid;      /* tgid */
+  __u32 tid;
+  __u16 nr;
+  __u8 kind;      /* FSR_REC_* */
+  __u8 arg_mask;  /* bit i: args[i] follows (section 1) */
+  __u16 flags;    /* FSR_RF_* */
+  __u16 len0;     /* bytes of path0 incl. NUL, 0 = none */
+};
+
+/* Section 2: inode facts of the event's file. */
+struct fsr_inode {
   __u64 dev;      /* user-space st_dev encoding */
   __u64 ino;
   __u64 size;
   __u32 mode;
-  __u32 pid;      /* tgid */
-  __u32 tid;
-  __u16 nr;
-  __u16 kind;     /* FSR_REC_* */
-  __u16 flags;    /* FSR_RF_* */
-  __u16 len0;     /* bytes of path0 incl. NUL, 0 = none */
-  __u16 len1;
-  __u16 pad0;
-  __u32 pad1;
-  __u32 pad2;
+  __u32 pad0;
 };
 
-#define FSR_REC_SIZE 128
+#define FSR_REC_SIZE 40
+#define FSR_INODE_SIZE 32
+#define FSR_ARGS_MAX 6
 
 #endif

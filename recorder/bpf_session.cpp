@@ -18,12 +18,12 @@
 
 #include "bpf/fsreplay_record.h"
 #include "fsreplay_record.skel.h"
+#include "recorder/syscall_arity.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
 namespace {
 
-static_assert(sizeof(fsr_rec) == FSR_REC_SIZE, "fsr_rec layout changed: update FSR_REC_SIZE");
 static_assert(sizeof(fsr_counters) == 8 * (2 * FSR_CLASS_MAX + FSR_CNT_EXTRA));
 static_assert(kClassCount <= FSR_CLASS_MAX, "FSR_CLASS_MAX too small for the class table");
 static_assert(kMaxSyscallNr == FSR_MAX_NR, "BPF and syscall table disagree on the nr bound");
@@ -55,14 +55,14 @@ void fill_rodata(fsr_bpf* skel, bool faults) {
     uint8_t out = arg_or_none(s.stat_buf);
     if (s.flags & kSfFdPairOut) {
       f |= FSR_SF_FD_PAIR;
-      // pipe/pipe2 write the pair at arg0, socketpair at arg3 (syscalls.h).
-      out = (s.ptr_mask & 1) ? 0 : 3;
+      out = static_cast<uint8_t>(fd_pair_arg(s));
     }
     ro->sys_flags[s.nr] = f;
     ro->sys_class[s.nr] = static_cast<uint8_t>(s.cls);
     ro->sys_path0[s.nr] = arg_or_none(s.path[0]);
     ro->sys_path1[s.nr] = arg_or_none(s.path[1]);
     ro->sys_statbuf[s.nr] = out;
+    ro->sys_args[s.nr] = recorded_arg_mask(s);
     // The kernel looks at the fd operand only where it matters: to flag pipe,
     // socket and eventfd I/O (causality) and to give mmap its inode. Other fd
     // calls (close, lseek, fsync...) get their path from the user-side fd table.

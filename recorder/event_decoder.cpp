@@ -18,7 +18,7 @@ constexpr int64_t kAtFdcwd = AT_FDCWD;
 constexpr uint64_t kCloseRangeCloexec = 4;  // CLOSE_RANGE_CLOEXEC
 constexpr int kMaxTrackedFd = 1 << 20;
 
-std::string_view rec_str(const char* s, uint32_t len) {
+std::string_view rec_str(const char* s, size_t len) {
   if (len == 0) return {};
   std::string_view v(s, len);
   while (!v.empty() && v.back() == '\0') v.remove_suffix(1);
@@ -115,7 +115,14 @@ StrId EventDecoder::resolve(Task& t, int64_t dirfd, std::string_view p, bool* un
   return intern(scratch_);
 }
 
-bool EventDecoder::decode(const fsr_rec& r, const char* s, Event& e) {
+bool EventDecoder::decode(const void* rec, size_t size, Event& e) {
+  if (!parse_record(rec, size, view_)) return false;
+  return decode(view_, e);
+}
+
+bool EventDecoder::decode(const RecordView& v, Event& e) {
+  const fsr_rec& r = v.hdr;
+  const char* s = v.strings;
   e = Event{};
   e.ts = r.ts >= mono_start_ ? r.ts - mono_start_ : 0;
   e.dur = r.end > r.ts ? r.end - r.ts : 0;
@@ -124,32 +131,32 @@ bool EventDecoder::decode(const fsr_rec& r, const char* s, Event& e) {
   e.tid = r.tid;
   e.flags = r.flags & (kEfPathTruncated | kEfUnfinished | kEfThreadClone | kEfSharedFiles | kEfFdIsPipe);
   if (r.flags & FSR_RF_HAS_INODE) {
-    e.dev = r.dev;
-    e.ino = r.ino;
-    e.size = r.size;
-    e.mode = r.mode;
+    e.dev = v.inode.dev;
+    e.ino = v.inode.ino;
+    e.size = v.inode.size;
+    e.mode = v.inode.mode;
   }
   std::string_view p0 = rec_str(s, r.len0);
-  std::string_view p1 = rec_str(s + r.len0, r.len1);
+  std::string_view p1 = rec_str(s + r.len0, v.len1);
   Task& t = task(r.pid, r.tid);
   bool unresolved = false;
 
   switch (r.kind) {
     case FSR_REC_FORK: {
       e.nr = kEvProcFork;
-      e.args[0] = r.args[0];
-      e.args[1] = r.args[1];
+      e.args[0] = v.args[0];
+      e.args[1] = v.args[1];
       e.args[2] = (r.flags & FSR_RF_SHARED_FS) ? 1 : 0;
       e.ret = 0;
       Task child;
       child.files = (r.flags & FSR_RF_SHARED_FILES) ? t.files : std::make_shared<FileTable>(*t.files);
       child.fs = (r.flags & FSR_RF_SHARED_FS) ? t.fs : std::make_shared<FsState>(*t.fs);
-      tasks_[static_cast<uint32_t>(r.args[0])] = std::move(child);
+      tasks_[static_cast<uint32_t>(v.args[0])] = std::move(child);
       return true;
     }
     case FSR_REC_EXEC:
       e.nr = kEvProcExec;
-      e.args[0] = r.args[0];
+      e.args[0] = v.args[0];
       e.ret = 0;
       e.path[0] = p0.empty() ? kNoStr : resolve(t, kAtFdcwd, p0, &unresolved);
       e.path[1] = p1.empty() ? kNoStr : intern(p1);
@@ -158,17 +165,17 @@ bool EventDecoder::decode(const fsr_rec& r, const char* s, Event& e) {
       return true;
     case FSR_REC_EXIT:
       e.nr = kEvProcExit;
-      e.args[0] = r.args[0];
-      e.args[1] = r.args[1];
+      e.args[0] = v.args[0];
+      e.args[1] = v.args[1];
       tasks_.erase(r.tid);
       return true;
     case FSR_REC_FAULT: {
       e.nr = kEvPageFault;
-      e.args[0] = r.args[0];
-      e.args[1] = r.args[1];
-      e.args[2] = r.args[2];
+      e.args[0] = v.args[0];
+      e.args[1] = v.args[1];
+      e.args[2] = v.args[2];
       e.ret = 0;
-      auto it = inode_paths_.find({r.dev, r.ino});
+      auto it = inode_paths_.find({v.inode.dev, v.inode.ino});
       if (it != inode_paths_.end()) e.path[0] = it->second;
       return true;
     }
@@ -182,10 +189,10 @@ bool EventDecoder::decode(const fsr_rec& r, const char* s, Event& e) {
   if (!info) return false;
   e.nr = r.nr;
   const int nargs = arity_[r.nr % arity_.size()];
-  for (int i = 0; i < nargs; ++i) e.args[i] = (info->ptr_mask & (1u << i)) ? 0 : r.args[i];
+  for (int i = 0; i < nargs; ++i) e.args[i] = (info->ptr_mask & (1u << i)) ? 0 : v.args[i];
   if ((info->flags & kSfFdPairOut) && r.ret == 0) {
-    int a = (info->ptr_mask & 1) ? 0 : 3;  // where the kernel side put the fd pair
-    e.args[a] = r.args[a];
+    const int a = fd_pair_arg(*info);
+    e.args[a] = v.args[a];
   }
   if ((r.flags & FSR_RF_UNFINISHED) && (r.nr == SYS_exit || r.nr == SYS_exit_group)) {
     e.flags &= static_cast<uint16_t>(~kEfUnfinished);  // these never return: that is their normal end
@@ -193,20 +200,20 @@ bool EventDecoder::decode(const fsr_rec& r, const char* s, Event& e) {
 
   std::string_view ps[2] = {p0, p1};
   for (int i = 0; i < 2; ++i) {
-    if (info->path[i] < 0 || (i == 0 ? r.len0 : r.len1) == 0) continue;
+    if (info->path[i] < 0 || (i == 0 ? r.len0 : v.len1) == 0) continue;
     if (i == 0 && (info->flags & kSfLiteralPath0)) {
       e.path[0] = intern(ps[0]);
       continue;
     }
-    int64_t dirfd = info->dirfd[i] >= 0 ? static_cast<int32_t>(r.args[info->dirfd[i]]) : kAtFdcwd;
+    int64_t dirfd = info->dirfd[i] >= 0 ? static_cast<int32_t>(v.args[info->dirfd[i]]) : kAtFdcwd;
     e.path[i] = resolve(t, dirfd, ps[i], &unresolved);
   }
   const bool is_exec = r.nr == SYS_execve || r.nr == SYS_execveat;
   if (is_exec && r.ret == 0) e.path[0] = t.pending_exec;
 
   if (info->fd >= 0 && e.path[0] == kNoStr) {
-    bool anon_map = r.nr == SYS_mmap && (r.args[3] & MAP_ANONYMOUS);
-    if (FdSlot* sl = anon_map ? nullptr : slot(t, static_cast<int32_t>(r.args[info->fd])))
+    bool anon_map = r.nr == SYS_mmap && (v.args[3] & MAP_ANONYMOUS);
+    if (FdSlot* sl = anon_map ? nullptr : slot(t, static_cast<int32_t>(v.args[info->fd])))
       e.path[0] = sl->path;
   }
   if (unresolved) e.flags |= kEfPathUnresolved;
@@ -215,12 +222,13 @@ bool EventDecoder::decode(const fsr_rec& r, const char* s, Event& e) {
   if (wants_inode && r.ret >= 0 && !(r.flags & FSR_RF_HAS_INODE)) e.flags |= kEfNoInode;
   if ((r.flags & FSR_RF_HAS_INODE) && e.path[0] != kNoStr && r.ret >= 0 && !(info->flags & kSfStatBuf) &&
       !(info->flags & kSfStatxBuf))
-    inode_paths_[{r.dev, r.ino}] = e.path[0];
-  if (r.ret >= 0) apply(r, t, e);
+    inode_paths_[{v.inode.dev, v.inode.ino}] = e.path[0];
+  if (r.ret >= 0) apply(v, t, e);
   return true;
 }
 
-void EventDecoder::apply(const fsr_rec& r, Task& t, Event& e) {
+void EventDecoder::apply(const RecordView& v, Task& t, Event& e) {
+  const fsr_rec& r = v.hdr;
   const int64_t ret = r.ret;
   const bool pipe = (r.flags & FSR_RF_FD_IS_PIPE) != 0;
   auto dup_to = [&](int64_t from, int64_t to, bool cloexec) {
@@ -230,39 +238,39 @@ void EventDecoder::apply(const fsr_rec& r, Task& t, Event& e) {
   };
   switch (r.nr) {
     case SYS_open:
-      set_fd(t, ret, e.path[0], (r.args[1] & O_CLOEXEC) != 0, pipe);
+      set_fd(t, ret, e.path[0], (v.args[1] & O_CLOEXEC) != 0, pipe);
       break;
     case SYS_creat:
     case SYS_openat2:  // how->flags is behind a pointer: close-on-exec unknown, assumed off
       set_fd(t, ret, e.path[0], false, pipe);
       break;
     case SYS_openat:
-      set_fd(t, ret, e.path[0], (r.args[2] & O_CLOEXEC) != 0, pipe);
+      set_fd(t, ret, e.path[0], (v.args[2] & O_CLOEXEC) != 0, pipe);
       break;
     case SYS_dup:
     case SYS_dup2:
-      dup_to(static_cast<int32_t>(r.args[0]), ret, false);
+      dup_to(static_cast<int32_t>(v.args[0]), ret, false);
       break;
     case SYS_dup3:
-      dup_to(static_cast<int32_t>(r.args[0]), ret, (r.args[2] & O_CLOEXEC) != 0);
+      dup_to(static_cast<int32_t>(v.args[0]), ret, (v.args[2] & O_CLOEXEC) != 0);
       break;
     case SYS_fcntl: {
-      int64_t fd = static_cast<int32_t>(r.args[0]);
-      if (r.args[1] == F_DUPFD || r.args[1] == F_DUPFD_CLOEXEC) {
-        dup_to(fd, ret, r.args[1] == F_DUPFD_CLOEXEC);
-      } else if (r.args[1] == F_SETFD) {
-        if (FdSlot* sl = slot(t, fd)) sl->cloexec = (r.args[2] & FD_CLOEXEC) ? 1 : 0;
+      int64_t fd = static_cast<int32_t>(v.args[0]);
+      if (v.args[1] == F_DUPFD || v.args[1] == F_DUPFD_CLOEXEC) {
+        dup_to(fd, ret, v.args[1] == F_DUPFD_CLOEXEC);
+      } else if (v.args[1] == F_SETFD) {
+        if (FdSlot* sl = slot(t, fd)) sl->cloexec = (v.args[2] & FD_CLOEXEC) ? 1 : 0;
       }
       break;
     }
     case SYS_close:
-      if (FdSlot* sl = slot(t, static_cast<int32_t>(r.args[0]))) *sl = FdSlot{};
+      if (FdSlot* sl = slot(t, static_cast<int32_t>(v.args[0]))) *sl = FdSlot{};
       break;
     case SYS_close_range: {
       auto& fds = t.files->fds;
-      uint64_t last = std::min<uint64_t>(r.args[1], fds.empty() ? 0 : fds.size() - 1);
-      for (uint64_t fd = r.args[0]; fd <= last && fd < fds.size(); ++fd) {
-        if (r.args[2] & kCloseRangeCloexec)
+      uint64_t last = std::min<uint64_t>(v.args[1], fds.empty() ? 0 : fds.size() - 1);
+      for (uint64_t fd = v.args[0]; fd <= last && fd < fds.size(); ++fd) {
+        if (v.args[2] & kCloseRangeCloexec)
           fds[fd].cloexec = 1;
         else
           fds[fd] = FdSlot{};
@@ -271,13 +279,13 @@ void EventDecoder::apply(const fsr_rec& r, Task& t, Event& e) {
     }
     case SYS_pipe:
     case SYS_pipe2: {
-      bool cloexec = r.nr == SYS_pipe2 && (r.args[1] & O_CLOEXEC);
+      bool cloexec = r.nr == SYS_pipe2 && (v.args[1] & O_CLOEXEC);
       set_fd(t, static_cast<int32_t>(e.args[0] & 0xffffffff), kNoStr, cloexec, true);
       set_fd(t, static_cast<int32_t>(e.args[0] >> 32), kNoStr, cloexec, true);
       break;
     }
     case SYS_socketpair: {
-      bool cloexec = (r.args[1] & O_CLOEXEC) != 0;  // SOCK_CLOEXEC == O_CLOEXEC
+      bool cloexec = (v.args[1] & O_CLOEXEC) != 0;  // SOCK_CLOEXEC == O_CLOEXEC
       set_fd(t, static_cast<int32_t>(e.args[3] & 0xffffffff), kNoStr, cloexec, true);
       set_fd(t, static_cast<int32_t>(e.args[3] >> 32), kNoStr, cloexec, true);
       break;
@@ -286,16 +294,16 @@ void EventDecoder::apply(const fsr_rec& r, Task& t, Event& e) {
       set_fd(t, ret, kNoStr, false, true);
       break;
     case SYS_eventfd2:
-      set_fd(t, ret, kNoStr, (r.args[1] & O_CLOEXEC) != 0, true);
+      set_fd(t, ret, kNoStr, (v.args[1] & O_CLOEXEC) != 0, true);
       break;
     case SYS_epoll_create1:
-      set_fd(t, ret, kNoStr, (r.args[0] & O_CLOEXEC) != 0, true);
+      set_fd(t, ret, kNoStr, (v.args[0] & O_CLOEXEC) != 0, true);
       break;
     case SYS_chdir:
       if (e.path[0] != kNoStr && !(e.flags & kEfPathUnresolved)) t.fs->cwd = e.path[0];
       break;
     case SYS_fchdir:
-      if (FdSlot* sl = slot(t, static_cast<int32_t>(r.args[0])); sl && sl->path) t.fs->cwd = sl->path;
+      if (FdSlot* sl = slot(t, static_cast<int32_t>(v.args[0])); sl && sl->path) t.fs->cwd = sl->path;
       break;
     case SYS_execve:
     case SYS_execveat: {

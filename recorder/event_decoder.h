@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "bpf/fsreplay_record.h"
+#include "recorder/record_view.h"
 #include "traces/event.h"
 #include "traces/trace_model.h"
 
@@ -33,8 +33,9 @@ class EventDecoder {
   // Initial cwd and fds of an already running process (from /proc).
   void seed_process(const ProcessState& state);
 
-  // Decodes one record into `out`; false when it yields no event.
-  bool decode(const fsr_rec& rec, const char* strings, Event& out);
+  // Decodes one record of `size` bytes (bpf/fsreplay_record.h layout) into
+  // `out`; false when it yields no event or does not parse.
+  bool decode(const void* rec, size_t size, Event& out);
 
   // The string behind an id this decoder interned ("" when unknown).
   std::string_view str(StrId id) const;
@@ -65,7 +66,8 @@ class EventDecoder {
   FdSlot* slot(Task& t, int64_t fd);
   void set_fd(Task& t, int64_t fd, StrId path, bool cloexec, bool pipe);
   StrId resolve(Task& t, int64_t dirfd, std::string_view p, bool* unresolved);
-  void apply(const fsr_rec& rec, Task& t, Event& e);
+  bool decode(const RecordView& rec, Event& out);
+  void apply(const RecordView& rec, Task& t, Event& e);
 
   uint64_t mono_start_;
   InternFn intern_fn_;
@@ -79,6 +81,7 @@ class EventDecoder {
   std::unordered_map<uint32_t, Task> tasks_;
   std::map<std::pair<uint64_t, uint64_t>, StrId> inode_paths_;  // (dev, ino) -> path, for page faults
   std::string scratch_;
+  RecordView view_;
   uint64_t unresolved_ = 0;
   std::array<uint8_t, FSR_MAX_NR> arity_{};
 };

@@ -172,8 +172,8 @@ Result<RecordSummary> record(const RecordOptions& o) {
 
   Event ev;
   Status werr;
-  auto emit = [&](const fsr_rec& rec, const char* strings) {
-    if (decoder.decode(rec, strings, ev) && werr.is_ok()) werr = writer->append(ev);
+  auto emit = [&](const void* rec, size_t size) {
+    if (decoder.decode(rec, size, ev) && werr.is_ok()) werr = writer->append(ev);
   };
   uint64_t last_flush = now_ns(CLOCK_MONOTONIC);
   uint64_t last_drain = last_flush;

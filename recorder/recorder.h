@@ -19,7 +19,7 @@ struct RecordOptions {
   std::string root;                    // default: current directory
   std::vector<std::string> command;    // workload (or use attach_pid)
   uint32_t attach_pid = 0;             // --pid: follow a running tree
-  uint32_t buffer_mib = 8;             // per-CPU ring size. Smaller rings stay in cache: sys_exit vs 2 MiB, 4 ~+80 ns, 8 ~+250, 32 ~+450
+  uint32_t buffer_mib = 8;             // per-CPU ring size. Smaller rings stay in cache: sys_exit at 8 MiB ~+60 ns vs 2 MiB (was ~+150-250 with 128-byte records)
   bool page_faults = true;
   bool progress = false;               // progress line on stderr
   bool run_as_invoker = true;          // under sudo, run the workload as $SUDO_USER

@@ -19,11 +19,11 @@ class RingMerger {
  public:
   explicit RingMerger(uint32_t ncpu);
 
-  // Copies one record (fsr_rec + strings) into CPU `cpu`'s queue.
+  // Copies one record (fsr_rec and its sections) into CPU `cpu`'s queue.
   void push(uint32_t cpu, const void* data, size_t size);
 
-  // Calls fn(const fsr_rec&, const char* strings) for every staged record
-  // with end <= horizon, in end order. Returns how many were released.
+  // Calls fn(const void* record, size_t size) for every staged record with
+  // end <= horizon, in end order. Returns how many were released.
   template <typename Fn>
   size_t release(uint64_t horizon, Fn&& fn) {
     size_t n = 0;
@@ -38,8 +38,7 @@ class RingMerger {
         }
       }
       if (best < 0) break;
-      const fsr_rec* r = front(best);
-      fn(*r, reinterpret_cast<const char*>(r + 1));
+      fn(static_cast<const void*>(front(best)), front_size(best));
       pop(best);
       ++n;
     }
@@ -57,6 +56,7 @@ class RingMerger {
     size_t end = 0;
   };
   const fsr_rec* front(size_t cpu) const;
+  size_t front_size(size_t cpu) const { return queues_[cpu].buf[queues_[cpu].head]; }
   void pop(size_t cpu);
   std::vector<Queue> queues_;
   size_t staged_ = 0;

@@ -44,4 +44,13 @@ uint8_t syscall_arity(std::string_view name) {
   return (it != std::end(kArity) && it->first == name) ? it->second : 6;
 }
 
+int fd_pair_arg(const SyscallInfo& s) { return (s.ptr_mask & 1) ? 0 : 3; }
+
+uint8_t recorded_arg_mask(const SyscallInfo& s) {
+  const unsigned below_arity = (1u << syscall_arity(s.name)) - 1;
+  unsigned mask = below_arity & ~unsigned{s.ptr_mask};
+  if (s.flags & kSfFdPairOut) mask |= 1u << fd_pair_arg(s);
+  return static_cast<uint8_t>(mask);
+}
+
 }  // namespace fsr

@@ -1,16 +1,21 @@
 // EventDecoder on synthetic kernel records: the fd/cwd bookkeeping that the
 // live tests cannot observe directly (exec closing close-on-exec fds, fork
-// copying the table, chdir/fchdir, unknown dirfds).
+// copying the table, chdir/fchdir, unknown dirfds), and the compact record
+// layout decoding to the events the full one did.
 #include "recorder/event_decoder.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <sstream>
 #include <vector>
 
+#include "recorder/syscall_arity.h"
+#include "tests/recorder/record_bytes.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -29,31 +34,27 @@ class DecoderTest : public ::testing::Test {
     dec_.seed_process(st);
   }
 
-  // Feeds a syscall record of task (pid, tid) and returns the event.
+  // Feeds a syscall record of task (pid, tid) that carries `args` (all of
+  // them: arg_mask covers args.size()) and returns the event.
   Event sys(uint32_t pid, uint16_t nr, std::vector<uint64_t> args, int64_t ret, const char* p0 = nullptr,
-            const char* p1 = nullptr, uint16_t kind = FSR_REC_SYSCALL, uint16_t flags = 0) {
-    std::vector<char> buf(sizeof(fsr_rec));
+            const char* p1 = nullptr, uint16_t kind = FSR_REC_SYSCALL, uint16_t flags = 0,
+            const fsr_inode& inode = {}) {
     fsr_rec r{};
     r.ts = 2000;
     r.end = 3000;
     r.ret = ret;
-    for (size_t i = 0; i < args.size() && i < 6; ++i) r.args[i] = args[i];
+    uint64_t a[6] = {};
+    for (size_t i = 0; i < args.size() && i < 6; ++i) a[i] = args[i];
+    r.arg_mask = static_cast<uint8_t>((1u << std::min<size_t>(args.size(), 6)) - 1);
     r.pid = pid;
     r.tid = pid;
     r.nr = nr;
-    r.kind = kind;
+    r.kind = static_cast<uint8_t>(kind);
     r.flags = flags;
-    if (p0) {
-      r.len0 = static_cast<uint16_t>(strlen(p0) + 1);
-      buf.insert(buf.end(), p0, p0 + r.len0);
-    }
-    if (p1) {
-      r.len1 = static_cast<uint16_t>(strlen(p1) + 1);
-      buf.insert(buf.end(), p1, p1 + r.len1);
-    }
-    memcpy(buf.data(), &r, sizeof(r));
+    std::vector<char> buf =
+        test::record_bytes(r, a, inode, p0 ? p0 : "", p1 ? std::string_view(p1, strlen(p1) + 1) : "");
     Event e;
-    EXPECT_TRUE(dec_.decode(*reinterpret_cast<const fsr_rec*>(buf.data()), buf.data() + sizeof(fsr_rec), e));
+    EXPECT_TRUE(dec_.decode(buf.data(), buf.size(), e));
     return e;
   }
   std::string path(const Event& e, int i) { return e.path[i] ? strings_[e.path[i] - 1] : "<none>"; }
@@ -110,6 +111,153 @@ TEST_F(DecoderTest, PointerArgumentsAreZeroedAndUnusedArgsCleared) {
   EXPECT_EQ(e.args[1], 0u);
   EXPECT_EQ(e.args[4], 0u);
   EXPECT_EQ(e.args[5], 0u);
+}
+
+TEST_F(DecoderTest, InodeSectionGivesTheFactsAndItsAbsenceFlagsNoInode) {
+  const fsr_inode in = {0x801, 77, 1234, S_IFREG | 0644, 0};
+  Event with = sys(100, SYS_openat, {uint64_t(AT_FDCWD), 0, 0, 0}, 3, "/f", nullptr, FSR_REC_SYSCALL,
+                   FSR_RF_HAS_INODE, in);
+  EXPECT_EQ(with.dev, 0x801u);
+  EXPECT_EQ(with.ino, 77u);
+  EXPECT_EQ(with.size, 1234u);
+  EXPECT_EQ(with.mode, static_cast<uint32_t>(S_IFREG | 0644));
+  EXPECT_FALSE(with.flags & kEfNoInode);
+  EXPECT_EQ(path(with, 0), "/f") << "the path follows the inode section";
+  Event without = sys(100, SYS_openat, {uint64_t(AT_FDCWD), 0, 0, 0}, 4, "/g", nullptr, FSR_REC_SYSCALL, 0, in);
+  EXPECT_EQ(without.ino, 0u);
+  EXPECT_EQ(without.mode, 0u);
+  EXPECT_TRUE(without.flags & kEfNoInode);
+  EXPECT_EQ(path(without, 0), "/g");
+  // A page fault finds the file by the inode facts the open recorded.
+  Event fault = sys(100, 0, {8192, 0x7f0000, 4}, 0, nullptr, nullptr, FSR_REC_FAULT, FSR_RF_HAS_INODE, in);
+  EXPECT_EQ(fault.nr, kEvPageFault);
+  EXPECT_EQ(fault.args[0], 8192u);
+  EXPECT_EQ(path(fault, 0), "/f");
+}
+
+TEST_F(DecoderTest, ExecArgvIsTheRestOfTheRecord) {
+  Event e = sys(100, 0, {100}, 0, "/bin/echo", nullptr, FSR_REC_EXEC);
+  EXPECT_EQ(path(e, 1), "<none>");
+  fsr_rec r{};
+  r.kind = FSR_REC_EXEC;
+  r.arg_mask = 1;
+  r.pid = r.tid = 100;
+  const uint64_t a[6] = {100};
+  std::vector<char> b = test::record_bytes(r, a, {}, "/bin/echo", std::string_view("echo\0hi\0", 8));
+  Event ev;
+  ASSERT_TRUE(dec_.decode(b.data(), b.size(), ev));
+  EXPECT_EQ(path(ev, 0), "/bin/echo");
+  EXPECT_EQ(path(ev, 1), std::string("echo\0hi", 7)) << "argv keeps its inner NULs, loses the last";
+  EXPECT_FALSE(dec_.decode(b.data(), sizeof(fsr_rec) + 4, ev)) << "a record cut inside path0 is refused";
+}
+
+// The kernel sends only recorded_arg_mask() of a call's arguments where the
+// old layout sent all six. For every syscall in the table, a record with the
+// compact mask must decode to the same event as one with all six arguments,
+// and leave the decoder's fd table, close-on-exec bits and cwd the same: seen
+// through probe events after it (fstat of each fd, a cwd-relative stat, and
+// fstat again after an exec).
+class CompactArgs {
+ public:
+  explicit CompactArgs(uint64_t flag_bits)
+      : dec_(1000, [this](std::string_view s) {
+          strings_.emplace_back(s);
+          return static_cast<StrId>(strings_.size());
+        }),
+        flag_bits_(flag_bits) {
+    ProcessState st;
+    st.pid = 100;
+    st.cwd = "/work";
+    for (int fd = 3; fd < 3 + 6; ++fd) st.fds.push_back({fd, "/d" + std::to_string(fd), 0});
+    dec_.seed_process(st);
+  }
+
+  // Everything the decoder says after the call `s` with arguments carried per `mask`.
+  std::string run(const SyscallInfo& s, uint8_t mask) {
+    uint64_t args[6];
+    for (int i = 0; i < 6; ++i) {
+      const bool fd_operand = i == s.fd || i == s.dirfd[0] || i == s.dirfd[1];
+      args[i] = (3 + i) | (fd_operand ? 0 : flag_bits_);  // fds stay ones the table knows
+    }
+    const int64_t ret = (s.flags & kSfReturnsFd) ? 12 : 0;
+    std::string out = feed(s.nr, mask, args, ret, s.path[0] >= 0 ? "p0" : "", s.path[1] >= 0 ? "p1" : "");
+    out += probe_fds();
+    const uint64_t cwd_rel[6] = {uint64_t(AT_FDCWD)}, none[6] = {};
+    out += feed(SYS_newfstatat, 0x3f, cwd_rel, 0, "rel", "");
+    out += feed(0, 0, none, 0, "/bin/x", "", FSR_REC_EXEC);
+    out += feed(SYS_execve, 0x3f, none, 0, "", "");
+    return out + probe_fds();
+  }
+
+ private:
+  // fstat of every fd the call could have touched: what the table holds.
+  std::string probe_fds() {
+    std::string out;
+    for (uint64_t fd = 0; fd < 16; ++fd) out += probe_fstat(fd);
+    return out;
+  }
+  std::string probe_fstat(uint64_t fd) {
+    const uint64_t a[6] = {fd};
+    return feed(SYS_fstat, 0x3f, a, 0, "", "");
+  }
+  std::string feed(uint16_t nr, uint8_t mask, const uint64_t* args, int64_t ret, std::string_view p0,
+                   std::string_view p1, uint8_t kind = FSR_REC_SYSCALL) {
+    fsr_rec r{};
+    r.ts = 2000;
+    r.end = 3000;
+    r.ret = ret;
+    r.pid = r.tid = 100;
+    r.nr = nr;
+    r.kind = kind;
+    r.arg_mask = mask;
+    uint64_t a[6];
+    std::copy(args, args + 6, a);
+    std::vector<char> b = test::record_bytes(r, a, {}, p0, p1.empty() ? p1 : std::string(p1) + '\0');
+    Event e;
+    if (!dec_.decode(b.data(), b.size(), e)) return "(no event)\n";
+    std::ostringstream o;
+    o << e.nr << " ret=" << e.ret << " flags=" << e.flags << " args=";
+    for (uint64_t x : e.args) o << x << ",";
+    o << " p0=" << name(e.path[0]) << " p1=" << name(e.path[1]) << "\n";
+    return o.str();
+  }
+  std::string name(StrId id) const { return id ? strings_[id - 1] : "-"; }
+
+  std::vector<std::string> strings_;
+  EventDecoder dec_;
+  uint64_t flag_bits_;
+};
+
+TEST(DecoderLayout, CompactArgumentsDecodeLikeAllSix) {
+  int compared = 0;
+  for (const SyscallInfo& s : syscall_table()) {
+    if (s.nr >= FSR_MAX_NR) continue;  // pseudo events: their records are built by the kernel side itself
+    // Small values (fds and dirfds that resolve), then the same with O_CLOEXEC
+    // in every argument that is not an fd operand (flags that mark new fds
+    // close-on-exec).
+    for (uint64_t bits : {uint64_t{0}, uint64_t{O_CLOEXEC}}) {
+      std::string all = CompactArgs(bits).run(s, 0x3f);
+      std::string compact = CompactArgs(bits).run(s, recorded_arg_mask(s));
+      EXPECT_EQ(compact, all) << s.name << " with arg mask 0x" << std::hex << int{recorded_arg_mask(s)};
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 200);
+}
+
+TEST(DecoderLayout, RecordedArgMaskDropsPointersAndArgsPastTheArity) {
+  const SyscallInfo* openat = syscall_info(SYS_openat);  // dirfd, *path, flags, mode
+  ASSERT_TRUE(openat);
+  EXPECT_EQ(recorded_arg_mask(*openat), 0b1101);
+  const SyscallInfo* fstat = syscall_info(SYS_fstat);  // fd, *statbuf
+  ASSERT_TRUE(fstat);
+  EXPECT_EQ(recorded_arg_mask(*fstat), 0b1);
+  const SyscallInfo* pipe2 = syscall_info(SYS_pipe2);  // *fds (carries the new pair), flags
+  ASSERT_TRUE(pipe2);
+  EXPECT_EQ(recorded_arg_mask(*pipe2), 0b11);
+  const SyscallInfo* sp = syscall_info(SYS_socketpair);  // domain, type, protocol, *sv (the pair)
+  ASSERT_TRUE(sp);
+  EXPECT_EQ(recorded_arg_mask(*sp), 0b1111);
 }
 
 }  // namespace
