@@ -296,8 +296,10 @@ TEST_F(SyscallCapture, Pipe2AndPipeIo) {
   const Event& p = ev("pipe2", SYS_pipe2);
   EXPECT_EQ(p.ret, 0);
   int rfd = static_cast<int>(p.args[0] & 0xffffffff), wfd = static_cast<int>(p.args[0] >> 32);
+  // Not necessarily consecutive: the environment may hold fds open in between.
   EXPECT_GT(rfd, 2);
-  EXPECT_EQ(wfd, rfd + 1);
+  EXPECT_GT(wfd, 2);
+  EXPECT_NE(wfd, rfd);
   EXPECT_EQ(p.args[1], static_cast<uint64_t>(O_CLOEXEC));
   const Event& w = ev("pipe_write", SYS_write);
   EXPECT_EQ(static_cast<int>(w.args[0]), wfd);
