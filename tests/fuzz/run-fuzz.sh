@@ -17,6 +17,8 @@ cmake -S "$here" -B "$work/build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ >"$work/
 ninja -C "$work/build" reader_fuzz >"$work/build.log" 2>&1 || { tail -50 "$work/build.log"; exit 1; }
 "$seed_tool" "$work/seeds"
 cp -n "$work/seeds"/* "$work/corpus/" 2>/dev/null || true
+# Files in the older format versions the reader still reads.
+cp -n "$here"/../traces/fixtures/v1*.trace "$here"/../traces/fixtures/v1*.result "$work/corpus/" 2>/dev/null || true
 echo "run-fuzz: $(ls "$work/seeds" | wc -l) seeds, ${seconds}s"
 "$work/build/reader_fuzz" "$work/corpus" -max_total_time="$seconds" -rss_limit_mb=1024 \
   -malloc_limit_mb=200 -timeout=10 -max_len=65536 -artifact_prefix="$work/artifacts/" \
