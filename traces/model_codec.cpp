@@ -5,6 +5,7 @@
 
 #include "schema.capnp.h"
 #include "traces/chunk_codec.h"
+#include "traces/string_coding.h"
 
 namespace fsr {
 namespace {
@@ -178,11 +179,13 @@ Status decode_footer(std::span<const capnp::word> msg, TraceFooter& f) {
 }
 
 void encode_strings(uint32_t first_id, std::span<const std::string_view> strings, std::vector<uint8_t>& out) {
+  std::vector<uint8_t> blob;
+  front_code(strings, blob);
   capnp::MallocMessageBuilder mb;
   auto w = mb.initRoot<wire::StringBlock>();
   w.setFirstId(first_id);
-  auto list = w.initStrings(static_cast<unsigned>(strings.size()));
-  for (size_t i = 0; i < strings.size(); ++i) list.set(i, bytes_of(strings[i]));
+  w.setCount(static_cast<uint32_t>(strings.size()));
+  w.setFrontCoded(kj::arrayPtr(blob.data(), blob.size()));
   serialise(mb, out);
 }
 
@@ -190,10 +193,20 @@ Status decode_strings(std::span<const capnp::word> msg, std::vector<std::string>
   return guarded("strings", msg, [&](capnp::MessageReader& mr) {
     auto r = mr.getRoot<wire::StringBlock>();
     auto list = r.getStrings();
+    auto blob = r.getFrontCoded();
+    const bool front_coded = r.getCount() > 0 || blob.size() > 0;
+    if (front_coded && list.size() > 0)
+      return Status::error("string block holds both a string list and front-coded strings");
+    uint64_t count = front_coded ? r.getCount() : list.size();
     uint64_t first = r.getFirstId();
-    if (first + list.size() <= table.size()) return Status::ok();  // already loaded (index scan)
+    if (first + count <= table.size()) return Status::ok();  // already loaded (index scan)
     if (first != table.size())
       return Status::error("string block starts at id " + std::to_string(first) + ", expected " + std::to_string(table.size()) + " (an earlier string block is missing)");
+    if (front_coded) {
+      if (Status st = front_decode({blob.begin(), blob.size()}, r.getCount(), table); !st)
+        return Status::error("string block at id " + std::to_string(first) + ": " + st.message());
+      return Status::ok();
+    }
     for (auto s : list) table.push_back(str_of(s));
     return Status::ok();
   });

@@ -12,7 +12,11 @@
 
 namespace fsr {
 
-inline constexpr uint16_t kFormatVersion = 1;
+// Version 2: front-coded string blocks (schema.capnp "StringBlock"). A
+// version-1 reader would find no strings in a version-2 file, so the version
+// says it cannot read it; this reader reads both.
+inline constexpr uint16_t kFormatVersion = 2;
+inline constexpr uint16_t kOldestReadableVersion = 1;
 
 enum class PayloadKind : uint16_t { kTrace = 1, kResult = 2 };
 

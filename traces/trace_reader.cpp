@@ -332,8 +332,8 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) 
   uint16_t version, kind;
   std::memcpy(&version, fh + 8, 2);
   std::memcpy(&kind, fh + 10, 2);
-  if (version != kFormatVersion)
-    return Status::error(path + ": format version " + std::to_string(version) + " is not supported (this fsreplay reads version " + std::to_string(kFormatVersion) + "); use a matching fsreplay");
+  if (version < kOldestReadableVersion || version > kFormatVersion)
+    return Status::error(path + ": format version " + std::to_string(version) + " is not supported (this fsreplay reads versions " + std::to_string(kOldestReadableVersion) + " to " + std::to_string(kFormatVersion) + "); use a matching fsreplay");
   if (kind != 1 && kind != 2)
     return Status::error(path + ": unknown payload kind " + std::to_string(kind));
   FrameHeader h;

@@ -14,12 +14,15 @@
 #include "traces/crc32c.h"
 #include "traces/frame.h"
 #include "traces/model_codec.h"
+#include "traces/string_coding.h"
 
 namespace fsr {
 
 namespace {
 constexpr size_t kPrestateBlock = 4096;        // entries per prestate frame
 constexpr size_t kStringBlockBytes = 4u << 20; // flush strings before they get large
+constexpr uint64_t kStringBlockSplit = kMaxStringBlockBytes / 4;  // strings interned without events between flushes
+static_assert(kStringBlockBytes < kStringBlockSplit);
 }  // namespace
 
 struct TraceWriter::Impl {
@@ -39,6 +42,7 @@ struct TraceWriter::Impl {
   std::unordered_map<std::string_view, StrId> string_ids;
   size_t strings_flushed = 1;
   size_t pending_string_bytes = 0;
+  std::vector<std::string_view> string_views;  // one block being written
 
   std::vector<PrestateEntry> prestate;
   EventChunkEncoder events;
@@ -98,14 +102,24 @@ struct TraceWriter::Impl {
     return st;
   }
 
+  // Writes the strings interned since the last flush, in blocks that stay far
+  // below what a reader accepts (kMaxStringBlockBytes, counted the same way).
   Status flush_strings() {
-    if (strings_flushed == strings.size()) return Status::ok();
-    std::vector<std::string_view> views(strings.begin() + static_cast<long>(strings_flushed), strings.end());
-    encode_strings(static_cast<uint32_t>(strings_flushed), views, msg);
-    Status st = write_frame(FrameType::kStrings, msg, static_cast<uint32_t>(views.size()), true);
-    strings_flushed = strings.size();
+    while (strings_flushed < strings.size()) {
+      string_views.clear();
+      uint64_t bytes = 0;
+      for (size_t i = strings_flushed; i < strings.size(); ++i) {
+        bytes += strings[i].size() + kStringOverhead;
+        if (bytes > kStringBlockSplit && !string_views.empty()) break;
+        string_views.push_back(strings[i]);
+      }
+      encode_strings(static_cast<uint32_t>(strings_flushed), string_views, msg);
+      Status st = write_frame(FrameType::kStrings, msg, static_cast<uint32_t>(string_views.size()), true);
+      strings_flushed += string_views.size();
+      if (!st) return st;
+    }
     pending_string_bytes = 0;
-    return st;
+    return Status::ok();
   }
 
   Status flush_prestate() {
@@ -166,7 +180,7 @@ StrId TraceWriter::intern(std::string_view s) {
   StrId id = static_cast<StrId>(m.strings.size());
   m.strings.emplace_back(s);
   m.string_ids.emplace(m.strings.back(), id);
-  m.pending_string_bytes += s.size() + 8;
+  m.pending_string_bytes += s.size() + kStringOverhead;
   return id;
 }
 
