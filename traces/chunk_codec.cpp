@@ -7,6 +7,8 @@
 
 #include "schema.capnp.h"
 #include "traces/frame.h"
+#include "traces/syscalls.h"
+#include "traces/timing_quant.h"
 
 namespace fsr {
 namespace {
@@ -112,6 +114,18 @@ Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, Chunk
 
 inline uint64_t at(const std::vector<uint64_t>& c, size_t i) { return c[i]; }
 
+// Durations at or above this are coded without a residual (no overflow in
+// duration + residual; no real syscall lasts 146 years).
+constexpr uint64_t kResidualDurLimit = uint64_t{1} << 62;
+
+// A quantised value from its exponent and mantissa columns; false if out of range.
+inline bool read_timing(uint64_t exp, uint64_t mant, uint64_t& v) {
+  const TimingCode c{static_cast<uint32_t>(std::min<uint64_t>(exp, UINT32_MAX)), mant};
+  if (!timing_code_valid(c)) return false;
+  v = dequantise(c);
+  return true;
+}
+
 }  // namespace
 
 capnp::ReaderOptions untrusted_options(size_t words) {
@@ -121,26 +135,63 @@ capnp::ReaderOptions untrusted_options(size_t words) {
   return o;
 }
 
-uint32_t EventChunkEncoder::thread_index(uint32_t pid, uint32_t tid) {
-  if (last_thread_ < threads_.size() && threads_[last_thread_].tid == tid &&
-      threads_[last_thread_].pid == pid)
+uint32_t EventChunkEncoder::thread_index(const Event& e) {
+  if (last_thread_ < threads_.size() && threads_[last_thread_].tid == e.tid &&
+      threads_[last_thread_].pid == e.pid)
     return last_thread_;
-  uint64_t key = (static_cast<uint64_t>(pid) << 32) | tid;
+  uint64_t key = (static_cast<uint64_t>(e.pid) << 32) | e.tid;
   auto [it, inserted] = thread_map_.try_emplace(key, static_cast<uint32_t>(threads_.size()));
-  if (inserted) threads_.push_back({pid, tid, base_ts_, 0});
+  if (inserted) {
+    // A thread seen before continues from its previous end as decoded; a new
+    // one starts at its exact enter time.
+    ThreadTiming t{e.ts, e.ts, 0};
+    if (auto c = carried_.find(key); c != carried_.end()) t = c->second;
+    threads_.push_back({e.pid, e.tid, t, t.end, 0, false});
+  }
   last_thread_ = it->second;
   return it->second;
 }
 
 void EventChunkEncoder::add(const Event& e) {
   if (count_ == 0) base_ts_ = e.ts;
-  uint32_t ti = thread_index(e.pid, e.tid);
+  uint32_t ti = thread_index(e);
   ThreadSlot& t = threads_[ti];
+  ThreadTiming& tm = t.timing;
   cols_[kEcThread].put(ti);
-  // The thread's compute gap: enter time minus the thread's previous exit.
-  cols_[kEcTs].put_signed(static_cast<int64_t>(e.ts - t.last_ts));
-  t.last_ts = e.ts + e.dur;
-  cols_[kEcDur].put(e.dur);
+  // The thread's compute gap: enter time minus the thread's previous exit as
+  // the decoder will see it, so that earlier rounding is made good here.
+  // Calls of one thread do not overlap, and the replayer relies on it: a gap
+  // that is not negative in truth is not coded negative (which a duration
+  // rounded up could otherwise cause).
+  const int64_t gap = static_cast<int64_t>(e.ts - tm.end);
+  TimingCode g = quantise(gap < 0 ? 0 - static_cast<uint64_t>(gap) : static_cast<uint64_t>(gap));
+  bool negative = gap < 0;
+  if (negative && e.ts >= tm.true_end) {
+    g = {};
+    negative = false;
+  }
+  cols_[kEcTsExp].put(2 * g.exp + (negative ? 1 : 0));
+  cols_[kEcTsMant].put(g.mant);
+  const uint64_t enter = negative ? tm.end - dequantise(g) : tm.end + dequantise(g);
+  // The duration carries what the thread's earlier durations lost to
+  // rounding. Short ones (the 0 of a pseudo event) stay exact and leave the
+  // residual to the next.
+  TimingCode d;
+  if (e.dur < kTimingExact) {
+    d = quantise(e.dur);
+  } else if (e.dur < kResidualDurLimit) {
+    const int64_t want = static_cast<int64_t>(e.dur) + tm.dur_residual;
+    d = quantise(want > 0 ? static_cast<uint64_t>(want) : 0);
+    tm.dur_residual = want - static_cast<int64_t>(dequantise(d));
+  } else {
+    d = quantise(e.dur);
+    tm.dur_residual = 0;
+  }
+  cols_[kEcDurExp].put(d.exp);
+  cols_[kEcDurMant].put(d.mant);
+  tm.end = enter + dequantise(d);
+  tm.true_end = e.ts + e.dur;
+  if (e.nr == kEvProcExit) t.exited = true;  // its state need not outlive the chunk
   cols_[kEcNr].put(e.nr);
   cols_[kEcRet].put_signed(e.ret);
   for (int a = 0; a < 6; ++a) cols_[kEcArg0 + a].put_signed(static_cast<int64_t>(e.args[a]));
@@ -172,13 +223,21 @@ void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector
   capnp::MallocMessageBuilder mb(first_segment(segment_, estimate_words(cols_, kEcCount) + threads_.size() + 8));
   build_chunk(mb, cols_, kEcCount, count_, first_record, base_ts_, z, zbuf_);
   mb.getRoot<wire::Chunk>().setBasePath(base_path_);
+  mb.getRoot<wire::Chunk>().setTiming(wire::Chunk::Timing::QUANTISED);
   auto th = mb.getRoot<wire::Chunk>().initThreads(static_cast<unsigned>(threads_.size()));
   for (size_t i = 0; i < threads_.size(); ++i) {
     th[i].setPid(threads_[i].pid);
     th[i].setTid(threads_[i].tid);
+    th[i].setPrevEnd(threads_[i].prev_end);
   }
   serialise(mb, out);
   for (auto& c : cols_) c.clear();
+  if (carried_.size() + threads_.size() > kMaxCarriedThreads) carried_.clear();
+  for (const ThreadSlot& t : threads_) {
+    uint64_t key = (static_cast<uint64_t>(t.pid) << 32) | t.tid;
+    if (t.exited) carried_.erase(key);
+    else carried_[key] = t.timing;
+  }
   threads_.clear();
   thread_map_.clear();
   last_thread_ = UINT32_MAX;
@@ -228,10 +287,24 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
     const auto& cols = s.cols;
     const uint32_t n = chunk.getCount();
     auto wire_threads = chunk.getThreads();
+    // Chunks with quantised timing (schema.capnp "Timing quantisation") store
+    // no ns columns and run each thread's gaps from its own prevEnd; older
+    // ones store only the ns columns, gaps from baseTs.
+    const auto timing = chunk.getTiming();
+    if (timing != wire::Chunk::Timing::NS && timing != wire::Chunk::Timing::QUANTISED)
+      return Status::error("chunk has unknown timing coding " + std::to_string(static_cast<unsigned>(timing)));
+    const bool quantised = timing == wire::Chunk::Timing::QUANTISED;
+    if (quantised ? s.present[kEcTs] || s.present[kEcDur]
+                  : s.present[kEcTsExp] || s.present[kEcTsMant] || s.present[kEcDurExp] || s.present[kEcDurMant])
+      return Status::error(std::string("chunk with ") + (quantised ? "quantised" : "ns") + " timing stores columns of the other coding");
     std::vector<std::pair<uint32_t, uint32_t>> threads;
+    std::vector<uint64_t> last_ts;
     threads.reserve(wire_threads.size());
-    for (auto t : wire_threads) threads.emplace_back(t.getPid(), t.getTid());
-    std::vector<uint64_t> last_ts(threads.size(), chunk.getBaseTs());
+    last_ts.reserve(wire_threads.size());
+    for (auto t : wire_threads) {
+      threads.emplace_back(t.getPid(), t.getTid());
+      last_ts.push_back(quantised ? t.getPrevEnd() : chunk.getBaseTs());
+    }
     std::vector<uint32_t> last_path(threads.size(), 0);
     uint32_t max_path = chunk.getBasePath();
     auto& facts = s.facts;
@@ -247,8 +320,17 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
       if (ti >= threads.size()) return Status::error("event " + std::to_string(i) + " names thread " + std::to_string(ti) + " of " + std::to_string(threads.size()));
       e.pid = threads[ti].first;
       e.tid = threads[ti].second;
-      e.ts = last_ts[ti] + static_cast<uint64_t>(unzigzag(at(cols[kEcTs], i)));
-      e.dur = at(cols[kEcDur], i);
+      if (quantised) {
+        uint64_t x = at(cols[kEcTsExp], i), gap;
+        if (!read_timing(x >> 1, at(cols[kEcTsMant], i), gap))
+          return Status::error("event " + std::to_string(i) + " has an out-of-range quantised gap");
+        e.ts = x & 1 ? last_ts[ti] - gap : last_ts[ti] + gap;
+        if (!read_timing(at(cols[kEcDurExp], i), at(cols[kEcDurMant], i), e.dur))
+          return Status::error("event " + std::to_string(i) + " has an out-of-range quantised duration");
+      } else {
+        e.ts = last_ts[ti] + static_cast<uint64_t>(unzigzag(at(cols[kEcTs], i)));
+        e.dur = at(cols[kEcDur], i);
+      }
       last_ts[ti] = e.ts + e.dur;
       e.nr = static_cast<uint16_t>(at(cols[kEcNr], i));
       e.ret = unzigzag(at(cols[kEcRet], i));

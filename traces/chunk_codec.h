@@ -25,12 +25,22 @@ class EventChunkEncoder {
   void finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out);
 
  private:
-  struct ThreadSlot { uint32_t pid, tid; uint64_t last_ts; uint32_t last_path; };
+  // Timing state of a thread (schema.capnp "Timing quantisation"): its
+  // previous end as decoded and in truth, and what its durations so far lost
+  // to rounding. Carried from chunk to chunk.
+  struct ThreadTiming { uint64_t end = 0, true_end = 0; int64_t dur_residual = 0; };
+  struct ThreadSlot {
+    uint32_t pid, tid;
+    ThreadTiming timing;
+    uint64_t prev_end;  // timing.end when the chunk started: Thread.prevEnd
+    uint32_t last_path;
+    bool exited;
+  };
   // Inode facts are coded against the previous facts of the same path in the
   // chunk (XOR / difference): a path stat'ed again costs nothing. `gen` marks
   // which chunk a slot belongs to, so slots are never cleared.
   struct Facts { uint32_t gen = 0; uint32_t mode = 0; uint64_t dev = 0, ino = 0, size = 0; };
-  uint32_t thread_index(uint32_t pid, uint32_t tid);
+  uint32_t thread_index(const Event& e);
   std::vector<Facts> facts_;
   uint32_t gen_ = 1;
   uint64_t last_ino_ = 0;   // inode of the last facts-coded event in the chunk
@@ -39,6 +49,12 @@ class EventChunkEncoder {
   ColumnBuilder cols_[kEcCount];
   std::vector<ThreadSlot> threads_;
   std::unordered_map<uint64_t, uint32_t> thread_map_;
+  // Timing state of the threads of earlier chunks that have not exited.
+  // Bounded: past kMaxCarriedThreads it is cleared, and a thread then starts
+  // again from its exact enter time (only a thread that enters within 768 ns
+  // of its previous end can then appear to overlap it).
+  static constexpr size_t kMaxCarriedThreads = 1u << 18;
+  std::unordered_map<uint64_t, ThreadTiming> carried_;
   uint32_t last_thread_ = UINT32_MAX;
   uint64_t base_ts_ = 0;
   uint32_t count_ = 0;

@@ -19,6 +19,11 @@ enum EventColumn : uint16_t {
   // Replaces kEcIno in chunks written since it was added: the inode as a
   // difference (schema.capnp "Chunk"). Old chunks keep kEcIno.
   kEcInoDelta,
+  // Replace kEcTs and kEcDur in chunks with quantised timing: gaps and
+  // durations with 6 significant bits and steps of at most 512 ns, each as
+  // an exponent column and a mantissa column (schema.capnp "Timing
+  // quantisation", timing_quant.h). Older chunks keep kEcTs / kEcDur in ns.
+  kEcTsExp, kEcTsMant, kEcDurExp, kEcDurMant,
   kEcCount
 };
 enum OpColumn : uint16_t {

@@ -1,5 +1,5 @@
 # fsreplay container messages (format version 2; a reader also reads 1, whose
-# string blocks are the older form described below).
+# string blocks and timing columns are the older forms described below).
 #
 # A file is: a 16-byte file header (magic "FSREPLAY", u16 format version,
 # u16 payload kind, u32 reserved), then frames, then a 16-byte trailer
@@ -114,7 +114,8 @@ struct PrestateBlock {
 # whose values are all zero is omitted. Column ids are listed in columns.h
 # (EventColumn / OpColumn). Timestamps: `ts` holds, per thread, the gap from
 # the end (enter + duration) of that thread's previous event in the chunk (the
-# first from `baseTs`): the compute time, without repeating the duration.
+# first from `baseTs`, or `Thread.prevEnd` with quantised timing below): the
+# compute time, without repeating the duration.
 # Inode facts of an event are XOR/difference-coded against the previous facts
 # of the same path in the chunk (flag bit 15 marks coded events). The inode
 # number: chunks that store column kEcInoDelta (19) hold zigzag(ino - ref),
@@ -123,6 +124,34 @@ struct PrestateBlock {
 # the chunk start), and 0 for events that are not coded; kEcIno (15) is then
 # absent. Older chunks store kEcIno, XOR-coded like dev. A chunk with neither
 # column has only zero inodes (both codings agree).
+#
+# Timing quantisation (chunks with `timing` = quantised): gaps and durations
+# are in columns kEcTsExp (20), kEcTsMant (21), kEcDurExp (22), kEcDurMant
+# (23) instead of kEcTs (2) / kEcDur (3) in ns, and each thread's gaps run
+# from its own `Thread.prevEnd` instead of `baseTs`; a chunk mixing the two
+# sets of columns is malformed. A magnitude v is coded as (e, m), which
+# keeps 6 significant bits with a step of at most 512 ns (timing_quant.h):
+#   v < 64:            e = v >> 5, m = v & 31 (exact)
+#   64 <= v < 16384:   v ~ (32 + m) << (e - 1), 2 <= e <= 9, m < 32
+#   v >= 16384:        v ~ (32 + m) << 9, e = 10, m < 2^55 - 32
+# rounded to nearest: off by at most v/64 and at most 256 ns. kEcTsExp holds
+# 2e + (1 if the gap is negative), kEcTsMant m; kEcDurExp e, kEcDurMant m.
+# Decoding is the ns decoding with these values: enter = the thread's
+# previous end (prevEnd for its first event in the chunk) + gap, end =
+# enter + duration.
+#
+# The writer keeps errors from adding up along a thread: each gap is taken
+# from the thread's previous end as the decoder will see it, so earlier
+# rounding does not move later enter times; each duration of 64 ns or
+# more is coded as duration + what the thread's earlier durations lost to
+# rounding, so the sum of a thread's durations is off by at most half a
+# step (shorter ones, such as the 0 of a pseudo event, are exact); and
+# prevEnd carries a thread's reconstructed end from chunk to chunk. A gap
+# that is not negative in truth is never coded negative (the replayer relies
+# on a thread's calls not overlapping), which can leave an enter time late by
+# what the previous duration was rounded up, so enter times are within three
+# half steps (768 ns) of the truth, whatever the length of the trace.
+# Versus ns columns: git status 3.2 -> 1.5, git clone 3.5 -> 1.6 B/event.
 struct Column {
   id @0 :UInt16;
   rawBytes @1 :UInt32;           # varint bytes before compression
@@ -131,6 +160,8 @@ struct Column {
 struct Thread {
   pid @0 :UInt32;
   tid @1 :UInt32;
+  prevEnd @2 :UInt64;            # quantised timing: where the thread's first gap runs from (its
+                                 # previous event's end as decoded, or its first enter time)
 }
 struct Chunk {
   count @0 :UInt32;
@@ -139,6 +170,11 @@ struct Chunk {
   threads @3 :List(Thread);      # the `thread` column indexes this table
   columns @4 :List(Column);
   basePath @5 :UInt32;           # largest path id used before this chunk (path coding)
+  timing @6 :Timing;             # how ts and dur are coded (see above)
+  enum Timing {
+    ns @0;                       # kEcTs / kEcDur, gaps from baseTs (format version 1)
+    quantised @1;                # kEcTsExp .. kEcDurMant, gaps from Thread.prevEnd
+  }
 }
 
 # Frame type 6: written once, at the end.

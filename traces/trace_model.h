@@ -12,9 +12,10 @@
 
 namespace fsr {
 
-// Version 2: front-coded string blocks (schema.capnp "StringBlock"). A
-// version-1 reader would find no strings in a version-2 file, so the version
-// says it cannot read it; this reader reads both.
+// Version 2: front-coded string blocks and quantised timing columns
+// (schema.capnp). A version-1 reader would find no strings in a version-2
+// file and read its timings as zeros (it skips unknown columns), so the
+// version says it cannot read it; this reader reads both.
 inline constexpr uint16_t kFormatVersion = 2;
 inline constexpr uint16_t kOldestReadableVersion = 1;
 

@@ -1,5 +1,6 @@
 // Streaming writer for the fsreplay container (traces and replay results).
-// Memory is bounded by one chunk: events are buffered column-wise and written
+// Memory is bounded by one chunk (and a few words of timing state per live
+// thread): events are buffered column-wise and written
 // as one self-checking frame when the chunk is full or on flush(). Each frame
 // goes out in a single write, so a killed writer leaves every earlier frame
 // readable. Never allocates per event once the chunk buffers have grown.

@@ -21,7 +21,8 @@ namespace {
 const char* column_name(uint16_t id) {
   static const char* kNames[] = {"?", "thread", "ts(ns)", "dur(ns)", "nr", "ret", "arg0", "arg1", "arg2",
                                  "arg3", "arg4", "arg5", "path0", "path1", "dev", "ino(xor)", "size",
-                                 "mode", "flags", "ino(delta)"};
+                                 "mode", "flags", "ino(delta)", "ts exp", "ts mant", "dur exp",
+                                 "dur mant"};
   return id < sizeof kNames / sizeof kNames[0] ? kNames[id] : "?";
 }
 
