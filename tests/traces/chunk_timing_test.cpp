@@ -20,6 +20,29 @@ constexpr uint64_t kMaxValue = uint64_t{1} << 20;  // gaps and durations below ~
 
 uint64_t absdiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
 
+// Writes `in` through the real writer in chunks of `chunk_events` and reads
+// every event back (empty on any failure, which the caller's size check shows).
+std::vector<Event> write_and_read(const std::vector<Event>& in, uint32_t chunk_events) {
+  test::TempFile f;
+  {
+    auto w = TraceWriter::create(f.path(), test::sample_header(), {.chunk_events = chunk_events});
+    if (!w) return {};
+    for (const Event& e : in)
+      if (!(*w)->append(e).is_ok()) return {};
+    if (!(*w)->finish({}).is_ok()) return {};
+  }
+  auto r = TraceReader::open(f.path());
+  if (!r) return {};
+  std::vector<Event> all, out;
+  while (true) {
+    auto got = (*r)->next(out);
+    if (!got) return {};
+    if (!got.value()) break;
+    all.insert(all.end(), out.begin(), out.end());
+  }
+  return all;
+}
+
 // Three threads, each: gap, syscall, gap, ...; merged in exit order like the
 // recorder. Gaps log-uniform over 1 ns .. 1 ms with some zeros; most
 // durations large (big steps: drift without feedback shows quickly).
@@ -99,7 +122,6 @@ TEST(ChunkTiming, EnterTimesAndDurationSumsStayBoundedOverAMillionEvents) {
 }
 
 TEST(ChunkTiming, SmallValuesAndNegativeGapsAreExact) {
-  test::TempFile f;
   std::vector<Event> in;
   std::mt19937_64 rng(3);
   uint64_t end = 1'000'000;
@@ -111,16 +133,7 @@ TEST(ChunkTiming, SmallValuesAndNegativeGapsAreExact) {
     end = e.ts + e.dur;
     in.push_back(e);
   }
-  {
-    auto w = TraceWriter::create(f.path(), test::sample_header(), {.chunk_events = 64});
-    ASSERT_TRUE(w);
-    for (const Event& e : in) ASSERT_TRUE((*w)->append(e).is_ok());
-    ASSERT_TRUE((*w)->finish({}).is_ok());
-  }
-  auto r = TraceReader::open(f.path());
-  ASSERT_TRUE(r);
-  std::vector<Event> all, out;
-  while ((*r)->next(out).value()) all.insert(all.end(), out.begin(), out.end());
+  const std::vector<Event> all = write_and_read(in, 64);
   ASSERT_EQ(all.size(), in.size());
   for (size_t i = 0; i < in.size(); ++i) {
     EXPECT_EQ(all[i].ts, in[i].ts) << i;
@@ -132,7 +145,6 @@ TEST(ChunkTiming, SmallValuesAndNegativeGapsAreExact) {
 // separates them (the replayer's ordering relies on it): rounding a duration
 // up must not push the end past the next enter, in a chunk or across one.
 TEST(ChunkTiming, CallsOfAThreadNeverOverlap) {
-  test::TempFile f;
   std::mt19937_64 rng(5);
   std::vector<Event> in;
   uint64_t end[4] = {1'000'000, 1'000'000, 1'000'000, 1'000'000};
@@ -146,31 +158,20 @@ TEST(ChunkTiming, CallsOfAThreadNeverOverlap) {
     end[t] = e.ts + e.dur;
     in.push_back(e);
   }
-  {
-    auto w = TraceWriter::create(f.path(), test::sample_header(), {.chunk_events = 97});
-    ASSERT_TRUE(w);
-    for (const Event& e : in) ASSERT_TRUE((*w)->append(e).is_ok());
-    ASSERT_TRUE((*w)->finish({}).is_ok());
+  const std::vector<Event> all = write_and_read(in, 97);
+  uint64_t last_end[4] = {}, overlaps = 0;
+  for (const Event& e : all) {
+    const uint32_t t = e.tid - 60;
+    if (last_end[t] && e.ts < last_end[t]) ++overlaps;
+    last_end[t] = e.ts + e.dur;
   }
-  auto r = TraceReader::open(f.path());
-  ASSERT_TRUE(r);
-  std::vector<Event> out;
-  uint64_t last_end[4] = {}, overlaps = 0, n = 0;
-  while ((*r)->next(out).value())
-    for (const Event& e : out) {
-      const uint32_t t = e.tid - 60;
-      if (last_end[t] && e.ts < last_end[t]) ++overlaps;
-      last_end[t] = e.ts + e.dur;
-      ++n;
-    }
-  EXPECT_EQ(n, in.size());
+  EXPECT_EQ(all.size(), in.size());
   EXPECT_EQ(overlaps, 0u);
 }
 
 // A duration of 0 (pseudo events) or below 64 ns stays exact even when the
 // thread has a rounding residual to make good: the next long one takes it.
 TEST(ChunkTiming, ShortDurationsStayExactBetweenRoundedOnes) {
-  test::TempFile f;
   std::vector<Event> in;
   uint64_t end = 1000;
   for (uint64_t i = 0; i < 300; ++i) {
@@ -181,16 +182,7 @@ TEST(ChunkTiming, ShortDurationsStayExactBetweenRoundedOnes) {
     end = e.ts + e.dur;
     in.push_back(e);
   }
-  {
-    auto w = TraceWriter::create(f.path(), test::sample_header(), {.chunk_events = 100});
-    ASSERT_TRUE(w);
-    for (const Event& e : in) ASSERT_TRUE((*w)->append(e).is_ok());
-    ASSERT_TRUE((*w)->finish({}).is_ok());
-  }
-  auto r = TraceReader::open(f.path());
-  ASSERT_TRUE(r);
-  std::vector<Event> all, out;
-  while ((*r)->next(out).value()) all.insert(all.end(), out.begin(), out.end());
+  const std::vector<Event> all = write_and_read(in, 100);
   ASSERT_EQ(all.size(), in.size());
   uint64_t sum = 0, true_sum = 0;
   int rounded = 0;

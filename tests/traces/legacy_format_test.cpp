@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/traces/legacy_fixture.h"
+#include "tests/traces/test_util.h"
 #include "traces/trace_reader.h"
 
 namespace fsr {
@@ -32,21 +33,7 @@ void expect_v1_trace(const std::string& path) {
   ASSERT_EQ(all.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     SCOPED_TRACE(i);
-    const Event &a = want[i], &b = all[i];
-    EXPECT_EQ(b.ts, a.ts);  // ns columns: exact
-    EXPECT_EQ(b.dur, a.dur);
-    EXPECT_EQ(b.ret, a.ret);
-    for (int k = 0; k < 6; ++k) EXPECT_EQ(b.args[k], a.args[k]);
-    EXPECT_EQ(b.dev, a.dev);
-    EXPECT_EQ(b.ino, a.ino);
-    EXPECT_EQ(b.size, a.size);
-    EXPECT_EQ(b.mode, a.mode);
-    EXPECT_EQ(b.pid, a.pid);
-    EXPECT_EQ(b.tid, a.tid);
-    EXPECT_EQ(b.path[0], a.path[0]);
-    EXPECT_EQ(b.path[1], a.path[1]);
-    EXPECT_EQ(b.nr, a.nr);
-    EXPECT_EQ(b.flags, a.flags);
+    test::expect_same(want[i], all[i], 0);  // ns columns: exact
   }
   const auto strs = legacy::strings();
   ASSERT_EQ((*r)->string_count(), strs.size() + 1);

@@ -15,6 +15,24 @@
 
 namespace fsr::test {
 
+// Every field of two events equal; ts and dur within `timing_tol` ns (0: exact).
+inline void expect_same(const Event& a, const Event& b, uint64_t timing_tol) {
+  EXPECT_LE(a.ts > b.ts ? a.ts - b.ts : b.ts - a.ts, timing_tol) << a.ts << " vs " << b.ts;
+  EXPECT_LE(a.dur > b.dur ? a.dur - b.dur : b.dur - a.dur, timing_tol) << a.dur << " vs " << b.dur;
+  EXPECT_EQ(a.ret, b.ret);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(a.args[i], b.args[i]) << "arg " << i;
+  EXPECT_EQ(a.dev, b.dev);
+  EXPECT_EQ(a.ino, b.ino);
+  EXPECT_EQ(a.size, b.size);
+  EXPECT_EQ(a.mode, b.mode);
+  EXPECT_EQ(a.pid, b.pid);
+  EXPECT_EQ(a.tid, b.tid);
+  EXPECT_EQ(a.path[0], b.path[0]);
+  EXPECT_EQ(a.path[1], b.path[1]);
+  EXPECT_EQ(a.nr, b.nr);
+  EXPECT_EQ(a.flags, b.flags);
+}
+
 class TempFile {
  public:
   explicit TempFile(const std::string& stem = "fsr") {
