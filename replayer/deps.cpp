@@ -19,10 +19,11 @@ struct Edge {
 class DepBuilder {
  public:
   DepBuilder(const std::vector<Event>& ev, const std::vector<OpFacts>& facts, Plan& plan)
-      : ev_(ev), facts_(facts), plan_(plan), key_end_(ev.size(), false) {}
+      : ev_(ev), facts_(facts), plan_(plan), key_end_(ev.size(), false), key_(ev.size(), 0) {}
 
   void run() {
     classify_waiters();
+    monotone_keys();
     for (uint32_t i = 0; i < ev_.size(); ++i) resources(i);
     causal();
     finish();
@@ -30,7 +31,7 @@ class DepBuilder {
 
  private:
   uint64_t end(uint32_t i) const { return ev_[i].ts + ev_[i].dur; }
-  uint64_t key(uint32_t i) const { return key_end_[i] ? end(i) : ev_[i].ts; }
+  uint64_t key(uint32_t i) const { return key_[i]; }
   bool key_less(uint32_t a, uint32_t b) const {
     return key(a) < key(b) || (key(a) == key(b) && a < b);
   }
@@ -64,6 +65,24 @@ class DepBuilder {
           break;
         default:
           if (is_blocking_read(i)) key_end_[i] = true;
+      }
+    }
+  }
+
+  // An op's key is its enter time (exit time for a waiter), raised to the key
+  // of the op before it on its worker: keys must not decrease in any worker's
+  // issue order, or two workers could each wait for an op the other issues
+  // later. A recorded thread's calls never overlap and a worker takes a thread
+  // only after its previous one ended, so this changes only hand-made or
+  // damaged traces (a call entered before its thread's previous one
+  // returned); those are counted.
+  void monotone_keys() {
+    for (const auto& list : plan_.workers) {
+      uint64_t last = 0;
+      for (uint32_t i : list) {
+        const uint64_t raw = key_end_[i] ? end(i) : ev_[i].ts;
+        if (raw < last) ++plan_.overlapping_ops;
+        key_[i] = last = std::max(raw, last);
       }
     }
   }
@@ -281,6 +300,7 @@ class DepBuilder {
   const std::vector<OpFacts>& facts_;
   Plan& plan_;
   std::vector<bool> key_end_;
+  std::vector<uint64_t> key_;
   std::vector<Edge> edges_;
   std::vector<uint32_t> by_end_;
   std::unordered_map<uint32_t, Shared> paths_, dirs_;

@@ -12,8 +12,10 @@
 //     matching wake; otherwise -> the latest event of another thread that
 //     completed while the wait was blocked (approximate, counted).
 // Every edge points from an op with a smaller key to one with a larger key
-// (key = enter time, or exit time for causal waits), which is consistent with
-// every worker's issue order, so the replay cannot deadlock.
+// (key = enter time, or exit time for causal waits, raised where needed so
+// that keys never decrease along a worker's issue order: a damaged trace's
+// overlapping calls are counted in Plan::overlapping_ops), so the replay
+// cannot deadlock.
 #pragma once
 
 #include <cstdint>

@@ -110,6 +110,7 @@ struct Plan {
   uint64_t exact_causal = 0;
   uint64_t dep_edges = 0;
   uint64_t dropped_edges = 0;       // edges refused because they could deadlock the replay
+  uint64_t overlapping_ops = 0;     // ops that entered before the previous op of their worker returned (damaged trace)
 
   std::vector<uint32_t> deps_of(uint32_t op) const {
     return {deps.begin() + ops[op].dep_begin, deps.begin() + ops[op].dep_end};

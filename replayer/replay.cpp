@@ -303,6 +303,10 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   if (!ss.trace.events.empty()) sum.recorded_ns -= ss.trace.events.front().ts;
   sum.fallbacks = ss.features.fallbacks_used();
   sum.trace_problems = ss.trace.reader->problems().messages;
+  if (ss.plan.overlapping_ops)
+    sum.trace_problems.push_back(std::to_string(ss.plan.overlapping_ops) +
+                                 " calls entered before their thread's previous call returned: each is "
+                                 "ordered after that call");
 
   // The result file.
   const TraceHeader& th = ss.trace.reader->header();
