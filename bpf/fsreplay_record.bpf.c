@@ -2,8 +2,9 @@
 /* Kernel side of `fsreplay record`: captures the file-system syscalls and the
  * process/synchronisation events of one process tree. Untracked tasks leave
  * after one hash lookup. Pointer arguments are saved at sys_enter and strings
- * read at sys_exit (pages are resident then). Records go to a per-CPU ring
- * without wake-up; user space drains on a timer. Nothing here may block or
+ * read at sys_exit (pages are resident then). Records go to a per-CPU lane
+ * (a lock-free ring, fsreplay_record.h) without wake-up; user space drains on
+ * a timer. Nothing here may block or
  * allocate: a record that does not fit is counted as a drop, never lost
  * silently. Which syscalls are recorded comes from fsr::syscall_table() through
  * the rodata arrays below: no syscall number is written in this file. */
@@ -93,8 +94,8 @@ struct {
   __type(value, struct inflight);
 } inflight SEC(".maps");
 
-/* A record is assembled here, in its ring layout, and copied into the ring
- * with one bpf_ringbuf_output of exactly its length. */
+/* A record is assembled here, in its lane layout, and copied into the lane
+ * with one bpf_probe_read_kernel of exactly its length. */
 struct scratch {
   struct fsr_rec rec;
   __u64 args[FSR_ARGS_MAX];  /* section 1, packed (the first popcount(arg_mask)) */
@@ -116,18 +117,30 @@ struct {
   __type(value, struct fsr_counters);
 } counters SEC(".maps");
 
-struct ring {
-  __uint(type, BPF_MAP_TYPE_RINGBUF);
-  __uint(max_entries, 1 << 20);  /* resized by user space (--buffer-mib) */
+/* The lanes (fsreplay_record.h): segments of every CPU, and one control
+ * block per CPU. Sized by user space before load. */
+struct fsr_seg {
+  __u8 d[FSR_SEG_SIZE];
 };
 
-/* One ring per CPU, created and inserted by user space after load. */
 struct {
-  __uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-  __uint(max_entries, 1);  /* set to the CPU count by user space */
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(map_flags, BPF_F_MMAPABLE);
+  __uint(max_entries, 1);  /* CPUs x segments per lane */
   __type(key, __u32);
-  __array(values, struct ring);
-} rings SEC(".maps");
+  __type(value, struct fsr_seg);
+} lanes SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(map_flags, BPF_F_MMAPABLE);
+  __uint(max_entries, 1);  /* CPUs */
+  __type(key, __u32);
+  __type(value, struct fsr_lane_ctl);
+} lane_ctl SEC(".maps");
+
+/* Segments per lane minus one (a power of two minus one). */
+const volatile __u32 lane_seg_mask = 0;
 
 static __always_inline struct fsr_counters *get_counters(void)
 {
@@ -135,20 +148,61 @@ static __always_inline struct fsr_counters *get_counters(void)
   return bpf_map_lookup_elem(&counters, &zero);
 }
 
+_Static_assert(sizeof(struct scratch) == FSR_REC_MAX, "scratch must hold exactly the largest record");
+
+/* Appends the record in `sc` (`len` bytes) to this CPU's lane. */
 static __always_inline void emit_c(struct fsr_counters *c, struct scratch *sc, __u64 len, __u32 cls)
 {
   __u32 cpu = bpf_get_smp_processor_id();
-  void *rb = bpf_map_lookup_elem(&rings, &cpu);
+  struct fsr_lane_ctl *ctl = bpf_map_lookup_elem(&lane_ctl, &cpu);
+  __u64 head, tail, off, next, cap;
+  __u32 seg;
+  __u8 *buf;
   cls &= FSR_CLASS_MAX - 1;
   if (c)
     c->seen[cls]++;
   if (len > sizeof(*sc))
     len = sizeof(*sc);
   sc->rec.end = bpf_ktime_get_ns();
-  if (!rb || bpf_ringbuf_output(rb, sc, len, BPF_RB_NO_WAKEUP) != 0) {
-    if (c)
-      c->drops[cls]++;
+  if (!ctl)
+    goto drop;
+  if (ctl->busy) {
+    ctl->nested++;
+    goto drop;
   }
+  ctl->busy = 1;
+  cap = ((__u64)lane_seg_mask + 1) << FSR_SEG_SHIFT;
+  head = fsr_frame_at(ctl->head);
+  tail = *(volatile __u64 *)&ctl->tail;
+  if (tail == ctl->head && (head & (cap - 1)) != 0) {
+    /* Empty and away from the lane's first byte: rewind (fsreplay_record.h). */
+    ctl->rewind_from = tail;
+    head = fsr_rewind_to(head, cap);
+    ctl->floor = head;
+  }
+  if (tail < ctl->floor)
+    tail = ctl->floor;
+  next = head + FSR_FRAME_HDR + ((len + 7) & ~7ULL);
+  /* The control dependency on `tail` orders the reader's last reads of this
+   * space before the writes below (fsreplay_record.h). */
+  if (next - tail > cap)
+    goto unbusy;
+  seg = cpu * (lane_seg_mask + 1) + ((head >> FSR_SEG_SHIFT) & lane_seg_mask);
+  buf = bpf_map_lookup_elem(&lanes, &seg);
+  off = head & (FSR_SEG_SIZE - 1) & ~7ULL;
+  /* (fsr_frame_at made off <= FSR_SEG_SIZE - FSR_FRAME_MAX: told to the verifier) */
+  if (!buf || off > FSR_SEG_SIZE - FSR_FRAME_MAX)
+    goto unbusy;
+  *(__u64 *)(buf + off) = len;
+  bpf_probe_read_kernel(buf + off + FSR_FRAME_HDR, len, sc);
+  ctl->busy = 0;
+  __sync_lock_test_and_set(&ctl->head, next);
+  return;
+unbusy:
+  ctl->busy = 0;
+drop:
+  if (c)
+    c->drops[cls]++;
 }
 
 static __always_inline void emit(struct scratch *sc, __u64 len, __u32 cls)

@@ -3,6 +3,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "bpf/fsreplay_record.h"
+#include "recorder/lane_reader.h"
 #include "fsreplay_record.skel.h"
 #include "recorder/syscall_arity.h"
 #include "traces/syscalls.h"
@@ -92,14 +94,28 @@ std::string load_error(int err) {
 }  // namespace
 
 void BpfSession::SkelDeleter::operator()(fsr_bpf* s) const { fsr_bpf__destroy(s); }
-void BpfSession::RbDeleter::operator()(ring_buffer* rb) const { ring_buffer__free(rb); }
+
+BpfSession::MapMem::~MapMem() {
+  if (addr) munmap(addr, len);
+}
 
 BpfSession::~BpfSession() = default;
 
-int BpfSession::on_sample(void* ctx, void* data, size_t size) {
-  auto* c = static_cast<CpuCtx*>(ctx);
-  c->bytes += ((size + 7) & ~size_t{7}) + 8;  // BPF_RINGBUF_HDR_SZ, 8-byte aligned
-  return c->self->fn_(c->self->ctx_, c->cpu, data, size);
+// The value area of an mmapable array map: elements of value_size rounded up
+// to 8 bytes, from offset 0.
+static Status map_array(bpf_map* m, int prot, void** addr, size_t* len) {
+  const size_t elem = (static_cast<size_t>(bpf_map__value_size(m)) + 7) & ~size_t{7};
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  *len = (elem * bpf_map__max_entries(m) + page - 1) & ~(page - 1);
+  void* p = mmap(nullptr, *len, prot, MAP_SHARED, bpf_map__fd(m), 0);
+  if (p == MAP_FAILED)
+    return Status::error(fmt::format("mapping the BPF map {} failed: {}", bpf_map__name(m), strerror(errno)));
+  *addr = p;
+  return Status::ok();
+}
+
+fsr_lane_ctl* BpfSession::lane_ctl(uint32_t cpu) const {
+  return static_cast<fsr_lane_ctl*>(ctl_.addr) + cpu;
 }
 
 Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, RecordFn fn,
@@ -126,18 +142,14 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   if (!s->skel_) return Status::error(load_error(errno));
   fsr_bpf* skel = s->skel_.get();
   fill_rodata(skel, options.page_faults);
-  const uint32_t ring_bytes = options.buffer_mib << 20;
-  s->ring_bytes_ = ring_bytes;
-  bpf_map__set_max_entries(skel->maps.rings, s->ncpu_);
-  // libbpf 1.1 exposes no usable inner map here: give it a template ring of the right size.
-  UniqueFd inner_template(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "fsr_ring_tpl", 0, 0, ring_bytes, nullptr));
-  if (!inner_template.valid()) {
-    int err = errno;
-    if (err == EPERM || err == EACCES) return Status::error(load_error(err));
-    return Status::error(fmt::format("creating a {} MiB ring buffer failed: {} (try a smaller --buffer-mib)",
-                                     options.buffer_mib, strerror(err)));
-  }
-  bpf_map__set_inner_map_fd(skel->maps.rings, inner_template.get());
+  static_assert(sizeof(fsr_lane_ctl) % 8 == 0, "lane control blocks must pack in the array");
+  static_assert(FSR_FRAME_MAX < FSR_SEG_SIZE / 64, "segments too small for the largest frame");
+  // --buffer-mib is per CPU, a power of two: that many 1 MiB segments per lane.
+  s->segs_per_lane_ = std::max(1u, options.buffer_mib >> (FSR_SEG_SHIFT - 20));
+  s->lane_bytes_ = static_cast<uint64_t>(s->segs_per_lane_) << FSR_SEG_SHIFT;
+  skel->rodata->lane_seg_mask = s->segs_per_lane_ - 1;
+  bpf_map__set_max_entries(skel->maps.lanes, s->ncpu_ * s->segs_per_lane_);
+  bpf_map__set_max_entries(skel->maps.lane_ctl, s->ncpu_);
   // File page faults: through the page cache's fault tracepoints where the
   // kernel has them (cheap: anonymous faults make no record and no lookup),
   // else a VMA lookup on every user fault of a tracked task.
@@ -150,25 +162,10 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
 
   if (int err = fsr_bpf__load(skel); err != 0) return Status::error(load_error(-err));
 
-  int outer = bpf_map__fd(skel->maps.rings);
-  s->cpu_ctx_.resize(s->ncpu_);
-  for (uint32_t cpu = 0; cpu < s->ncpu_; ++cpu) {
-    UniqueFd fd(bpf_map_create(BPF_MAP_TYPE_RINGBUF, "fsr_ring", 0, 0, ring_bytes, nullptr));
-    if (!fd.valid())
-      return Status::error(fmt::format("creating a {} MiB ring buffer for CPU {} failed: {} (try a smaller --buffer-mib)",
-                                       options.buffer_mib, cpu, strerror(errno)));
-    int v = fd.get();
-    if (bpf_map_update_elem(outer, &cpu, &v, BPF_ANY) != 0)
-      return Status::error(fmt::format("installing the ring of CPU {} failed: {}", cpu, strerror(errno)));
-    s->cpu_ctx_[cpu] = {s.get(), cpu};
-    if (!s->rb_) {
-      s->rb_.reset(ring_buffer__new(fd.get(), on_sample, &s->cpu_ctx_[cpu], nullptr));
-      if (!s->rb_) return Status::error(fmt::format("ring_buffer__new failed: {}", strerror(errno)));
-    } else if (ring_buffer__add(s->rb_.get(), fd.get(), on_sample, &s->cpu_ctx_[cpu]) != 0) {
-      return Status::error(fmt::format("ring_buffer__add for CPU {} failed: {}", cpu, strerror(errno)));
-    }
-    s->ring_fds_.push_back(std::move(fd));
-  }
+  if (Status st = map_array(skel->maps.lanes, PROT_READ, &s->lanes_.addr, &s->lanes_.len); !st)
+    return Status::error(st.message() + fmt::format(" ({} MiB per CPU: try a smaller --buffer-mib)", options.buffer_mib));
+  if (Status st = map_array(skel->maps.lane_ctl, PROT_READ | PROT_WRITE, &s->ctl_.addr, &s->ctl_.len); !st)
+    return st;
 
   // Attach one by one: the page-fault program is optional.
   struct {
@@ -240,11 +237,22 @@ size_t BpfSession::tracked_count() const {
 }
 
 Status BpfSession::consume() {
-  for (CpuCtx& c : cpu_ctx_) c.bytes = 0;
-  int n = ring_buffer__consume(rb_.get());
-  if (n < 0) return Status::error(fmt::format("draining the ring buffers failed: {}", strerror(-n)));
   last_peak_bytes_ = 0;
-  for (const CpuCtx& c : cpu_ctx_) last_peak_bytes_ = std::max(last_peak_bytes_, c.bytes);
+  for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) {
+    fsr_lane_ctl* c = lane_ctl(cpu);
+    const uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+    const uint64_t tail = c->tail;  // only this thread writes it
+    if (head == tail) continue;
+    const LaneView lane{static_cast<const uint8_t*>(lanes_.addr) +
+                            (static_cast<size_t>(cpu) * segs_per_lane_ << FSR_SEG_SHIFT),
+                        segs_per_lane_ - 1u, __atomic_load_n(&c->rewind_from, __ATOMIC_RELAXED),
+                        __atomic_load_n(&c->floor, __ATOMIC_RELAXED)};
+    // (A rewind's skipped space is free: count from its target.)
+    last_peak_bytes_ = std::max(last_peak_bytes_, head - std::min(head, std::max(tail, lane.floor)));
+    const uint64_t end = read_lane(
+        lane, tail, head, [&](const void* rec, size_t size) { fn_(ctx_, cpu, rec, size); }, &lane_damage_);
+    __atomic_store_n(&c->tail, end, __ATOMIC_RELEASE);
+  }
   return Status::ok();
 }
 
@@ -262,6 +270,8 @@ KernelCounters BpfSession::counters() const {
       k.io_uring += c.extra[FSR_CNT_IO_URING];
     }
   }
+  for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) k.lane_nested += lane_ctl(cpu)->nested;
+  k.lane_damage = lane_damage_;
   bpf_program* p;
   bpf_object__for_each_program(p, skel_->obj) {  // every program, loaded or not (fd < 0)
     bpf_prog_info info{};

@@ -1,6 +1,6 @@
 // BpfSession: the loaded and attached kernel side of the recorder. Owns the
-// skeleton (RAII), the per-CPU rings and the libbpf ring_buffer that drains
-// them. Fills the skeleton's rodata from fsr::syscall_table() before load, so
+// skeleton (RAII) and the mappings of the per-CPU lanes (bpf/fsreplay_record.h)
+// that it drains. Fills the skeleton's rodata from fsr::syscall_table() before load, so
 // the BPF program never hard-codes a syscall number. Must never be shared
 // between threads: one session, one draining thread.
 #pragma once
@@ -16,7 +16,7 @@
 #include "traces/trace_model.h"
 
 struct fsr_bpf;
-struct ring_buffer;
+struct fsr_lane_ctl;
 
 namespace fsr {
 
@@ -31,9 +31,11 @@ struct KernelCounters {
   uint64_t string_drops = 0;
   uint64_t io_uring = 0;
   uint64_t prog_misses = 0;  // program runs the kernel skipped (recursion)
+  uint64_t lane_nested = 0;  // records refused by a lane already being written (never expected)
+  bool lane_damage = false;  // a frame with an impossible length was met (the rest of that drain skipped)
 };
 
-// Called for every record, in ring order of one CPU. `cpu` is the ring index.
+// Called for every record, in lane order of one CPU. `cpu` is the lane index.
 using RecordFn = int (*)(void* ctx, uint32_t cpu, const void* data, size_t size);
 
 class BpfSession {
@@ -55,11 +57,11 @@ class BpfSession {
   bool tracked(uint32_t tgid) const;
   size_t tracked_count() const;
 
-  // Consumes every record available in every ring (no wake-ups are used).
+  // Consumes every record available in every lane (no wake-ups are used).
   Status consume();
-  // Bytes the fullest ring held at the last consume() (records + headers).
+  // Bytes the fullest lane held at the last consume() (frames and skips).
   uint64_t last_peak_bytes() const { return last_peak_bytes_; }
-  uint64_t ring_bytes() const { return ring_bytes_; }
+  uint64_t lane_bytes() const { return lane_bytes_; }
 
   KernelCounters counters() const;
   uint32_t cpu_count() const { return ncpu_; }
@@ -71,25 +73,26 @@ class BpfSession {
   struct SkelDeleter {
     void operator()(fsr_bpf* s) const;
   };
-  struct RbDeleter {
-    void operator()(ring_buffer* rb) const;
+  // A shared mapping of a BPF array map (BPF_F_MMAPABLE).
+  struct MapMem {
+    void* addr = nullptr;
+    size_t len = 0;
+    MapMem() = default;
+    MapMem(const MapMem&) = delete;
+    MapMem& operator=(const MapMem&) = delete;
+    ~MapMem();
   };
   std::unique_ptr<fsr_bpf, SkelDeleter> skel_;
-  std::vector<UniqueFd> ring_fds_;
-  std::unique_ptr<ring_buffer, RbDeleter> rb_;
+  MapMem lanes_, ctl_;
   uint32_t ncpu_ = 0;
-  uint64_t ring_bytes_ = 0;
+  uint32_t segs_per_lane_ = 0;
+  uint64_t lane_bytes_ = 0;
   uint64_t last_peak_bytes_ = 0;
+  bool lane_damage_ = false;
   std::string warnings_;
   RecordFn fn_ = nullptr;
   void* ctx_ = nullptr;
-  struct CpuCtx {
-    BpfSession* self;
-    uint32_t cpu;
-    uint64_t bytes = 0;  // consumed by the current consume()
-  };
-  std::vector<CpuCtx> cpu_ctx_;
-  static int on_sample(void* ctx, void* data, size_t size);
+  fsr_lane_ctl* lane_ctl(uint32_t cpu) const;
 };
 
 }  // namespace fsr

@@ -29,7 +29,7 @@ namespace {
 
 constexpr uint64_t kHorizonMarginNs = 2'000'000;  // records still being committed
 constexpr uint64_t kFlushEveryNs = 1'000'000'000;
-constexpr uint64_t kDrainIdleNs = 10'000'000;  // drain period while the rings fill slowly
+constexpr uint64_t kDrainIdleNs = 10'000'000;  // drain period while the lanes fill slowly
 constexpr uint64_t kDrainMinNs = 1'000'000;    // ... and while they fill fast
 
 std::atomic<int> g_signals{0};
@@ -88,7 +88,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   BpfOptions bo;
   bo.buffer_mib = o.buffer_mib;
   bo.page_faults = o.page_faults;
-  // The merger must know every possible CPU: the session tells us how many rings it made.
+  // The merger must know every possible CPU: the session tells us how many lanes it made.
   auto session_r = BpfSession::open(bo, push_record, &merger);
   if (!session_r) return session_r.status();
   std::unique_ptr<BpfSession> session = std::move(session_r.value());
@@ -210,22 +210,22 @@ Result<RecordSummary> record(const RecordOptions& o) {
       if (g_signals.load() > 0 || session->tracked_count() == 0) done = true;
     }
     if (!done) {
-      // No wake-ups from the kernel: drain on a timer. 10 ms while the rings
+      // No wake-ups from the kernel: drain on a timer. 10 ms while the lanes
       // fill slowly (shorter timers cost the recorder CPU in wake-ups: 12% of
       // its samples at 1 ms on a git clone); sooner, down to 1 ms, when the
-      // fullest ring filled at a rate that would take it past 1/8 of its size
-      // in 10 ms. That lets smaller rings (--buffer-mib 2 or 4: sys_exit writes
-      // each record into ring memory, and a smaller ring stays in cache) still
+      // fullest lane filled at a rate that would take it past 1/8 of its size
+      // in 10 ms. That lets smaller lanes (--buffer-mib 2 or 4: sys_exit writes
+      // each record into lane memory, and a smaller lane stays in cache) still
       // absorb storms (~0.7 M records/s on one CPU fill 4 MiB in ~45 ms).
       uint64_t sleep_ns = kDrainIdleNs;
-      const uint64_t peak = session->last_peak_bytes(), budget = session->ring_bytes() / 8;
+      const uint64_t peak = session->last_peak_bytes(), budget = session->lane_bytes() / 8;
       if (peak > 0 && since_drain > 0 && peak * kDrainIdleNs > budget * since_drain)
         sleep_ns = std::max(kDrainMinNs, budget * since_drain / peak);
       timespec d{0, static_cast<long>(sleep_ns)};
       nanosleep(&d, nullptr);
     }
   }
-  // Final drain: everything submitted before the workload's exit is in the rings now.
+  // Final drain: everything submitted before the workload's exit is in the lanes now.
   if (werr.is_ok()) {
     Status c = session->consume();
     if (!c) werr = c;
@@ -248,6 +248,15 @@ Result<RecordSummary> record(const RecordOptions& o) {
     sum.warnings += fmt::format("{} BPF program runs were skipped by the kernel (recursion): events may be missing\n",
                                 sum.kernel.prog_misses);
     f.notes += fmt::format("bpf recursion misses: {}\n", sum.kernel.prog_misses);
+  }
+  if (sum.kernel.lane_nested) {
+    sum.warnings += fmt::format("{} records refused: a BPF program wrote a lane another one was writing (counted as drops)\n",
+                                sum.kernel.lane_nested);
+    f.notes += fmt::format("lane nested writes: {}\n", sum.kernel.lane_nested);
+  }
+  if (sum.kernel.lane_damage) {
+    sum.warnings += "a damaged lane frame was met: records after it in that drain were skipped\n";
+    f.notes += "lane damage: records skipped\n";
   }
   if (sum.kernel.io_uring) {
     sum.warnings += fmt::format("{} io_uring calls: their I/O is not in the trace (libuv tools: set UV_USE_IO_URING=0)\n",

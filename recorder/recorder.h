@@ -1,5 +1,5 @@
 // Recorder: `fsreplay record` as a library. Loads the BPF side, starts (or
-// attaches to) the workload, captures the initial state, drains the rings
+// attaches to) the workload, captures the initial state, drains the lanes
 // into a TraceWriter in timestamp order and writes the footer. Flushes the
 // writer at least once a second, so a killed recorder leaves a readable
 // trace. Never allocates per event in the drain loop.
@@ -19,7 +19,7 @@ struct RecordOptions {
   std::string root;                    // default: current directory
   std::vector<std::string> command;    // workload (or use attach_pid)
   uint32_t attach_pid = 0;             // --pid: follow a running tree
-  uint32_t buffer_mib = 8;             // per-CPU ring size. Smaller rings stay in cache: sys_exit at 8 MiB ~+60 ns vs 2 MiB (was ~+150-250 with 128-byte records)
+  uint32_t buffer_mib = 8;             // per-CPU lane size (bpf/fsreplay_record.h)
   bool page_faults = true;
   bool progress = false;               // progress line on stderr
   bool run_as_invoker = true;          // under sudo, run the workload as $SUDO_USER

@@ -1,4 +1,4 @@
-// RingMerger: restores one global order from the per-CPU rings. Each CPU's
+// RingMerger: restores one global order from the per-CPU lanes. Each CPU's
 // records arrive in submission order, which is the order of their `end`
 // timestamps; the merger stages them per CPU and releases, in `end` order,
 // every record older than a horizon the caller knows to be complete (the time

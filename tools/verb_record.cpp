@@ -29,7 +29,7 @@ Action add_record_verb(CLI::App& app) {
   auto* sub = app.add_subcommand("record", "Record a workload's file-system syscalls (eBPF, needs root)");
   sub->add_option("-o,--output", o->output, "Trace file to write")->capture_default_str();
   sub->add_option("--root", o->root, "Directory whose initial state is captured (default: current directory)");
-  sub->add_option("--buffer-mib", o->buffer_mib, "Ring buffer size per CPU, MiB (power of two). Larger survives longer bursts; smaller (2) costs the workload less (stays in cache)")->capture_default_str();
+  sub->add_option("--buffer-mib", o->buffer_mib, "Record buffer (lane) size per CPU, MiB (power of two). Larger survives longer bursts without drops; an emptied lane rewinds to its start, so the size barely changes the cost")->capture_default_str();
   sub->add_flag("--allow-drops", o->allow_drops, "Exit 0 even if events were lost");
   sub->add_flag("--no-page-faults", o->no_faults, "Do not record page faults on file mappings");
   sub->add_option("--pid", o->pid, "Follow an already running process tree until it exits or Ctrl-C");

@@ -13,7 +13,8 @@ std::vector<const Event*> Recorded::with_nr(uint16_t nr, uint32_t pid) const {
   return out;
 }
 
-Recorded record_command(const std::vector<std::string>& cmd, const std::string& root) {
+Recorded record_command(const std::vector<std::string>& cmd, const std::string& root,
+                        uint32_t buffer_mib) {
   Recorded r;
   char tmpl[] = "/tmp/fsr_rec_XXXXXX";
   int fd = mkstemp(tmpl);
@@ -24,6 +25,7 @@ Recorded record_command(const std::vector<std::string>& cmd, const std::string& 
   o.root = root;
   o.command = cmd;
   o.run_as_invoker = false;
+  o.buffer_mib = buffer_mib;
   auto s = record(o);
   if (!s) {
     ADD_FAILURE() << "record failed: " << s.message();

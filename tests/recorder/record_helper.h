@@ -22,9 +22,11 @@ struct Recorded {
   std::vector<const Event*> with_nr(uint16_t nr, uint32_t pid = 0) const;
 };
 
-// Records `cmd` (workload runs as the current user) with --root `root`.
-// Fails the current test (ADD_FAILURE) and returns an empty result on error.
-Recorded record_command(const std::vector<std::string>& cmd, const std::string& root);
+// Records `cmd` (workload runs as the current user) with --root `root` and
+// lanes of `buffer_mib` MiB per CPU. Fails the current test (ADD_FAILURE) and
+// returns an empty result on error.
+Recorded record_command(const std::vector<std::string>& cmd, const std::string& root,
+                        uint32_t buffer_mib = 8);
 
 // A fresh directory under /tmp, removed by the destructor.
 class TempDir {

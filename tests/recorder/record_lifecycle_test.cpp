@@ -32,6 +32,38 @@ TEST(RecordLifecycle, KilledWorkloadStatusIs128PlusSignal) {
   EXPECT_EQ(r.summary.exit_code, 128 + SIGSEGV);
 }
 
+// The workload stops the recorder (its parent: this test process), makes far
+// more calls than a 1 MiB lane holds, and lets it go on. The overflow must be
+// counted per class, in the summary and in the trace, and the lane must carry
+// records again once drained: the workload's last calls are in the trace.
+TEST(RecordLifecycle, LaneOverflowIsCountedAndRecordingGoesOn) {
+  TempDir d;
+  Recorded r = record_command(
+      {"/bin/sh", "-c",
+       "kill -STOP $PPID; i=0; while [ $i -lt 40000 ]; do [ -e /fsr-overflow ]; i=$((i+1)); done; "
+       "kill -CONT $PPID; sleep 0.05; exec ls /fsr-after-overflow 2>/dev/null"},
+      d.path(), 1);
+  ASSERT_TRUE(r.reader);
+  EXPECT_GT(r.summary.drops, 0u);
+  ASSERT_TRUE(r.reader->footer().has_value());
+  const TraceFooter& f = *r.reader->footer();
+  uint64_t footer_drops = 0;
+  for (uint64_t x : f.drops) footer_drops += x;
+  EXPECT_EQ(footer_drops, r.summary.drops);
+  // Each class: what the kernel saw is what the trace has plus what was dropped.
+  std::array<uint64_t, kClassCount> in_trace{};
+  for (const Event& e : r.events)
+    if (e.nr < kMaxSyscallNr) ++in_trace[static_cast<size_t>(class_of(e.nr))];
+  const auto stat = static_cast<size_t>(SyscallClass::kStat);
+  EXPECT_GT(f.drops[stat], 0u);
+  EXPECT_EQ(in_trace[stat] + f.drops[stat], f.seen[stat]);
+  // After the overflow: the exec'd ls looked for its argument.
+  bool after = false;
+  for (const Event& e : r.events)
+    if (e.path[0] != kNoStr && r.str(e.path[0]) == "/fsr-after-overflow") after = true;
+  EXPECT_TRUE(after) << "no record after the overflow reached the trace";
+}
+
 TEST(RecordLifecycle, CommandNotFoundIsOneClearLine) {
   TempDir d;
   RecordOptions o;
