@@ -256,6 +256,17 @@ Status BpfSession::consume() {
   return Status::ok();
 }
 
+uint64_t BpfSession::lane_fill_now() const {
+  uint64_t most = 0;
+  for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) {
+    fsr_lane_ctl* c = lane_ctl(cpu);
+    const uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+    const uint64_t from = std::max(__atomic_load_n(&c->tail, __ATOMIC_ACQUIRE), __atomic_load_n(&c->floor, __ATOMIC_RELAXED));
+    most = std::max(most, head - std::min(head, from));
+  }
+  return most;
+}
+
 KernelCounters BpfSession::counters() const {
   KernelCounters k;
   std::vector<fsr_counters> per(ncpu_);

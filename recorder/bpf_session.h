@@ -61,6 +61,9 @@ class BpfSession {
   Status consume();
   // Bytes the fullest lane held at the last consume() (frames and skips).
   uint64_t last_peak_bytes() const { return last_peak_bytes_; }
+  // Bytes the fullest lane holds now. Only reads the lanes' positions: the
+  // one call another thread may make while the draining thread works.
+  uint64_t lane_fill_now() const;
   uint64_t lane_bytes() const { return lane_bytes_; }
 
   KernelCounters counters() const;

@@ -30,6 +30,8 @@ struct RecordSummary {
   uint64_t drops = 0;                  // kernel-side drops, all classes
   uint64_t bytes = 0;                  // trace file size
   uint64_t duration_ns = 0;
+  uint64_t drain_cpu_ns = 0;           // the recorder's CPU time while the workload ran (drain, decode, write)
+  uint64_t drain_boosts = 0;           // times the idle-priority drain had to be raised (DrainGovernor)
   int wait_status = 0;                 // workload wait status (0 with --pid)
   int exit_code = 0;                   // what fsreplay should pass through
   uint64_t io_uring = 0;

@@ -60,9 +60,9 @@ Action add_record_verb(CLI::App& app) {
       if (b == std::string::npos) b = s.warnings.size();
       if (b > a) fmt::print(stderr, "fsreplay record: warning: {}\n", s.warnings.substr(a, b - a));
     }
-    fmt::print(stderr, "fsreplay record: {} events, {} drops, {} ({:.2f} B/event), {} -> {}\n", s.events, s.drops,
-               human_bytes(s.bytes), s.events ? double(s.bytes) / double(s.events) : 0.0, human_ns(s.duration_ns),
-               o->output);
+    fmt::print(stderr, "fsreplay record: {} events, {} drops, {} ({:.2f} B/event), {} -> {}; recorder CPU {} while it ran\n",
+               s.events, s.drops, human_bytes(s.bytes), s.events ? double(s.bytes) / double(s.events) : 0.0,
+               human_ns(s.duration_ns), o->output, human_ns(s.drain_cpu_ns));
     if (s.drops) {
       std::string by;
       for (int c = 0; c < kClassCount; ++c)

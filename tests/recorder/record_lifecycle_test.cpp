@@ -64,6 +64,21 @@ TEST(RecordLifecycle, LaneOverflowIsCountedAndRecordingGoesOn) {
   EXPECT_TRUE(after) << "no record after the overflow reached the trace";
 }
 
+// The drain runs at idle priority. A workload that keeps every CPU busy
+// starves it; the governor must raise it before a lane overflows.
+TEST(RecordLifecycle, StarvedDrainIsRaisedBeforeALaneOverflows) {
+  TempDir d;
+  const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  std::string loops;
+  for (long c = 0; c < cpus; ++c)
+    loops += "(i=0; while [ $i -lt 150000 ]; do [ -e /fsr-busy ]; i=$((i+1)); done) & ";
+  Recorded r = record_command({"/bin/sh", "-c", loops + "wait"}, d.path());
+  ASSERT_TRUE(r.reader);
+  EXPECT_EQ(r.summary.drops, 0u);
+  EXPECT_GT(r.summary.drain_boosts, 0u) << "every CPU was busy, yet the idle-priority drain kept up alone";
+  EXPECT_GT(r.events.size(), static_cast<size_t>(150000 * cpus));
+}
+
 TEST(RecordLifecycle, CommandNotFoundIsOneClearLine) {
   TempDir d;
   RecordOptions o;
