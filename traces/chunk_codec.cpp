@@ -3,6 +3,7 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 
+#include <numeric>
 #include <string>
 
 #include "schema.capnp.h"
@@ -14,7 +15,7 @@ namespace fsr {
 namespace {
 
 // Stored in the flags column only: this event's inode facts are coded
-// against the previous facts of its path in the chunk (EventFlag never uses it).
+// against a reference (inode_facts.h; EventFlag never uses the bit).
 constexpr uint64_t kFactsCodedBit = 1u << 15;
 
 // Path ids are interned in order of first use, so a path never seen before is
@@ -126,6 +127,27 @@ inline bool read_timing(uint64_t exp, uint64_t mant, uint64_t& v) {
   return true;
 }
 
+// The codings a chunk declares (schema.capnp "Chunk"): known values only,
+// and only the columns of its codings.
+Status check_codings(wire::Chunk::Reader chunk, const std::vector<bool>& present) {
+  const auto timing = chunk.getTiming();
+  if (timing != wire::Chunk::Timing::NS && timing != wire::Chunk::Timing::QUANTISED)
+    return Status::error("chunk has unknown timing coding " + std::to_string(static_cast<unsigned>(timing)));
+  const bool quantised = timing == wire::Chunk::Timing::QUANTISED;
+  if (quantised ? present[kEcTs] || present[kEcDur]
+                : present[kEcTsExp] || present[kEcTsMant] || present[kEcDurExp] || present[kEcDurMant])
+    return Status::error(std::string("chunk with ") + (quantised ? "quantised" : "ns") + " timing stores columns of the other coding");
+  const auto facts = chunk.getFacts();
+  if (facts != wire::Chunk::Facts::PREVIOUS && facts != wire::Chunk::Facts::THREAD)
+    return Status::error("chunk has unknown inode facts coding " + std::to_string(static_cast<unsigned>(facts)));
+  if (facts == wire::Chunk::Facts::THREAD && present[kEcIno])
+    return Status::error("chunk with inode facts coded by thread stores the XOR-coded inode column");
+  const auto order = chunk.getColumnOrder();
+  if (order != wire::Chunk::ColumnOrder::EVENT && order != wire::Chunk::ColumnOrder::THREAD)
+    return Status::error("chunk has unknown column order " + std::to_string(static_cast<unsigned>(order)));
+  return Status::ok();
+}
+
 }  // namespace
 
 capnp::ReaderOptions untrusted_options(size_t words) {
@@ -146,7 +168,7 @@ uint32_t EventChunkEncoder::thread_index(const Event& e) {
     // one starts at its exact enter time.
     ThreadTiming t{e.ts, e.ts, 0};
     if (auto c = carried_.find(key); c != carried_.end()) t = c->second;
-    threads_.push_back({e.pid, e.tid, t, t.end, 0, false});
+    threads_.push_back({e.pid, e.tid, t, t.end, 0, false, {}});
   }
   last_thread_ = it->second;
   return it->second;
@@ -158,6 +180,7 @@ void EventChunkEncoder::add(const Event& e) {
   ThreadSlot& t = threads_[ti];
   ThreadTiming& tm = t.timing;
   cols_[kEcThread].put(ti);
+  thread_of_.push_back(ti);
   // The thread's compute gap: enter time minus the thread's previous exit as
   // the decoder will see it, so that earlier rounding is made good here.
   // Calls of one thread do not overlap, and the replayer relies on it: a gap
@@ -197,33 +220,26 @@ void EventChunkEncoder::add(const Event& e) {
   for (int a = 0; a < 6; ++a) cols_[kEcArg0 + a].put_signed(static_cast<int64_t>(e.args[a]));
   cols_[kEcPath0].put(code_path(e.path[0], max_path_, t.last_path));
   cols_[kEcPath1].put(code_path(e.path[1], max_path_, t.last_path));
-  Facts prev;
-  uint64_t ino_ref = 0;
-  const bool coded = e.path[0] != kNoStr && (e.dev | e.ino | e.size | e.mode);
-  if (coded) {
-    if (e.path[0] >= facts_.size()) facts_.resize(std::max<size_t>(e.path[0] + 1, facts_.size() * 2));
-    Facts& f = facts_[e.path[0]];
-    if (f.gen == gen_) prev = f;
-    // A path seen before in the chunk: against its own inode (0 when
-    // unchanged). A new one: against the last inode, since files created
-    // together have nearby numbers (git status: 10.5 KB -> 0.2 KB per 4.7k events).
-    ino_ref = f.gen == gen_ ? prev.ino : last_ino_;
-    last_ino_ = e.ino;
-    f = {gen_, e.mode, e.dev, e.ino, e.size};
-  }
-  cols_[kEcDev].put(e.dev ^ prev.dev);
-  cols_[kEcInoDelta].put_signed(static_cast<int64_t>(e.ino - ino_ref));
-  cols_[kEcSize].put_signed(static_cast<int64_t>(e.size - prev.size));
-  cols_[kEcMode].put(e.mode ^ prev.mode);
-  cols_[kEcFlags].put(e.flags | (coded ? kFactsCodedBit : 0));
+  const FactsCode f = facts_.code(e, t.facts);
+  cols_[kEcDev].put(f.dev);
+  cols_[kEcInoDelta].put_signed(f.ino);
+  cols_[kEcSize].put_signed(f.size);
+  cols_[kEcMode].put(f.mode);
+  cols_[kEcFlags].put(e.flags | (f.coded ? kFactsCodedBit : 0));
   ++count_;
 }
 
 void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out) {
+  if (threads_.size() > 1)
+    for (int c = kEcThread + 1; c < kEcCount; ++c)
+      if (!cols_[c].all_zero()) group_by_thread(cols_[c], thread_of_, threads_.size(), cursor_, regroup_);
+  thread_of_.clear();
   capnp::MallocMessageBuilder mb(first_segment(segment_, estimate_words(cols_, kEcCount) + threads_.size() + 8));
   build_chunk(mb, cols_, kEcCount, count_, first_record, base_ts_, z, zbuf_);
   mb.getRoot<wire::Chunk>().setBasePath(base_path_);
   mb.getRoot<wire::Chunk>().setTiming(wire::Chunk::Timing::QUANTISED);
+  mb.getRoot<wire::Chunk>().setFacts(wire::Chunk::Facts::THREAD);
+  mb.getRoot<wire::Chunk>().setColumnOrder(wire::Chunk::ColumnOrder::THREAD);
   auto th = mb.getRoot<wire::Chunk>().initThreads(static_cast<unsigned>(threads_.size()));
   for (size_t i = 0; i < threads_.size(); ++i) {
     th[i].setPid(threads_[i].pid);
@@ -243,8 +259,7 @@ void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector
   last_thread_ = UINT32_MAX;
   count_ = 0;
   base_path_ = max_path_;
-  last_ino_ = 0;
-  ++gen_;
+  facts_.next_chunk();
 }
 
 void OpChunkEncoder::add(const OpRecord& r) {
@@ -287,16 +302,8 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
     const auto& cols = s.cols;
     const uint32_t n = chunk.getCount();
     auto wire_threads = chunk.getThreads();
-    // Chunks with quantised timing (schema.capnp "Timing quantisation") store
-    // no ns columns and run each thread's gaps from its own prevEnd; older
-    // ones store only the ns columns, gaps from baseTs.
-    const auto timing = chunk.getTiming();
-    if (timing != wire::Chunk::Timing::NS && timing != wire::Chunk::Timing::QUANTISED)
-      return Status::error("chunk has unknown timing coding " + std::to_string(static_cast<unsigned>(timing)));
-    const bool quantised = timing == wire::Chunk::Timing::QUANTISED;
-    if (quantised ? s.present[kEcTs] || s.present[kEcDur]
-                  : s.present[kEcTsExp] || s.present[kEcTsMant] || s.present[kEcDurExp] || s.present[kEcDurMant])
-      return Status::error(std::string("chunk with ") + (quantised ? "quantised" : "ns") + " timing stores columns of the other coding");
+    if (Status st = check_codings(chunk, s.present); !st) return st;
+    const bool quantised = chunk.getTiming() == wire::Chunk::Timing::QUANTISED;
     std::vector<std::pair<uint32_t, uint32_t>> threads;
     std::vector<uint64_t> last_ts;
     threads.reserve(wire_threads.size());
@@ -307,57 +314,53 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
     }
     std::vector<uint32_t> last_path(threads.size(), 0);
     uint32_t max_path = chunk.getBasePath();
-    auto& facts = s.facts;
-    const uint32_t gen = ++s.facts_gen;
-    // Chunks with kEcInoDelta code the inode as a difference; older ones (or
-    // chunks whose inodes are all 0, where both codings agree) XOR it in kEcIno.
+    // Thread-major chunks hold each thread's values together in every column
+    // but the thread column: event i's are at pos[i].
+    auto& pos = s.pos;
+    if (chunk.getColumnOrder() == wire::Chunk::ColumnOrder::THREAD) {
+      if (!thread_major_positions(cols[kEcThread], threads.size(), pos, s.cursor))
+        return Status::error("an event names a thread beyond the chunk's " + std::to_string(threads.size()));
+    } else {
+      pos.resize(n);
+      std::iota(pos.begin(), pos.end(), 0u);
+    }
+    const FactsCoding facts_coding =
+        chunk.getFacts() == wire::Chunk::Facts::THREAD ? FactsCoding::kThread : FactsCoding::kPrevious;
     const bool ino_delta = s.present[kEcInoDelta];
-    uint64_t last_ino = 0;
+    FactsDecoder facts(s.facts, facts_coding, ino_delta, threads.size());
     out.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
       Event& e = out[i];
-      uint64_t ti = at(cols[kEcThread], i);
+      const uint64_t ti = at(cols[kEcThread], i);
       if (ti >= threads.size()) return Status::error("event " + std::to_string(i) + " names thread " + std::to_string(ti) + " of " + std::to_string(threads.size()));
+      const size_t j = pos[i];
       e.pid = threads[ti].first;
       e.tid = threads[ti].second;
       if (quantised) {
-        uint64_t x = at(cols[kEcTsExp], i), gap;
-        if (!read_timing(x >> 1, at(cols[kEcTsMant], i), gap))
+        uint64_t x = at(cols[kEcTsExp], j), gap;
+        if (!read_timing(x >> 1, at(cols[kEcTsMant], j), gap))
           return Status::error("event " + std::to_string(i) + " has an out-of-range quantised gap");
         e.ts = x & 1 ? last_ts[ti] - gap : last_ts[ti] + gap;
-        if (!read_timing(at(cols[kEcDurExp], i), at(cols[kEcDurMant], i), e.dur))
+        if (!read_timing(at(cols[kEcDurExp], j), at(cols[kEcDurMant], j), e.dur))
           return Status::error("event " + std::to_string(i) + " has an out-of-range quantised duration");
       } else {
-        e.ts = last_ts[ti] + static_cast<uint64_t>(unzigzag(at(cols[kEcTs], i)));
-        e.dur = at(cols[kEcDur], i);
+        e.ts = last_ts[ti] + static_cast<uint64_t>(unzigzag(at(cols[kEcTs], j)));
+        e.dur = at(cols[kEcDur], j);
       }
       last_ts[ti] = e.ts + e.dur;
-      e.nr = static_cast<uint16_t>(at(cols[kEcNr], i));
-      e.ret = unzigzag(at(cols[kEcRet], i));
-      for (int a = 0; a < 6; ++a) e.args[a] = static_cast<uint64_t>(unzigzag(at(cols[kEcArg0 + a], i)));
+      e.nr = static_cast<uint16_t>(at(cols[kEcNr], j));
+      e.ret = unzigzag(at(cols[kEcRet], j));
+      for (int a = 0; a < 6; ++a) e.args[a] = static_cast<uint64_t>(unzigzag(at(cols[kEcArg0 + a], j)));
       for (int k = 0; k < 2; ++k)
-        if (!decode_path(at(cols[kEcPath0 + k], i), max_path, last_path[ti], e.path[k]) || e.path[k] >= string_count)
+        if (!decode_path(at(cols[kEcPath0 + k], j), max_path, last_path[ti], e.path[k]) || e.path[k] >= string_count)
           return Status::error("event " + std::to_string(i) + " names a path id beyond the string table (" + std::to_string(string_count) + " strings)");
-      e.dev = at(cols[kEcDev], i);
-      e.ino = ino_delta ? static_cast<uint64_t>(unzigzag(at(cols[kEcInoDelta], i))) : at(cols[kEcIno], i);
-      e.size = static_cast<uint64_t>(unzigzag(at(cols[kEcSize], i)));
-      e.mode = static_cast<uint32_t>(at(cols[kEcMode], i));
-      uint64_t fl = at(cols[kEcFlags], i);
+      e.dev = at(cols[kEcDev], j);
+      e.ino = ino_delta ? static_cast<uint64_t>(unzigzag(at(cols[kEcInoDelta], j))) : at(cols[kEcIno], j);
+      e.size = static_cast<uint64_t>(unzigzag(at(cols[kEcSize], j)));
+      e.mode = static_cast<uint32_t>(at(cols[kEcMode], j));
+      uint64_t fl = at(cols[kEcFlags], j);
       e.flags = static_cast<uint16_t>(fl & ~kFactsCodedBit);
-      if ((fl & kFactsCodedBit) && e.path[0] != kNoStr) {
-        if (e.path[0] >= facts.size()) facts.resize(std::max<size_t>(e.path[0] + 1, facts.size() * 2));
-        ChunkScratch::Facts& f = facts[e.path[0]];
-        if (f.gen == gen) {
-          e.dev ^= f.dev;
-          if (ino_delta) e.ino += f.ino; else e.ino ^= f.ino;
-          e.size += f.size;
-          e.mode ^= f.mode;
-        } else if (ino_delta) {
-          e.ino += last_ino;
-        }
-        last_ino = e.ino;
-        f = {gen, e.mode, e.dev, e.ino, e.size};
-      }
+      if (fl & kFactsCodedBit) facts.decode(e, ti);
     }
     if (first_record) *first_record = chunk.getFirstRecord();
     return Status::ok();

@@ -58,6 +58,7 @@ class ColumnBuilder {
   void put_signed(int64_t v) { put(zigzag(v)); }
   bool all_zero() const { return nonzero_ == 0; }
   std::span<const uint8_t> bytes() const { return {buf_.data(), len_}; }
+  std::span<uint8_t> mutable_bytes() { return {buf_.data(), len_}; }  // to reorder whole varints
   void clear() {
     len_ = 0;
     nonzero_ = 0;
@@ -76,6 +77,21 @@ class ColumnBuilder {
 // Decodes exactly `count` varints from `in` into `out`. Fails on a short or
 // over-long column or a varint longer than 10 bytes.
 Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint64_t>& out);
+
+// Thread-major columns (schema.capnp "Chunk", format version 3): a column
+// holds the values of the table's first thread, then the second's, and so
+// on, each thread's in chunk order. What a thread does repeats (the next
+// file of its directory, the same syscalls), but threads interleave at random
+// and that hides the repeats from zstd (git status lstats from eight threads).
+//
+// Regroups a column built in event order; `thread_of[i]` is event i's thread
+// index, below `threads`. `cursor` and `tmp` are scratch, reused.
+void group_by_thread(ColumnBuilder& col, std::span<const uint32_t> thread_of, size_t threads,
+                     std::vector<uint32_t>& cursor, std::vector<uint8_t>& tmp);
+// Where each event's values are in thread-major columns, from the thread
+// column (event order). False if an event names a thread >= `threads`.
+bool thread_major_positions(std::span<const uint64_t> thread_col, size_t threads, std::vector<uint32_t>& pos,
+                            std::vector<uint32_t>& cursor);
 
 // zstd helpers with reusable contexts (one per writer / reader).
 class Compressor {

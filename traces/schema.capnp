@@ -115,14 +115,26 @@ struct PrestateBlock {
 # (EventColumn / OpColumn). Timestamps: `ts` holds, per thread, the gap from
 # the end (enter + duration) of that thread's previous event in the chunk (the
 # first from `baseTs`, or `Thread.prevEnd` with quantised timing below): the
-# compute time, without repeating the duration.
-# Inode facts of an event are XOR/difference-coded against the previous facts
-# of the same path in the chunk (flag bit 15 marks coded events). The inode
-# number: chunks that store column kEcInoDelta (19) hold zigzag(ino - ref),
-# where ref is, for a coded event, the previous inode of its path in the chunk
-# or, for a path new to the chunk, the inode of the previous coded event (0 at
-# the chunk start), and 0 for events that are not coded; kEcIno (15) is then
-# absent. Older chunks store kEcIno, XOR-coded like dev. A chunk with neither
+# compute time, without repeating the duration. With `columnOrder` = thread
+# (format version 3), every column but the thread column holds its values
+# thread by thread (columns.h): the decoder reads the thread column first and
+# from it where each event's values are.
+# Inode facts: events whose flags have bit 15 set ("coded") store dev and
+# mode XOR, size and inode as a difference (zigzag), against a reference; the
+# other events store them as they are. The reference is the previous facts of
+# the same path in the chunk; for a path new to the chunk, it depends on
+# `facts`:
+#   thread (format version 3): the previous coded event of the same thread in
+#     the chunk, or for a thread's first, the previous coded event in the
+#     chunk (zeros at the chunk start). Every event with facts that are not
+#     all zero is coded, with a path or without (a page fault).
+#   previous (versions 1 and 2): only events with a path are coded; dev, size
+#     and mode against zero, the inode against the inode of the previous coded
+#     event (0 at the chunk start).
+# The inode number: chunks that store column kEcInoDelta (19) hold
+# zigzag(ino - ref) (ino for events that are not coded); kEcIno (15) is then
+# absent. Chunks of early version-1 writers store kEcIno instead, XOR-coded
+# like dev, and against zero for a path new to the chunk. A chunk with neither
 # column has only zero inodes (both codings agree).
 #
 # Timing quantisation (chunks with `timing` = quantised): gaps and durations
@@ -174,6 +186,17 @@ struct Chunk {
   enum Timing {
     ns @0;                       # kEcTs / kEcDur, gaps from baseTs (format version 1)
     quantised @1;                # kEcTsExp .. kEcDurMant, gaps from Thread.prevEnd
+  }
+  facts @7 :Facts;               # what a path new to the chunk codes its inode facts against (see above)
+  enum Facts {
+    previous @0;                 # the previous coded event (format versions 1 and 2)
+    thread @1;                   # the previous coded event of the same thread (version 3)
+  }
+  columnOrder @8 :ColumnOrder;   # the order of the values in every column but the thread column
+  enum ColumnOrder {
+    event @0;                    # chunk order (format versions 1 and 2)
+    thread @1;                   # thread-major (version 3): all of the first thread's events
+                                 # (of the `threads` table) in chunk order, then the second's, ...
   }
 }
 

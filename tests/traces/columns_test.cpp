@@ -73,5 +73,30 @@ TEST(Columns, CompressorRoundTripsAndChecksSize) {
   EXPECT_FALSE(d.decompress(junk, 8, out).is_ok());
 }
 
+TEST(Columns, ThreadMajorOrderRoundTrips) {
+  // Values of several lengths (one to ten bytes), threads interleaved unevenly.
+  const std::vector<uint32_t> thread_of = {2, 0, 0, 1, 2, 2, 0, 3, 1, 0};
+  const std::vector<uint64_t> values = {7, 300, 0, 1ull << 40, 5, std::numeric_limits<uint64_t>::max(), 127, 128, 9, 2};
+  ColumnBuilder b;
+  for (uint64_t v : values) b.put(v);
+  std::vector<uint32_t> cursor;
+  std::vector<uint8_t> tmp;
+  group_by_thread(b, thread_of, 4, cursor, tmp);
+  std::vector<uint64_t> stored;
+  ASSERT_TRUE(decode_column(b.bytes(), values.size(), stored).is_ok());
+  EXPECT_EQ(stored, (std::vector<uint64_t>{300, 0, 127, 2, 1ull << 40, 9, 7, 5, std::numeric_limits<uint64_t>::max(), 128}))
+      << "thread 0's values, then thread 1's, ...";
+  const std::vector<uint64_t> thread_col(thread_of.begin(), thread_of.end());
+  std::vector<uint32_t> pos;
+  ASSERT_TRUE(thread_major_positions(thread_col, 4, pos, cursor));
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(stored[pos[i]], values[i]) << i;
+}
+
+TEST(Columns, ThreadMajorPositionsRefuseAnUnknownThread) {
+  std::vector<uint32_t> pos, cursor;
+  const std::vector<uint64_t> thread_col = {0, 1, 2};
+  EXPECT_FALSE(thread_major_positions(thread_col, 2, pos, cursor));
+}
+
 }  // namespace
 }  // namespace fsr

@@ -23,15 +23,8 @@ void expect_trace(const std::string& path, uint16_t version, uint64_t timing_tol
   ASSERT_TRUE(r) << r.message();
   EXPECT_EQ((*r)->header().format_version, version);
   EXPECT_EQ((*r)->header().root, "/home/u/repo");
-  std::vector<Event> all, out;
   int chunks = 0;
-  while (true) {
-    auto got = (*r)->next(out);
-    ASSERT_TRUE(got) << got.message();
-    if (!got.value()) break;
-    ++chunks;
-    all.insert(all.end(), out.begin(), out.end());
-  }
+  const auto all = test::read_records<Event>(**r, &chunks);
   EXPECT_TRUE((*r)->problems().complete()) << (*r)->problems().messages.size();
   EXPECT_EQ(chunks, 4);
   const auto want = legacy::events();
@@ -50,6 +43,7 @@ void expect_trace(const std::string& path, uint16_t version, uint64_t timing_tol
   ASSERT_TRUE((*r)->footer());
   EXPECT_EQ((*r)->footer()->notes, "v1 fixture");
   // Random access through the index decodes the same.
+  std::vector<Event> out;
   ASSERT_TRUE((*r)->read_chunk(2, out).value());
   ASSERT_EQ(out.size(), legacy::kChunkEvents);
   EXPECT_EQ(out[7].ts, all[2 * legacy::kChunkEvents + 7].ts);
@@ -67,13 +61,7 @@ void expect_result(const std::string& path) {
   auto r = TraceReader::open(path);
   ASSERT_TRUE(r) << r.message();
   EXPECT_EQ((*r)->kind(), PayloadKind::kResult);
-  std::vector<OpRecord> all, out;
-  while (true) {
-    auto got = (*r)->next(out);
-    ASSERT_TRUE(got) << got.message();
-    if (!got.value()) break;
-    all.insert(all.end(), out.begin(), out.end());
-  }
+  const auto all = test::read_records<OpRecord>(**r);
   const auto want = legacy::ops();
   ASSERT_EQ(all.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) {
