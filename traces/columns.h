@@ -26,6 +26,11 @@ enum EventColumn : uint16_t {
   kEcTsExp, kEcTsMant, kEcDurExp, kEcDurMant,
   kEcCount
 };
+// Columns of a string block (schema.capnp "StringBlock", format version 3).
+enum StringColumn : uint16_t {
+  kScOrder = 1, kScPrefix, kScSuffixLength, kScSuffix,
+  kScCount
+};
 enum OpColumn : uint16_t {
   kOcEventIndex = 1, kOcStart, kOcLatency, kOcLateness, kOcDepWait, kOcGap, kOcRet,
   kOcRecordedRet, kOcWaitedOn, kOcRecordedDur, kOcPid, kOcTid, kOcWorker, kOcPath, kOcNr,

@@ -86,11 +86,35 @@ struct Header {
 # outside the block, a p longer than its reference, and a block that would
 # decode to more than kMaxFrameRaw bytes, counting 8 per string as a
 # List(Data) would.
+#
+# Format version 3: the block holds its `count` strings in `columns` (the
+# frame itself is not compressed), leaving `strings` and `frontCoded` empty.
+# The strings are taken in sorted (bytewise) order, and each is coded against
+# the one before it in that order, which shares the longest prefix with it of
+# all: however threads interleave, the walk of a directory comes out whole.
+# The columns (Column, ids in columns.h StringColumn), each zstd-compressed
+# on its own, for the k-th string in sorted order:
+#   order (1):         zigzag(i_k - i_(k-1) - 1), where i_k is its index in the
+#                      block (its id - firstId) and i_(-1) = -1; absent when
+#                      the ids are sorted too (all zero)
+#   prefix (2):        p_k, bytes shared with the (k-1)-th (0 for the first)
+#   suffix length (3): n_k, the bytes that follow
+#   suffix (4):        the n_k bytes of every string, one after the other
+# Columns 1-3 hold `count` LEB128 varints each; an absent column is all
+# zeros, an absent suffix column empty, and column 3 is always stored (a
+# block of empty strings still says how it is coded). A reader rejects a block whose order
+# is not a permutation of 0 .. count-1, a p longer than the string before it,
+# suffix lengths that do not add up to the suffix column, more than 2^20
+# strings, or more than kMaxFrameRaw bytes counting 8 per string. Versus
+# front coding with the window of 8, string frames as stored: twelve git
+# status traces 1.5-5.7 KB -> 1.3-2.1 KB; git clone (12,817 strings) 105 ->
+# 87 KB; npm ci 33 -> 30 KB; cargo build 11.3 KB either way.
 struct StringBlock {
   firstId @0 :UInt32;
   strings @1 :List(Data);        # Data, not Text: paths need not be UTF-8
-  count @2 :UInt32;              # strings in frontCoded
+  count @2 :UInt32;              # strings in frontCoded or columns
   frontCoded @3 :Data;
+  columns @4 :List(Column);      # format version 3 (above)
 }
 
 # Frame type 3: prestate entries (the tree the workload started from).

@@ -110,11 +110,11 @@ struct TraceWriter::Impl {
       uint64_t bytes = 0;
       for (size_t i = strings_flushed; i < strings.size(); ++i) {
         bytes += strings[i].size() + kStringOverhead;
-        if (bytes > kStringBlockSplit && !string_views.empty()) break;
+        if ((bytes > kStringBlockSplit || string_views.size() == kMaxStringBlockStrings) && !string_views.empty()) break;
         string_views.push_back(strings[i]);
       }
-      encode_strings(static_cast<uint32_t>(strings_flushed), string_views, msg);
-      Status st = write_frame(FrameType::kStrings, msg, static_cast<uint32_t>(string_views.size()), true);
+      encode_strings(static_cast<uint32_t>(strings_flushed), string_views, z, msg);
+      Status st = write_frame(FrameType::kStrings, msg, static_cast<uint32_t>(string_views.size()), false);
       strings_flushed += string_views.size();
       if (!st) return st;
     }
