@@ -168,7 +168,8 @@ uint32_t EventChunkEncoder::thread_index(const Event& e) {
     // one starts at its exact enter time.
     ThreadTiming t{e.ts, e.ts, 0};
     if (auto c = carried_.find(key); c != carried_.end()) t = c->second;
-    threads_.push_back({e.pid, e.tid, t, t.end, 0, false, {}});
+    if (pool_.size() < threads_.size() + 1) pool_.push_back(std::make_unique<ThreadColumns>());
+    threads_.push_back({e.pid, e.tid, t, t.end, 0, false, {}, pool_[threads_.size()]->cols});
   }
   last_thread_ = it->second;
   return it->second;
@@ -180,7 +181,7 @@ void EventChunkEncoder::add(const Event& e) {
   ThreadSlot& t = threads_[ti];
   ThreadTiming& tm = t.timing;
   cols_[kEcThread].put(ti);
-  thread_of_.push_back(ti);
+  ColumnBuilder* cols = t.cols;  // every other column is thread-major
   // The thread's compute gap: enter time minus the thread's previous exit as
   // the decoder will see it, so that earlier rounding is made good here.
   // Calls of one thread do not overlap, and the replayer relies on it: a gap
@@ -193,8 +194,8 @@ void EventChunkEncoder::add(const Event& e) {
     g = {};
     negative = false;
   }
-  cols_[kEcTsExp].put(2 * g.exp + (negative ? 1 : 0));
-  cols_[kEcTsMant].put(g.mant);
+  cols[kEcTsExp].put(2 * g.exp + (negative ? 1 : 0));
+  cols[kEcTsMant].put(g.mant);
   const uint64_t enter = negative ? tm.end - dequantise(g) : tm.end + dequantise(g);
   // The duration carries what the thread's earlier durations lost to
   // rounding. Short ones (the 0 of a pseudo event) stay exact and leave the
@@ -210,30 +211,28 @@ void EventChunkEncoder::add(const Event& e) {
     d = quantise(e.dur);
     tm.dur_residual = 0;
   }
-  cols_[kEcDurExp].put(d.exp);
-  cols_[kEcDurMant].put(d.mant);
+  cols[kEcDurExp].put(d.exp);
+  cols[kEcDurMant].put(d.mant);
   tm.end = enter + dequantise(d);
   tm.true_end = e.ts + e.dur;
   if (e.nr == kEvProcExit) t.exited = true;  // its state need not outlive the chunk
-  cols_[kEcNr].put(e.nr);
-  cols_[kEcRet].put_signed(e.ret);
-  for (int a = 0; a < 6; ++a) cols_[kEcArg0 + a].put_signed(static_cast<int64_t>(e.args[a]));
-  cols_[kEcPath0].put(code_path(e.path[0], max_path_, t.last_path));
-  cols_[kEcPath1].put(code_path(e.path[1], max_path_, t.last_path));
+  cols[kEcNr].put(e.nr);
+  cols[kEcRet].put_signed(e.ret);
+  for (int a = 0; a < 6; ++a) cols[kEcArg0 + a].put_signed(static_cast<int64_t>(e.args[a]));
+  cols[kEcPath0].put(code_path(e.path[0], max_path_, t.last_path));
+  cols[kEcPath1].put(code_path(e.path[1], max_path_, t.last_path));
   const FactsCode f = facts_.code(e, t.facts);
-  cols_[kEcDev].put(f.dev);
-  cols_[kEcInoDelta].put_signed(f.ino);
-  cols_[kEcSize].put_signed(f.size);
-  cols_[kEcMode].put(f.mode);
-  cols_[kEcFlags].put(e.flags | (f.coded ? kFactsCodedBit : 0));
+  cols[kEcDev].put(f.dev);
+  cols[kEcInoDelta].put_signed(f.ino);
+  cols[kEcSize].put_signed(f.size);
+  cols[kEcMode].put(f.mode);
+  cols[kEcFlags].put(e.flags | (f.coded ? kFactsCodedBit : 0));
   ++count_;
 }
 
 void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out) {
-  if (threads_.size() > 1)
-    for (int c = kEcThread + 1; c < kEcCount; ++c)
-      if (!cols_[c].all_zero()) group_by_thread(cols_[c], thread_of_, threads_.size(), cursor_, regroup_);
-  thread_of_.clear();
+  for (int c = kEcThread + 1; c < kEcCount; ++c)
+    for (const ThreadSlot& t : threads_) cols_[c].append(t.cols[c]);
   capnp::MallocMessageBuilder mb(first_segment(segment_, estimate_words(cols_, kEcCount) + threads_.size() + 8));
   build_chunk(mb, cols_, kEcCount, count_, first_record, base_ts_, z, zbuf_);
   mb.getRoot<wire::Chunk>().setBasePath(base_path_);
@@ -248,6 +247,9 @@ void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector
   }
   serialise(mb, out);
   for (auto& c : cols_) c.clear();
+  for (const ThreadSlot& t : threads_)
+    for (int c = 0; c < kEcCount; ++c) t.cols[c].clear();
+  if (pool_.size() > kMaxPooledThreads) pool_.resize(kMaxPooledThreads);
   if (carried_.size() + threads_.size() > kMaxCarriedThreads) carried_.clear();
   for (const ThreadSlot& t : threads_) {
     uint64_t key = (static_cast<uint64_t>(t.pid) << 32) | t.tid;

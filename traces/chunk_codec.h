@@ -7,6 +7,7 @@
 #include <capnp/message.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -37,7 +38,15 @@ class EventChunkEncoder {
     uint32_t last_path;
     bool exited;
     InodeFacts facts;  // the thread's previous facts in the chunk (FactsEncoder)
+    ColumnBuilder* cols;  // its part of each thread-major column (pool_)
   };
+  // A thread's part of the thread-major columns (all but kEcThread), kept
+  // from chunk to chunk by thread slot so that their buffers stay warm.
+  struct ThreadColumns {
+    ColumnBuilder cols[kEcCount];
+  };
+  static constexpr size_t kMaxPooledThreads = 4096;  // slots beyond are freed after their chunk
+  std::vector<std::unique_ptr<ThreadColumns>> pool_;
   uint32_t thread_index(const Event& e);
   FactsEncoder facts_;
   uint32_t max_path_ = 0;   // largest path id seen so far: ids are interned in order
@@ -56,8 +65,6 @@ class EventChunkEncoder {
   uint32_t count_ = 0;
   std::vector<uint8_t> zbuf_;
   std::vector<uint64_t> segment_;
-  std::vector<uint32_t> thread_of_, cursor_;  // each event's thread index; scratch (thread-major columns)
-  std::vector<uint8_t> regroup_;
 };
 
 class OpChunkEncoder {

@@ -2,7 +2,6 @@
 
 #include <zstd.h>
 
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -37,13 +36,6 @@ Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint
 
 namespace {
 
-// The length of the varint at `p` (a well-formed column: the writer's own).
-inline size_t varint_length(const uint8_t* p) {
-  size_t n = 1;
-  while (p[n - 1] & 0x80) ++n;
-  return n;
-}
-
 // Turns per-thread counts into each thread's first position.
 void starts_from_counts(std::vector<uint32_t>& cursor) {
   uint32_t sum = 0;
@@ -55,28 +47,6 @@ void starts_from_counts(std::vector<uint32_t>& cursor) {
 }
 
 }  // namespace
-
-void group_by_thread(ColumnBuilder& col, std::span<const uint32_t> thread_of, size_t threads,
-                     std::vector<uint32_t>& cursor, std::vector<uint8_t>& tmp) {
-  const std::span<uint8_t> b = col.mutable_bytes();
-  cursor.assign(threads, 0);
-  size_t pos = 0;
-  for (uint32_t t : thread_of) {
-    const size_t n = varint_length(&b[pos]);
-    cursor[t] += static_cast<uint32_t>(n);
-    pos += n;
-  }
-  starts_from_counts(cursor);
-  tmp.resize(b.size());
-  pos = 0;
-  for (uint32_t t : thread_of) {
-    const size_t n = varint_length(&b[pos]);
-    std::memcpy(&tmp[cursor[t]], &b[pos], n);
-    cursor[t] += static_cast<uint32_t>(n);
-    pos += n;
-  }
-  std::memcpy(b.data(), tmp.data(), b.size());
-}
 
 bool thread_major_positions(std::span<const uint64_t> thread_col, size_t threads, std::vector<uint32_t>& pos,
                             std::vector<uint32_t>& cursor) {

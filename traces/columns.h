@@ -4,7 +4,9 @@
 // a column never decodes more values than the chunk says it holds.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -46,7 +48,8 @@ inline int64_t unzigzag(uint64_t v) {
 }
 
 // Appends values as varints; tracks whether any value was non-zero. The
-// buffer only grows (amortised), so a warm builder never allocates.
+// buffer only grows (amortised, from 64 bytes: a chunk keeps a builder per
+// column per thread), so a warm builder never allocates.
 class ColumnBuilder {
  public:
   void put(uint64_t v) {
@@ -63,15 +66,21 @@ class ColumnBuilder {
   void put_signed(int64_t v) { put(zigzag(v)); }
   bool all_zero() const { return nonzero_ == 0; }
   std::span<const uint8_t> bytes() const { return {buf_.data(), len_}; }
-  std::span<uint8_t> mutable_bytes() { return {buf_.data(), len_}; }  // to reorder whole varints
+  // Appends the values of `other` (a thread's part of a thread-major column).
+  void append(const ColumnBuilder& other) {
+    if (cap_ - len_ < other.len_ + 10) grow(len_ + other.len_ + 10);
+    if (other.len_ > 0) std::memcpy(buf_.data() + len_, other.buf_.data(), other.len_);
+    len_ += other.len_;
+    nonzero_ |= other.nonzero_;
+  }
   void clear() {
     len_ = 0;
     nonzero_ = 0;
   }
 
  private:
-  void grow() {
-    buf_.resize(std::max<size_t>(4096, buf_.size() * 2));
+  void grow(size_t at_least = 0) {
+    buf_.resize(std::max({size_t{64}, buf_.size() * 2, at_least}));
     cap_ = buf_.size();
   }
   std::vector<uint8_t> buf_;
@@ -88,11 +97,8 @@ Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint
 // on, each thread's in chunk order. What a thread does repeats (the next
 // file of its directory, the same syscalls), but threads interleave at random
 // and that hides the repeats from zstd (git status lstats from eight threads).
+// The writer builds each thread's part on its own and appends them.
 //
-// Regroups a column built in event order; `thread_of[i]` is event i's thread
-// index, below `threads`. `cursor` and `tmp` are scratch, reused.
-void group_by_thread(ColumnBuilder& col, std::span<const uint32_t> thread_of, size_t threads,
-                     std::vector<uint32_t>& cursor, std::vector<uint8_t>& tmp);
 // Where each event's values are in thread-major columns, from the thread
 // column (event order). False if an event names a thread >= `threads`.
 bool thread_major_positions(std::span<const uint64_t> thread_col, size_t threads, std::vector<uint32_t>& pos,

@@ -74,22 +74,37 @@ TEST(Columns, CompressorRoundTripsAndChecksSize) {
 }
 
 TEST(Columns, ThreadMajorOrderRoundTrips) {
-  // Values of several lengths (one to ten bytes), threads interleaved unevenly.
+  // Values of several lengths (one to ten bytes), threads interleaved
+  // unevenly, built per thread and joined as the chunk writer does.
   const std::vector<uint32_t> thread_of = {2, 0, 0, 1, 2, 2, 0, 3, 1, 0};
   const std::vector<uint64_t> values = {7, 300, 0, 1ull << 40, 5, std::numeric_limits<uint64_t>::max(), 127, 128, 9, 2};
-  ColumnBuilder b;
-  for (uint64_t v : values) b.put(v);
-  std::vector<uint32_t> cursor;
-  std::vector<uint8_t> tmp;
-  group_by_thread(b, thread_of, 4, cursor, tmp);
+  ColumnBuilder parts[4], joined;
+  for (size_t i = 0; i < values.size(); ++i) parts[thread_of[i]].put(values[i]);
+  for (const auto& p : parts) joined.append(p);
+  EXPECT_FALSE(joined.all_zero());
   std::vector<uint64_t> stored;
-  ASSERT_TRUE(decode_column(b.bytes(), values.size(), stored).is_ok());
+  ASSERT_TRUE(decode_column(joined.bytes(), values.size(), stored).is_ok());
   EXPECT_EQ(stored, (std::vector<uint64_t>{300, 0, 127, 2, 1ull << 40, 9, 7, 5, std::numeric_limits<uint64_t>::max(), 128}))
       << "thread 0's values, then thread 1's, ...";
   const std::vector<uint64_t> thread_col(thread_of.begin(), thread_of.end());
-  std::vector<uint32_t> pos;
+  std::vector<uint32_t> pos, cursor;
   ASSERT_TRUE(thread_major_positions(thread_col, 4, pos, cursor));
   for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(stored[pos[i]], values[i]) << i;
+}
+
+TEST(Columns, AppendingKeepsGrowingAndTracksZeros) {
+  ColumnBuilder a, b, joined;
+  for (int i = 0; i < 1000; ++i) a.put(0);
+  joined.append(a);
+  EXPECT_TRUE(joined.all_zero());
+  for (int i = 0; i < 5000; ++i) b.put(static_cast<uint64_t>(i) << 20);
+  joined.append(b);
+  joined.append(ColumnBuilder{});
+  EXPECT_FALSE(joined.all_zero());
+  std::vector<uint64_t> out;
+  ASSERT_TRUE(decode_column(joined.bytes(), 6000, out).is_ok());
+  EXPECT_EQ(out[999], 0u);
+  EXPECT_EQ(out[5999], uint64_t{4999} << 20);
 }
 
 TEST(Columns, ThreadMajorPositionsRefuseAnUnknownThread) {
