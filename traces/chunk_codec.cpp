@@ -231,6 +231,7 @@ void EventChunkEncoder::add(const Event& e) {
 }
 
 void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out) {
+  // Thread-major columns (columns.h): each thread's part, in table order.
   for (int c = kEcThread + 1; c < kEcCount; ++c)
     for (const ThreadSlot& t : threads_) cols_[c].append(t.cols[c]);
   capnp::MallocMessageBuilder mb(first_segment(segment_, estimate_words(cols_, kEcCount) + threads_.size() + 8));
