@@ -3,7 +3,6 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 
-#include <numeric>
 #include <string>
 
 #include "schema.capnp.h"
@@ -85,8 +84,13 @@ size_t estimate_words(const ColumnBuilder* cols, int ncols) {
   return bytes / 8;
 }
 
-// Reads the columns of a chunk into `cols[id]` (empty = all zeros).
-Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, ChunkScratch& s) {
+// Reads the columns of a chunk into `cols[id]` (absent = all zeros), in
+// record order. With `thread_major` (event chunks of format 3), every column
+// but kEcThread holds each thread's values together (columns.h): the thread
+// column is read first, and the others are put back in event order as they
+// are decoded, so that decoding then reads every column front to back.
+Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, ChunkScratch& s, bool thread_major,
+                    size_t threads) {
   auto& cols = s.cols;
   const uint32_t count = chunk.getCount();
   if (count > kMaxChunkRecords) return Status::error("chunk claims " + std::to_string(count) + " records (limit " + std::to_string(kMaxChunkRecords) + ")");
@@ -94,9 +98,7 @@ Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, Chunk
   for (auto& c : cols) c.clear();
   auto& present = s.present;
   present.assign(ncols, false);
-  for (auto col : chunk.getColumns()) {
-    uint16_t id = col.getId();
-    if (id == 0 || id >= ncols) continue;  // unknown column from a newer writer: ignore
+  auto read = [&](wire::Column::Reader col, uint16_t id, const uint32_t* to) {
     uint64_t raw = col.getRawBytes();
     if (raw > static_cast<uint64_t>(count) * 10) return Status::error("column " + std::to_string(id) + " claims " + std::to_string(raw) + " bytes for " + std::to_string(count) + " values");
     auto data = col.getData();
@@ -104,8 +106,25 @@ Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, Chunk
       return Status::error("column " + std::to_string(id) + ": " + st.message());
     if (present[id]) return Status::error("column " + std::to_string(id) + " appears twice");
     present[id] = true;
-    if (Status st = decode_column(s.raw, count, cols[id]); !st)
+    if (Status st = decode_column(s.raw, count, cols[id], to); !st)
       return Status::error("column " + std::to_string(id) + ": " + st.message());
+    return Status::ok();
+  };
+  const uint32_t* to = nullptr;
+  if (thread_major) {
+    for (auto col : chunk.getColumns())
+      if (col.getId() == kEcThread)
+        if (Status st = read(col, kEcThread, nullptr); !st) return st;
+    if (!present[kEcThread]) cols[kEcThread].assign(count, 0);
+    if (!thread_major_events(cols[kEcThread], threads, s.event_at, s.cursor))
+      return Status::error("an event names a thread beyond the chunk's " + std::to_string(threads));
+    to = s.event_at.data();
+  }
+  for (auto col : chunk.getColumns()) {
+    uint16_t id = col.getId();
+    if (id == 0 || id >= ncols) continue;  // unknown column from a newer writer: ignore
+    if (thread_major && id == kEcThread) continue;  // read above
+    if (Status st = read(col, id, to); !st) return st;
   }
   // Omitted columns are all zeros: materialise them so decoding never branches per value.
   for (int c = 1; c < ncols; ++c)
@@ -142,9 +161,6 @@ Status check_codings(wire::Chunk::Reader chunk, const std::vector<bool>& present
     return Status::error("chunk has unknown inode facts coding " + std::to_string(static_cast<unsigned>(facts)));
   if (facts == wire::Chunk::Facts::THREAD && present[kEcIno])
     return Status::error("chunk with inode facts coded by thread stores the XOR-coded inode column");
-  const auto order = chunk.getColumnOrder();
-  if (order != wire::Chunk::ColumnOrder::EVENT && order != wire::Chunk::ColumnOrder::THREAD)
-    return Status::error("chunk has unknown column order " + std::to_string(static_cast<unsigned>(order)));
   return Status::ok();
 }
 
@@ -301,10 +317,14 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
   try {
     capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
     auto chunk = mr.getRoot<wire::Chunk>();
-    if (Status st = read_columns(chunk, kEcCount, z, s); !st) return st;
+    const auto order = chunk.getColumnOrder();
+    if (order != wire::Chunk::ColumnOrder::EVENT && order != wire::Chunk::ColumnOrder::THREAD)
+      return Status::error("chunk has unknown column order " + std::to_string(static_cast<unsigned>(order)));
+    auto wire_threads = chunk.getThreads();
+    if (Status st = read_columns(chunk, kEcCount, z, s, order == wire::Chunk::ColumnOrder::THREAD, wire_threads.size()); !st)
+      return st;
     const auto& cols = s.cols;
     const uint32_t n = chunk.getCount();
-    auto wire_threads = chunk.getThreads();
     if (Status st = check_codings(chunk, s.present); !st) return st;
     const bool quantised = chunk.getTiming() == wire::Chunk::Timing::QUANTISED;
     std::vector<std::pair<uint32_t, uint32_t>> threads;
@@ -317,16 +337,6 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
     }
     std::vector<uint32_t> last_path(threads.size(), 0);
     uint32_t max_path = chunk.getBasePath();
-    // Thread-major chunks hold each thread's values together in every column
-    // but the thread column: event i's are at pos[i].
-    auto& pos = s.pos;
-    if (chunk.getColumnOrder() == wire::Chunk::ColumnOrder::THREAD) {
-      if (!thread_major_positions(cols[kEcThread], threads.size(), pos, s.cursor))
-        return Status::error("an event names a thread beyond the chunk's " + std::to_string(threads.size()));
-    } else {
-      pos.resize(n);
-      std::iota(pos.begin(), pos.end(), 0u);
-    }
     const FactsCoding facts_coding =
         chunk.getFacts() == wire::Chunk::Facts::THREAD ? FactsCoding::kThread : FactsCoding::kPrevious;
     const bool ino_delta = s.present[kEcInoDelta];
@@ -336,32 +346,31 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
       Event& e = out[i];
       const uint64_t ti = at(cols[kEcThread], i);
       if (ti >= threads.size()) return Status::error("event " + std::to_string(i) + " names thread " + std::to_string(ti) + " of " + std::to_string(threads.size()));
-      const size_t j = pos[i];
       e.pid = threads[ti].first;
       e.tid = threads[ti].second;
       if (quantised) {
-        uint64_t x = at(cols[kEcTsExp], j), gap;
-        if (!read_timing(x >> 1, at(cols[kEcTsMant], j), gap))
+        uint64_t x = at(cols[kEcTsExp], i), gap;
+        if (!read_timing(x >> 1, at(cols[kEcTsMant], i), gap))
           return Status::error("event " + std::to_string(i) + " has an out-of-range quantised gap");
         e.ts = x & 1 ? last_ts[ti] - gap : last_ts[ti] + gap;
-        if (!read_timing(at(cols[kEcDurExp], j), at(cols[kEcDurMant], j), e.dur))
+        if (!read_timing(at(cols[kEcDurExp], i), at(cols[kEcDurMant], i), e.dur))
           return Status::error("event " + std::to_string(i) + " has an out-of-range quantised duration");
       } else {
-        e.ts = last_ts[ti] + static_cast<uint64_t>(unzigzag(at(cols[kEcTs], j)));
-        e.dur = at(cols[kEcDur], j);
+        e.ts = last_ts[ti] + static_cast<uint64_t>(unzigzag(at(cols[kEcTs], i)));
+        e.dur = at(cols[kEcDur], i);
       }
       last_ts[ti] = e.ts + e.dur;
-      e.nr = static_cast<uint16_t>(at(cols[kEcNr], j));
-      e.ret = unzigzag(at(cols[kEcRet], j));
-      for (int a = 0; a < 6; ++a) e.args[a] = static_cast<uint64_t>(unzigzag(at(cols[kEcArg0 + a], j)));
+      e.nr = static_cast<uint16_t>(at(cols[kEcNr], i));
+      e.ret = unzigzag(at(cols[kEcRet], i));
+      for (int a = 0; a < 6; ++a) e.args[a] = static_cast<uint64_t>(unzigzag(at(cols[kEcArg0 + a], i)));
       for (int k = 0; k < 2; ++k)
-        if (!decode_path(at(cols[kEcPath0 + k], j), max_path, last_path[ti], e.path[k]) || e.path[k] >= string_count)
+        if (!decode_path(at(cols[kEcPath0 + k], i), max_path, last_path[ti], e.path[k]) || e.path[k] >= string_count)
           return Status::error("event " + std::to_string(i) + " names a path id beyond the string table (" + std::to_string(string_count) + " strings)");
-      e.dev = at(cols[kEcDev], j);
-      e.ino = ino_delta ? static_cast<uint64_t>(unzigzag(at(cols[kEcInoDelta], j))) : at(cols[kEcIno], j);
-      e.size = static_cast<uint64_t>(unzigzag(at(cols[kEcSize], j)));
-      e.mode = static_cast<uint32_t>(at(cols[kEcMode], j));
-      uint64_t fl = at(cols[kEcFlags], j);
+      e.dev = at(cols[kEcDev], i);
+      e.ino = ino_delta ? static_cast<uint64_t>(unzigzag(at(cols[kEcInoDelta], i))) : at(cols[kEcIno], i);
+      e.size = static_cast<uint64_t>(unzigzag(at(cols[kEcSize], i)));
+      e.mode = static_cast<uint32_t>(at(cols[kEcMode], i));
+      uint64_t fl = at(cols[kEcFlags], i);
       e.flags = static_cast<uint16_t>(fl & ~kFactsCodedBit);
       if (fl & kFactsCodedBit) facts.decode(e, ti);
     }
@@ -377,7 +386,7 @@ Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkS
   try {
     capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
     auto chunk = mr.getRoot<wire::Chunk>();
-    if (Status st = read_columns(chunk, kOcCount, z, s); !st) return st;
+    if (Status st = read_columns(chunk, kOcCount, z, s, false, 0); !st) return st;
     const auto& cols = s.cols;
     const uint32_t n = chunk.getCount();
     out.resize(n);

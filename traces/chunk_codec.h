@@ -87,7 +87,7 @@ struct ChunkScratch {
   std::vector<std::vector<uint64_t>> cols;  // decoded columns, reused chunk after chunk
   std::vector<bool> present;                // which columns the chunk stored
   FactsScratch facts;
-  std::vector<uint32_t> pos, cursor;        // where each event's values are (thread-major columns)
+  std::vector<uint32_t> event_at, cursor;   // thread-major columns back in event order
 };
 // `string_count`: path ids must be below it (the reader's string table size).
 Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,

@@ -88,9 +88,11 @@ class ColumnBuilder {
   uint64_t nonzero_ = 0;
 };
 
-// Decodes exactly `count` varints from `in` into `out`. Fails on a short or
-// over-long column or a varint longer than 10 bytes.
-Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint64_t>& out);
+// Decodes exactly `count` varints from `in` into `out`: the i-th into
+// out[i], or with `to` (a permutation of 0 .. count-1) into out[to[i]].
+// Fails on a short or over-long column or a varint longer than 10 bytes.
+Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint64_t>& out,
+                     const uint32_t* to = nullptr);
 
 // Thread-major columns (schema.capnp "Chunk", format version 3): a column
 // holds the values of the table's first thread, then the second's, and so
@@ -99,10 +101,12 @@ Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint
 // and that hides the repeats from zstd (git status lstats from eight threads).
 // The writer builds each thread's part on its own and appends them.
 //
-// Where each event's values are in thread-major columns, from the thread
-// column (event order). False if an event names a thread >= `threads`.
-bool thread_major_positions(std::span<const uint64_t> thread_col, size_t threads, std::vector<uint32_t>& pos,
-                            std::vector<uint32_t>& cursor);
+// Which event each value of a thread-major column belongs to, from the
+// thread column (event order): a permutation for decode_column's `to`, which
+// puts the values back in event order. False if an event names a thread >=
+// `threads`.
+bool thread_major_events(std::span<const uint64_t> thread_col, size_t threads, std::vector<uint32_t>& event_at,
+                         std::vector<uint32_t>& cursor);
 
 // zstd helpers with reusable contexts (one per writer / reader).
 class Compressor {

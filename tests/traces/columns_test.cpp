@@ -87,9 +87,11 @@ TEST(Columns, ThreadMajorOrderRoundTrips) {
   EXPECT_EQ(stored, (std::vector<uint64_t>{300, 0, 127, 2, 1ull << 40, 9, 7, 5, std::numeric_limits<uint64_t>::max(), 128}))
       << "thread 0's values, then thread 1's, ...";
   const std::vector<uint64_t> thread_col(thread_of.begin(), thread_of.end());
-  std::vector<uint32_t> pos, cursor;
-  ASSERT_TRUE(thread_major_positions(thread_col, 4, pos, cursor));
-  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(stored[pos[i]], values[i]) << i;
+  std::vector<uint32_t> event_at, cursor;
+  ASSERT_TRUE(thread_major_events(thread_col, 4, event_at, cursor));
+  std::vector<uint64_t> back;
+  ASSERT_TRUE(decode_column(joined.bytes(), values.size(), back, event_at.data()).is_ok());
+  EXPECT_EQ(back, values) << "decoded back in event order";
 }
 
 TEST(Columns, AppendingKeepsGrowingAndTracksZeros) {
@@ -107,10 +109,10 @@ TEST(Columns, AppendingKeepsGrowingAndTracksZeros) {
   EXPECT_EQ(out[5999], uint64_t{4999} << 20);
 }
 
-TEST(Columns, ThreadMajorPositionsRefuseAnUnknownThread) {
-  std::vector<uint32_t> pos, cursor;
+TEST(Columns, ThreadMajorEventsRefuseAnUnknownThread) {
+  std::vector<uint32_t> event_at, cursor;
   const std::vector<uint64_t> thread_col = {0, 1, 2};
-  EXPECT_FALSE(thread_major_positions(thread_col, 2, pos, cursor));
+  EXPECT_FALSE(thread_major_events(thread_col, 2, event_at, cursor));
 }
 
 }  // namespace
