@@ -14,8 +14,7 @@ InodeFacts* path_slot(std::vector<InodeFacts>& by_path, const Event& e) {
 
 }  // namespace
 
-FactsCode FactsEncoder::code(const Event& e, InodeFacts& thread) {
-  if ((e.dev | e.ino | e.size | e.mode) == 0) return {};
+FactsCode FactsEncoder::code_facts(const Event& e, InodeFacts& thread) {
   InodeFacts* path = path_slot(by_path_, e);
   InodeFacts ref;
   if (path && path->gen == gen_) {

@@ -38,11 +38,15 @@ struct FactsCode {
 class FactsEncoder {
  public:
   // `thread`: the facts slot of the event's thread for this chunk.
-  FactsCode code(const Event& e, InodeFacts& thread);
+  FactsCode code(const Event& e, InodeFacts& thread) {
+    if ((e.dev | e.ino | e.size | e.mode) == 0) return {};  // most events: inline
+    return code_facts(e, thread);
+  }
   // The next events start a new chunk.
   void next_chunk();
 
  private:
+  FactsCode code_facts(const Event& e, InodeFacts& thread);
   std::vector<InodeFacts> by_path_;
   uint32_t gen_ = 1;
   InodeFacts last_;  // the chunk's previous facts: a thread's first reference
