@@ -14,7 +14,7 @@ namespace fsr {
 namespace {
 
 // Stored in the flags column only: this event's inode facts are coded
-// against the previous facts of its path in the chunk (EventFlag never uses it).
+// against a reference (inode_facts.h; EventFlag never uses the bit).
 constexpr uint64_t kFactsCodedBit = 1u << 15;
 
 // Path ids are interned in order of first use, so a path never seen before is
@@ -84,8 +84,13 @@ size_t estimate_words(const ColumnBuilder* cols, int ncols) {
   return bytes / 8;
 }
 
-// Reads the columns of a chunk into `cols[id]` (empty = all zeros).
-Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, ChunkScratch& s) {
+// Reads the columns of a chunk into `cols[id]` (absent = all zeros), in
+// record order. With `thread_major` (event chunks of format 3), every column
+// but kEcThread holds each thread's values together (columns.h): the thread
+// column is read first, and the others are put back in event order as they
+// are decoded, so that decoding then reads every column front to back.
+Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, ChunkScratch& s, bool thread_major,
+                    size_t threads) {
   auto& cols = s.cols;
   const uint32_t count = chunk.getCount();
   if (count > kMaxChunkRecords) return Status::error("chunk claims " + std::to_string(count) + " records (limit " + std::to_string(kMaxChunkRecords) + ")");
@@ -93,9 +98,7 @@ Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, Chunk
   for (auto& c : cols) c.clear();
   auto& present = s.present;
   present.assign(ncols, false);
-  for (auto col : chunk.getColumns()) {
-    uint16_t id = col.getId();
-    if (id == 0 || id >= ncols) continue;  // unknown column from a newer writer: ignore
+  auto read = [&](wire::Column::Reader col, uint16_t id, const uint32_t* to) {
     uint64_t raw = col.getRawBytes();
     if (raw > static_cast<uint64_t>(count) * 10) return Status::error("column " + std::to_string(id) + " claims " + std::to_string(raw) + " bytes for " + std::to_string(count) + " values");
     auto data = col.getData();
@@ -103,8 +106,25 @@ Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, Chunk
       return Status::error("column " + std::to_string(id) + ": " + st.message());
     if (present[id]) return Status::error("column " + std::to_string(id) + " appears twice");
     present[id] = true;
-    if (Status st = decode_column(s.raw, count, cols[id]); !st)
+    if (Status st = decode_column(s.raw, count, cols[id], to); !st)
       return Status::error("column " + std::to_string(id) + ": " + st.message());
+    return Status::ok();
+  };
+  const uint32_t* to = nullptr;
+  if (thread_major) {
+    for (auto col : chunk.getColumns())
+      if (col.getId() == kEcThread)
+        if (Status st = read(col, kEcThread, nullptr); !st) return st;
+    if (!present[kEcThread]) cols[kEcThread].assign(count, 0);
+    if (!thread_major_events(cols[kEcThread], threads, s.event_at, s.cursor))
+      return Status::error("an event names a thread beyond the chunk's " + std::to_string(threads));
+    to = s.event_at.data();
+  }
+  for (auto col : chunk.getColumns()) {
+    uint16_t id = col.getId();
+    if (id == 0 || id >= ncols) continue;  // unknown column from a newer writer: ignore
+    if (thread_major && id == kEcThread) continue;  // read above
+    if (Status st = read(col, id, to); !st) return st;
   }
   // Omitted columns are all zeros: materialise them so decoding never branches per value.
   for (int c = 1; c < ncols; ++c)
@@ -124,6 +144,24 @@ inline bool read_timing(uint64_t exp, uint64_t mant, uint64_t& v) {
   if (!timing_code_valid(c)) return false;
   v = dequantise(c);
   return true;
+}
+
+// The codings a chunk declares (schema.capnp "Chunk"): known values only,
+// and only the columns of its codings.
+Status check_codings(wire::Chunk::Reader chunk, const std::vector<bool>& present) {
+  const auto timing = chunk.getTiming();
+  if (timing != wire::Chunk::Timing::NS && timing != wire::Chunk::Timing::QUANTISED)
+    return Status::error("chunk has unknown timing coding " + std::to_string(static_cast<unsigned>(timing)));
+  const bool quantised = timing == wire::Chunk::Timing::QUANTISED;
+  if (quantised ? present[kEcTs] || present[kEcDur]
+                : present[kEcTsExp] || present[kEcTsMant] || present[kEcDurExp] || present[kEcDurMant])
+    return Status::error(std::string("chunk with ") + (quantised ? "quantised" : "ns") + " timing stores columns of the other coding");
+  const auto facts = chunk.getFacts();
+  if (facts != wire::Chunk::Facts::PREVIOUS && facts != wire::Chunk::Facts::THREAD)
+    return Status::error("chunk has unknown inode facts coding " + std::to_string(static_cast<unsigned>(facts)));
+  if (facts == wire::Chunk::Facts::THREAD && present[kEcIno])
+    return Status::error("chunk with inode facts coded by thread stores the XOR-coded inode column");
+  return Status::ok();
 }
 
 }  // namespace
@@ -146,7 +184,8 @@ uint32_t EventChunkEncoder::thread_index(const Event& e) {
     // one starts at its exact enter time.
     ThreadTiming t{e.ts, e.ts, 0};
     if (auto c = carried_.find(key); c != carried_.end()) t = c->second;
-    threads_.push_back({e.pid, e.tid, t, t.end, 0, false});
+    if (pool_.size() < threads_.size() + 1) pool_.push_back(std::make_unique<ThreadColumns>());
+    threads_.push_back({e.pid, e.tid, t, t.end, 0, false, {}, pool_[threads_.size()]->cols});
   }
   last_thread_ = it->second;
   return it->second;
@@ -158,6 +197,7 @@ void EventChunkEncoder::add(const Event& e) {
   ThreadSlot& t = threads_[ti];
   ThreadTiming& tm = t.timing;
   cols_[kEcThread].put(ti);
+  ColumnBuilder* cols = t.cols;  // every other column is thread-major
   // The thread's compute gap: enter time minus the thread's previous exit as
   // the decoder will see it, so that earlier rounding is made good here.
   // Calls of one thread do not overlap, and the replayer relies on it: a gap
@@ -170,8 +210,8 @@ void EventChunkEncoder::add(const Event& e) {
     g = {};
     negative = false;
   }
-  cols_[kEcTsExp].put(2 * g.exp + (negative ? 1 : 0));
-  cols_[kEcTsMant].put(g.mant);
+  cols[kEcTsExp].put(2 * g.exp + (negative ? 1 : 0));
+  cols[kEcTsMant].put(g.mant);
   const uint64_t enter = negative ? tm.end - dequantise(g) : tm.end + dequantise(g);
   // The duration carries what the thread's earlier durations lost to
   // rounding. Short ones (the 0 of a pseudo event) stay exact and leave the
@@ -187,43 +227,35 @@ void EventChunkEncoder::add(const Event& e) {
     d = quantise(e.dur);
     tm.dur_residual = 0;
   }
-  cols_[kEcDurExp].put(d.exp);
-  cols_[kEcDurMant].put(d.mant);
+  cols[kEcDurExp].put(d.exp);
+  cols[kEcDurMant].put(d.mant);
   tm.end = enter + dequantise(d);
   tm.true_end = e.ts + e.dur;
   if (e.nr == kEvProcExit) t.exited = true;  // its state need not outlive the chunk
-  cols_[kEcNr].put(e.nr);
-  cols_[kEcRet].put_signed(e.ret);
-  for (int a = 0; a < 6; ++a) cols_[kEcArg0 + a].put_signed(static_cast<int64_t>(e.args[a]));
-  cols_[kEcPath0].put(code_path(e.path[0], max_path_, t.last_path));
-  cols_[kEcPath1].put(code_path(e.path[1], max_path_, t.last_path));
-  Facts prev;
-  uint64_t ino_ref = 0;
-  const bool coded = e.path[0] != kNoStr && (e.dev | e.ino | e.size | e.mode);
-  if (coded) {
-    if (e.path[0] >= facts_.size()) facts_.resize(std::max<size_t>(e.path[0] + 1, facts_.size() * 2));
-    Facts& f = facts_[e.path[0]];
-    if (f.gen == gen_) prev = f;
-    // A path seen before in the chunk: against its own inode (0 when
-    // unchanged). A new one: against the last inode, since files created
-    // together have nearby numbers (git status: 10.5 KB -> 0.2 KB per 4.7k events).
-    ino_ref = f.gen == gen_ ? prev.ino : last_ino_;
-    last_ino_ = e.ino;
-    f = {gen_, e.mode, e.dev, e.ino, e.size};
-  }
-  cols_[kEcDev].put(e.dev ^ prev.dev);
-  cols_[kEcInoDelta].put_signed(static_cast<int64_t>(e.ino - ino_ref));
-  cols_[kEcSize].put_signed(static_cast<int64_t>(e.size - prev.size));
-  cols_[kEcMode].put(e.mode ^ prev.mode);
-  cols_[kEcFlags].put(e.flags | (coded ? kFactsCodedBit : 0));
+  cols[kEcNr].put(e.nr);
+  cols[kEcRet].put_signed(e.ret);
+  for (int a = 0; a < 6; ++a) cols[kEcArg0 + a].put_signed(static_cast<int64_t>(e.args[a]));
+  cols[kEcPath0].put(code_path(e.path[0], max_path_, t.last_path));
+  cols[kEcPath1].put(code_path(e.path[1], max_path_, t.last_path));
+  const FactsCode f = facts_.code(e, t.facts);
+  cols[kEcDev].put(f.dev);
+  cols[kEcInoDelta].put_signed(f.ino);
+  cols[kEcSize].put_signed(f.size);
+  cols[kEcMode].put(f.mode);
+  cols[kEcFlags].put(e.flags | (f.coded ? kFactsCodedBit : 0));
   ++count_;
 }
 
 void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out) {
+  // Thread-major columns (columns.h): each thread's part, in table order.
+  for (int c = kEcThread + 1; c < kEcCount; ++c)
+    for (const ThreadSlot& t : threads_) cols_[c].append(t.cols[c]);
   capnp::MallocMessageBuilder mb(first_segment(segment_, estimate_words(cols_, kEcCount) + threads_.size() + 8));
   build_chunk(mb, cols_, kEcCount, count_, first_record, base_ts_, z, zbuf_);
   mb.getRoot<wire::Chunk>().setBasePath(base_path_);
   mb.getRoot<wire::Chunk>().setTiming(wire::Chunk::Timing::QUANTISED);
+  mb.getRoot<wire::Chunk>().setFacts(wire::Chunk::Facts::THREAD);
+  mb.getRoot<wire::Chunk>().setColumnOrder(wire::Chunk::ColumnOrder::THREAD);
   auto th = mb.getRoot<wire::Chunk>().initThreads(static_cast<unsigned>(threads_.size()));
   for (size_t i = 0; i < threads_.size(); ++i) {
     th[i].setPid(threads_[i].pid);
@@ -232,6 +264,9 @@ void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector
   }
   serialise(mb, out);
   for (auto& c : cols_) c.clear();
+  for (const ThreadSlot& t : threads_)
+    for (int c = 0; c < kEcCount; ++c) t.cols[c].clear();
+  if (pool_.size() > kMaxPooledThreads) pool_.resize(kMaxPooledThreads);
   if (carried_.size() + threads_.size() > kMaxCarriedThreads) carried_.clear();
   for (const ThreadSlot& t : threads_) {
     uint64_t key = (static_cast<uint64_t>(t.pid) << 32) | t.tid;
@@ -243,8 +278,7 @@ void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector
   last_thread_ = UINT32_MAX;
   count_ = 0;
   base_path_ = max_path_;
-  last_ino_ = 0;
-  ++gen_;
+  facts_.next_chunk();
 }
 
 void OpChunkEncoder::add(const OpRecord& r) {
@@ -283,20 +317,16 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
   try {
     capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
     auto chunk = mr.getRoot<wire::Chunk>();
-    if (Status st = read_columns(chunk, kEcCount, z, s); !st) return st;
+    const auto order = chunk.getColumnOrder();
+    if (order != wire::Chunk::ColumnOrder::EVENT && order != wire::Chunk::ColumnOrder::THREAD)
+      return Status::error("chunk has unknown column order " + std::to_string(static_cast<unsigned>(order)));
+    auto wire_threads = chunk.getThreads();
+    if (Status st = read_columns(chunk, kEcCount, z, s, order == wire::Chunk::ColumnOrder::THREAD, wire_threads.size()); !st)
+      return st;
     const auto& cols = s.cols;
     const uint32_t n = chunk.getCount();
-    auto wire_threads = chunk.getThreads();
-    // Chunks with quantised timing (schema.capnp "Timing quantisation") store
-    // no ns columns and run each thread's gaps from its own prevEnd; older
-    // ones store only the ns columns, gaps from baseTs.
-    const auto timing = chunk.getTiming();
-    if (timing != wire::Chunk::Timing::NS && timing != wire::Chunk::Timing::QUANTISED)
-      return Status::error("chunk has unknown timing coding " + std::to_string(static_cast<unsigned>(timing)));
-    const bool quantised = timing == wire::Chunk::Timing::QUANTISED;
-    if (quantised ? s.present[kEcTs] || s.present[kEcDur]
-                  : s.present[kEcTsExp] || s.present[kEcTsMant] || s.present[kEcDurExp] || s.present[kEcDurMant])
-      return Status::error(std::string("chunk with ") + (quantised ? "quantised" : "ns") + " timing stores columns of the other coding");
+    if (Status st = check_codings(chunk, s.present); !st) return st;
+    const bool quantised = chunk.getTiming() == wire::Chunk::Timing::QUANTISED;
     std::vector<std::pair<uint32_t, uint32_t>> threads;
     std::vector<uint64_t> last_ts;
     threads.reserve(wire_threads.size());
@@ -307,16 +337,14 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
     }
     std::vector<uint32_t> last_path(threads.size(), 0);
     uint32_t max_path = chunk.getBasePath();
-    auto& facts = s.facts;
-    const uint32_t gen = ++s.facts_gen;
-    // Chunks with kEcInoDelta code the inode as a difference; older ones (or
-    // chunks whose inodes are all 0, where both codings agree) XOR it in kEcIno.
+    const FactsCoding facts_coding =
+        chunk.getFacts() == wire::Chunk::Facts::THREAD ? FactsCoding::kThread : FactsCoding::kPrevious;
     const bool ino_delta = s.present[kEcInoDelta];
-    uint64_t last_ino = 0;
+    FactsDecoder facts(s.facts, facts_coding, ino_delta, threads.size());
     out.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
       Event& e = out[i];
-      uint64_t ti = at(cols[kEcThread], i);
+      const uint64_t ti = at(cols[kEcThread], i);
       if (ti >= threads.size()) return Status::error("event " + std::to_string(i) + " names thread " + std::to_string(ti) + " of " + std::to_string(threads.size()));
       e.pid = threads[ti].first;
       e.tid = threads[ti].second;
@@ -344,20 +372,7 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
       e.mode = static_cast<uint32_t>(at(cols[kEcMode], i));
       uint64_t fl = at(cols[kEcFlags], i);
       e.flags = static_cast<uint16_t>(fl & ~kFactsCodedBit);
-      if ((fl & kFactsCodedBit) && e.path[0] != kNoStr) {
-        if (e.path[0] >= facts.size()) facts.resize(std::max<size_t>(e.path[0] + 1, facts.size() * 2));
-        ChunkScratch::Facts& f = facts[e.path[0]];
-        if (f.gen == gen) {
-          e.dev ^= f.dev;
-          if (ino_delta) e.ino += f.ino; else e.ino ^= f.ino;
-          e.size += f.size;
-          e.mode ^= f.mode;
-        } else if (ino_delta) {
-          e.ino += last_ino;
-        }
-        last_ino = e.ino;
-        f = {gen, e.mode, e.dev, e.ino, e.size};
-      }
+      if (fl & kFactsCodedBit) facts.decode(e, ti);
     }
     if (first_record) *first_record = chunk.getFirstRecord();
     return Status::ok();
@@ -371,7 +386,7 @@ Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkS
   try {
     capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
     auto chunk = mr.getRoot<wire::Chunk>();
-    if (Status st = read_columns(chunk, kOcCount, z, s); !st) return st;
+    if (Status st = read_columns(chunk, kOcCount, z, s, false, 0); !st) return st;
     const auto& cols = s.cols;
     const uint32_t n = chunk.getCount();
     out.resize(n);

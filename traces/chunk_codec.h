@@ -7,12 +7,14 @@
 #include <capnp/message.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <vector>
 
 #include "traces/columns.h"
 #include "traces/event.h"
+#include "traces/inode_facts.h"
 #include "traces/status.h"
 
 namespace fsr {
@@ -35,15 +37,18 @@ class EventChunkEncoder {
     uint64_t prev_end;  // timing.end when the chunk started: Thread.prevEnd
     uint32_t last_path;
     bool exited;
+    InodeFacts facts;  // the thread's previous facts in the chunk (FactsEncoder)
+    ColumnBuilder* cols;  // its part of each thread-major column (pool_)
   };
-  // Inode facts are coded against the previous facts of the same path in the
-  // chunk (XOR / difference): a path stat'ed again costs nothing. `gen` marks
-  // which chunk a slot belongs to, so slots are never cleared.
-  struct Facts { uint32_t gen = 0; uint32_t mode = 0; uint64_t dev = 0, ino = 0, size = 0; };
+  // A thread's part of the thread-major columns (all but kEcThread), kept
+  // from chunk to chunk by thread slot so that their buffers stay warm.
+  struct ThreadColumns {
+    ColumnBuilder cols[kEcCount];
+  };
+  static constexpr size_t kMaxPooledThreads = 4096;  // slots beyond are freed after their chunk
+  std::vector<std::unique_ptr<ThreadColumns>> pool_;
   uint32_t thread_index(const Event& e);
-  std::vector<Facts> facts_;
-  uint32_t gen_ = 1;
-  uint64_t last_ino_ = 0;   // inode of the last facts-coded event in the chunk
+  FactsEncoder facts_;
   uint32_t max_path_ = 0;   // largest path id seen so far: ids are interned in order
   uint32_t base_path_ = 0;  // max_path_ when the chunk started
   ColumnBuilder cols_[kEcCount];
@@ -81,10 +86,8 @@ struct ChunkScratch {
   std::vector<uint8_t> raw;
   std::vector<std::vector<uint64_t>> cols;  // decoded columns, reused chunk after chunk
   std::vector<bool> present;                // which columns the chunk stored
-  // Per-path inode facts of the chunk being decoded (slots tagged by chunk).
-  struct Facts { uint32_t gen = 0; uint32_t mode = 0; uint64_t dev = 0, ino = 0, size = 0; };
-  std::vector<Facts> facts;
-  uint32_t facts_gen = 0;
+  FactsScratch facts;
+  std::vector<uint32_t> event_at, cursor;   // thread-major columns back in event order
 };
 // `string_count`: path ids must be below it (the reader's string table size).
 Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,

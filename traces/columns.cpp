@@ -3,18 +3,22 @@
 #include <zstd.h>
 
 #include <stdexcept>
+#include <utility>
 #include <string>
 
 namespace fsr {
 
-Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint64_t>& out) {
-  out.resize(count);
+namespace {
+
+template <bool kScatter>
+Status decode_varints(std::span<const uint8_t> in, size_t count, uint64_t* out, const uint32_t* to) {
   size_t pos = 0;
   const size_t n = in.size();
   const uint8_t* d = in.data();
   for (size_t i = 0; i < count; ++i) {
+    uint64_t& slot = out[kScatter ? to[i] : i];
     if (pos < n && d[pos] < 0x80) {  // most values fit one byte
-      out[i] = d[pos++];
+      slot = d[pos++];
       continue;
     }
     uint64_t v = 0;
@@ -28,10 +32,31 @@ Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint
       shift += 7;
       if (shift > 63) return Status::error("varint longer than 10 bytes");
     }
-    out[i] = v;
+    slot = v;
   }
   if (pos != n) return Status::error("column has " + std::to_string(n - pos) + " bytes past its " + std::to_string(count) + " values");
   return Status::ok();
+}
+
+}  // namespace
+
+Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint64_t>& out, const uint32_t* to) {
+  out.resize(count);
+  return to ? decode_varints<true>(in, count, out.data(), to) : decode_varints<false>(in, count, out.data(), nullptr);
+}
+
+bool thread_major_events(std::span<const uint64_t> thread_col, size_t threads, std::vector<uint32_t>& event_at,
+                         std::vector<uint32_t>& cursor) {
+  cursor.assign(threads, 0);
+  for (uint64_t t : thread_col) {
+    if (t >= threads) return false;
+    ++cursor[t];
+  }
+  uint32_t start = 0;  // counts -> each thread's first position
+  for (auto& c : cursor) start += std::exchange(c, start);
+  event_at.resize(thread_col.size());
+  for (size_t i = 0; i < thread_col.size(); ++i) event_at[cursor[thread_col[i]]++] = static_cast<uint32_t>(i);
+  return true;
 }
 
 Compressor::Compressor(int level) : cctx_(ZSTD_createCCtx()), level_(level) {}

@@ -4,7 +4,9 @@
 // a column never decodes more values than the chunk says it holds.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -26,6 +28,11 @@ enum EventColumn : uint16_t {
   kEcTsExp, kEcTsMant, kEcDurExp, kEcDurMant,
   kEcCount
 };
+// Columns of a string block (schema.capnp "StringBlock", format version 3).
+enum StringColumn : uint16_t {
+  kScOrder = 1, kScPrefix, kScSuffixLength, kScSuffix,
+  kScCount
+};
 enum OpColumn : uint16_t {
   kOcEventIndex = 1, kOcStart, kOcLatency, kOcLateness, kOcDepWait, kOcGap, kOcRet,
   kOcRecordedRet, kOcWaitedOn, kOcRecordedDur, kOcPid, kOcTid, kOcWorker, kOcPath, kOcNr,
@@ -41,7 +48,8 @@ inline int64_t unzigzag(uint64_t v) {
 }
 
 // Appends values as varints; tracks whether any value was non-zero. The
-// buffer only grows (amortised), so a warm builder never allocates.
+// buffer only grows (amortised, from 64 bytes: a chunk keeps a builder per
+// column per thread), so a warm builder never allocates.
 class ColumnBuilder {
  public:
   void put(uint64_t v) {
@@ -58,14 +66,21 @@ class ColumnBuilder {
   void put_signed(int64_t v) { put(zigzag(v)); }
   bool all_zero() const { return nonzero_ == 0; }
   std::span<const uint8_t> bytes() const { return {buf_.data(), len_}; }
+  // Appends the values of `other` (a thread's part of a thread-major column).
+  void append(const ColumnBuilder& other) {
+    if (cap_ - len_ < other.len_ + 10) grow(len_ + other.len_ + 10);
+    if (other.len_ > 0) std::memcpy(buf_.data() + len_, other.buf_.data(), other.len_);
+    len_ += other.len_;
+    nonzero_ |= other.nonzero_;
+  }
   void clear() {
     len_ = 0;
     nonzero_ = 0;
   }
 
  private:
-  void grow() {
-    buf_.resize(std::max<size_t>(4096, buf_.size() * 2));
+  void grow(size_t at_least = 0) {
+    buf_.resize(std::max({size_t{64}, buf_.size() * 2, at_least}));
     cap_ = buf_.size();
   }
   std::vector<uint8_t> buf_;
@@ -73,9 +88,25 @@ class ColumnBuilder {
   uint64_t nonzero_ = 0;
 };
 
-// Decodes exactly `count` varints from `in` into `out`. Fails on a short or
-// over-long column or a varint longer than 10 bytes.
-Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint64_t>& out);
+// Decodes exactly `count` varints from `in` into `out`: the i-th into
+// out[i], or with `to` (a permutation of 0 .. count-1) into out[to[i]].
+// Fails on a short or over-long column or a varint longer than 10 bytes.
+Status decode_column(std::span<const uint8_t> in, size_t count, std::vector<uint64_t>& out,
+                     const uint32_t* to = nullptr);
+
+// Thread-major columns (schema.capnp "Chunk", format version 3): a column
+// holds the values of the table's first thread, then the second's, and so
+// on, each thread's in chunk order. What a thread does repeats (the next
+// file of its directory, the same syscalls), but threads interleave at random
+// and that hides the repeats from zstd (git status lstats from eight threads).
+// The writer builds each thread's part on its own and appends them.
+//
+// Which event each value of a thread-major column belongs to, from the
+// thread column (event order): a permutation for decode_column's `to`, which
+// puts the values back in event order. False if an event names a thread >=
+// `threads`.
+bool thread_major_events(std::span<const uint64_t> thread_col, size_t threads, std::vector<uint32_t>& event_at,
+                         std::vector<uint32_t>& cursor);
 
 // zstd helpers with reusable contexts (one per writer / reader).
 class Compressor {

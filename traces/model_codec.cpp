@@ -178,33 +178,88 @@ Status decode_footer(std::span<const capnp::word> msg, TraceFooter& f) {
   });
 }
 
-void encode_strings(uint32_t first_id, std::span<const std::string_view> strings, std::vector<uint8_t>& out) {
-  std::vector<uint8_t> blob;
-  front_code(strings, blob);
+void encode_strings(uint32_t first_id, std::span<const std::string_view> strings, Compressor& z,
+                    std::vector<uint8_t>& out) {
+  SortedStrings sorted;
+  sort_code(strings, sorted);
+  // The suffix lengths are always stored, so that a block of empty strings
+  // still says it is sorted-coded; all-zero varint columns are not.
+  const std::pair<StringColumn, std::span<const uint8_t>> cols[] = {
+      {kScOrder, sorted.order.all_zero() ? std::span<const uint8_t>() : sorted.order.bytes()},
+      {kScPrefix, sorted.prefix.all_zero() ? std::span<const uint8_t>() : sorted.prefix.bytes()},
+      {kScSuffixLength, sorted.suffix_length.bytes()},
+      {kScSuffix, sorted.suffix}};
+  auto stored = [](StringColumn id, std::span<const uint8_t> bytes) { return !bytes.empty() || id == kScSuffixLength; };
   capnp::MallocMessageBuilder mb;
   auto w = mb.initRoot<wire::StringBlock>();
   w.setFirstId(first_id);
   w.setCount(static_cast<uint32_t>(strings.size()));
-  w.setFrontCoded(kj::arrayPtr(blob.data(), blob.size()));
+  unsigned used = 0;
+  for (const auto& [id, bytes] : cols) used += stored(id, bytes);
+  auto list = w.initColumns(used);
+  unsigned i = 0;
+  std::vector<uint8_t> zbuf;
+  for (const auto& [id, bytes] : cols) {
+    if (!stored(id, bytes)) continue;
+    z.compress(bytes, zbuf);
+    list[i].setId(id);
+    list[i].setRawBytes(static_cast<uint32_t>(bytes.size()));
+    list[i++].setData(kj::arrayPtr(zbuf.data(), zbuf.size()));
+  }
   serialise(mb, out);
 }
 
-Status decode_strings(std::span<const capnp::word> msg, std::vector<std::string>& table) {
+namespace {
+
+// The strings of a sorted-coded block (schema.capnp "StringBlock", format version 3).
+Status decode_sorted(capnp::List<wire::Column>::Reader columns, uint64_t count, Decompressor& z,
+                     std::vector<std::string>& table) {
+  if (count > kMaxStringBlockStrings)
+    return Status::error("string block claims " + std::to_string(count) + " strings (limit " + std::to_string(kMaxStringBlockStrings) + ")");
+  std::vector<uint64_t> varints[kScSuffix];  // by id; absent: all zero
+  std::vector<uint8_t> suffix, raw;
+  std::vector<bool> present(kScCount);
+  for (auto col : columns) {
+    const uint16_t id = col.getId();
+    if (id == 0 || id >= kScCount) continue;  // from a newer writer: ignore
+    const uint64_t limit = id == kScSuffix ? kMaxStringBlockBytes : count * 10;
+    if (col.getRawBytes() > limit)
+      return Status::error("string column " + std::to_string(id) + " claims " + std::to_string(col.getRawBytes()) + " bytes (limit " + std::to_string(limit) + ")");
+    if (present[id]) return Status::error("string column " + std::to_string(id) + " appears twice");
+    present[id] = true;
+    auto data = col.getData();
+    std::vector<uint8_t>& into = id == kScSuffix ? suffix : raw;
+    if (Status st = z.decompress({data.begin(), data.size()}, col.getRawBytes(), into); !st)
+      return Status::error("string column " + std::to_string(id) + ": " + st.message());
+    if (id != kScSuffix)
+      if (Status st = decode_column(raw, count, varints[id]); !st)
+        return Status::error("string column " + std::to_string(id) + ": " + st.message());
+  }
+  for (int id = kScOrder; id < kScSuffix; ++id)
+    if (!present[id]) varints[id].assign(count, 0);
+  return sort_decode(varints[kScOrder], varints[kScPrefix], varints[kScSuffixLength], suffix, table);
+}
+
+}  // namespace
+
+Status decode_strings(std::span<const capnp::word> msg, Decompressor& z, std::vector<std::string>& table) {
   return guarded("strings", msg, [&](capnp::MessageReader& mr) {
     auto r = mr.getRoot<wire::StringBlock>();
     auto list = r.getStrings();
     auto blob = r.getFrontCoded();
-    const bool front_coded = r.getCount() > 0 || blob.size() > 0;
-    if (front_coded && list.size() > 0)
-      return Status::error("string block holds both a string list and front-coded strings");
-    uint64_t count = front_coded ? r.getCount() : list.size();
+    auto columns = r.getColumns();
+    if ((list.size() > 0) + (blob.size() > 0) + (columns.size() > 0) > 1)
+      return Status::error("string block holds strings in more than one coding");
+    const bool sorted = columns.size() > 0;
+    const bool front_coded = !sorted && (r.getCount() > 0 || blob.size() > 0);
+    uint64_t count = sorted || front_coded ? r.getCount() : list.size();
     uint64_t first = r.getFirstId();
     if (first + count <= table.size()) return Status::ok();  // already loaded (index scan)
     if (first != table.size())
       return Status::error("string block starts at id " + std::to_string(first) + ", expected " + std::to_string(table.size()) + " (an earlier string block is missing)");
-    if (front_coded) {
-      if (Status st = front_decode({blob.begin(), blob.size()}, r.getCount(), table); !st)
-        return Status::error("string block at id " + std::to_string(first) + ": " + st.message());
+    if (sorted || front_coded) {
+      Status st = sorted ? decode_sorted(columns, count, z, table) : front_decode({blob.begin(), blob.size()}, count, table);
+      if (!st) return Status::error("string block at id " + std::to_string(first) + ": " + st.message());
       return Status::ok();
     }
     for (auto s : list) table.push_back(str_of(s));

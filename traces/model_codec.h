@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "traces/columns.h"
 #include "traces/status.h"
 #include "traces/trace_model.h"
 
@@ -23,14 +24,18 @@ struct IndexRecord {
 
 void encode_header(const TraceHeader& h, std::vector<uint8_t>& out);
 void encode_footer(const TraceFooter& f, std::vector<uint8_t>& out);
-void encode_strings(uint32_t first_id, std::span<const std::string_view> strings, std::vector<uint8_t>& out);
+// String blocks in sorted coding (schema.capnp "StringBlock"), columns compressed with `z`:
+// the frame itself need not be.
+void encode_strings(uint32_t first_id, std::span<const std::string_view> strings, Compressor& z,
+                    std::vector<uint8_t>& out);
 void encode_prestate(std::span<const PrestateEntry> entries, std::vector<uint8_t>& out);
 void encode_index(std::span<const IndexRecord> entries, uint64_t total_records, std::vector<uint8_t>& out);
 
 Status decode_header(std::span<const capnp::word> msg, TraceHeader& h);
 Status decode_footer(std::span<const capnp::word> msg, TraceFooter& f);
-// Appends the strings; checks that they continue the table (first id == size).
-Status decode_strings(std::span<const capnp::word> msg, std::vector<std::string>& table);
+// Appends the strings of a block in any of the codings; checks that they
+// continue the table (first id == size). `z` decompresses sorted-coded columns.
+Status decode_strings(std::span<const capnp::word> msg, Decompressor& z, std::vector<std::string>& table);
 Status decode_prestate(std::span<const capnp::word> msg, std::vector<PrestateEntry>& out);
 Status decode_index(std::span<const capnp::word> msg, std::vector<IndexRecord>& out, uint64_t* total);
 

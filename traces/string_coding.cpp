@@ -1,6 +1,8 @@
 #include "traces/string_coding.h"
 
+#include <algorithm>
 #include <cstring>
+#include <numeric>
 
 namespace fsr {
 namespace {
@@ -41,6 +43,83 @@ size_t shared_prefix(std::string_view a, std::string_view b) {
 }
 
 }  // namespace
+
+void sort_code(std::span<const std::string_view> strings, SortedStrings& out) {
+  out.order.clear();
+  out.prefix.clear();
+  out.suffix_length.clear();
+  out.suffix.clear();
+  std::vector<uint32_t> idx(strings.size());
+  std::iota(idx.begin(), idx.end(), 0u);
+  std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+    return strings[a] < strings[b] || (strings[a] == strings[b] && a < b);
+  });
+  int64_t prev_i = -1;
+  std::string_view prev;
+  for (uint32_t i : idx) {
+    const std::string_view s = strings[i];
+    const size_t p = shared_prefix(s, prev);
+    out.order.put(zigzag(static_cast<int64_t>(i) - prev_i - 1));
+    out.prefix.put(p);
+    out.suffix_length.put(s.size() - p);
+    out.suffix.insert(out.suffix.end(), s.begin() + static_cast<long>(p), s.end());
+    prev_i = i;
+    prev = s;
+  }
+}
+
+Status sort_decode(std::span<const uint64_t> order, std::span<const uint64_t> prefix,
+                   std::span<const uint64_t> suffix_length, std::span<const uint8_t> suffix,
+                   std::vector<std::string>& table) {
+  const uint64_t count = order.size();
+  if (prefix.size() != count || suffix_length.size() != count)
+    return Status::error("sorted string columns disagree on the number of strings");
+  if (count > kMaxStringBlockStrings)
+    return Status::error("string block claims " + std::to_string(count) + " strings (limit " + std::to_string(kMaxStringBlockStrings) + ")");
+  // First pass: the order is a permutation and the lengths fit, before the
+  // strings take any memory.
+  std::vector<uint32_t> index(count);
+  std::vector<bool> seen(count);
+  int64_t prev_i = -1;
+  uint64_t prev_len = 0, used = 0, total = 0;
+  for (uint64_t k = 0; k < count; ++k) {
+    auto fail = [&](const std::string& why) {
+      return Status::error("sorted string " + std::to_string(k) + " of " + std::to_string(count) + ": " + why);
+    };
+    const int64_t step = unzigzag(order[k]);
+    const int64_t next = prev_i + 1;  // in [0, count]
+    if (step < -next || step >= static_cast<int64_t>(count) - next) return fail("its index is outside the block");
+    const int64_t i = next + step;
+    if (seen[static_cast<size_t>(i)]) return fail("its index " + std::to_string(i) + " appears twice");
+    seen[static_cast<size_t>(i)] = true;
+    index[k] = static_cast<uint32_t>(i);
+    const uint64_t p = prefix[k], n = suffix_length[k];
+    if (p > prev_len) return fail("shares " + std::to_string(p) + " bytes with a string of " + std::to_string(prev_len));
+    if (n > suffix.size() - used) return fail("its " + std::to_string(n) + " bytes run past the suffix column");
+    used += n;
+    total += p + n + kStringOverhead;
+    if (total > kMaxStringBlockBytes) return fail("the block decodes to more than " + std::to_string(kMaxStringBlockBytes) + " bytes");
+    prev_i = i;
+    prev_len = p + n;
+  }
+  if (used != suffix.size())
+    return Status::error("sorted strings: " + std::to_string(suffix.size() - used) + " suffix bytes left over after " + std::to_string(count) + " strings");
+  // Second pass: the block is known to be well formed.
+  const size_t base = table.size();
+  table.resize(base + count);
+  const std::string* prev = nullptr;
+  size_t pos = 0;
+  for (uint64_t k = 0; k < count; ++k) {
+    std::string& s = table[base + index[k]];
+    const size_t p = prefix[k], n = suffix_length[k];
+    s.reserve(p + n);
+    if (p > 0) s.assign(*prev, 0, p);
+    s.append(reinterpret_cast<const char*>(suffix.data() + pos), n);
+    pos += n;
+    prev = &s;
+  }
+  return Status::ok();
+}
 
 void front_code(std::span<const std::string_view> strings, std::vector<uint8_t>& out) {
   out.clear();

@@ -15,8 +15,11 @@ namespace fsr {
 // Version 2: front-coded string blocks and quantised timing columns
 // (schema.capnp). A version-1 reader would find no strings in a version-2
 // file and read its timings as zeros (it skips unknown columns), so the
-// version says it cannot read it; this reader reads both.
-inline constexpr uint16_t kFormatVersion = 2;
+// version says it cannot read it. Version 3: thread-major columns, inode
+// facts coded against the thread's previous ones (schema.capnp "Chunk") and
+// sorted string blocks ("StringBlock"); a version-2 reader would ignore the
+// fields that say so and decode garbage. This reader reads all three.
+inline constexpr uint16_t kFormatVersion = 3;
 inline constexpr uint16_t kOldestReadableVersion = 1;
 
 enum class PayloadKind : uint16_t { kTrace = 1, kResult = 2 };

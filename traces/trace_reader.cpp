@@ -180,7 +180,7 @@ struct TraceReader::Impl {
       }
       Status st;
       switch (h.type) {
-        case FrameType::kStrings: st = decode_strings(msg(), strings); break;
+        case FrameType::kStrings: st = decode_strings(msg(), z, strings); break;
         case FrameType::kFooter: {
           TraceFooter f;
           st = decode_footer(msg(), f);
@@ -278,7 +278,7 @@ struct TraceReader::Impl {
         problems.messages.push_back(path + ": string block at offset " + std::to_string(e.offset) + " unreadable: " + why);
         return Status::error(problems.messages.back());
       }
-      if (Status st = decode_strings(msg(), strings); !st) return Status::error(path + ": " + st.message());
+      if (Status st = decode_strings(msg(), z, strings); !st) return Status::error(path + ": " + st.message());
     }
     return Status::ok();
   }

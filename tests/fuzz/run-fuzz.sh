@@ -18,7 +18,7 @@ ninja -C "$work/build" reader_fuzz >"$work/build.log" 2>&1 || { tail -50 "$work/
 "$seed_tool" "$work/seeds"
 cp -n "$work/seeds"/* "$work/corpus/" 2>/dev/null || true
 # Files in the older format versions the reader still reads.
-cp -n "$here"/../traces/fixtures/v1*.trace "$here"/../traces/fixtures/v1*.result "$work/corpus/" 2>/dev/null || true
+cp -n "$here"/../traces/fixtures/*.trace "$here"/../traces/fixtures/*.result "$work/corpus/" 2>/dev/null || true
 echo "run-fuzz: $(ls "$work/seeds" | wc -l) seeds, ${seconds}s"
 "$work/build/reader_fuzz" "$work/corpus" -max_total_time="$seconds" -rss_limit_mb=1024 \
   -malloc_limit_mb=200 -timeout=10 -max_len=65536 -artifact_prefix="$work/artifacts/" \

@@ -33,14 +33,7 @@ std::vector<Event> write_and_read(const std::vector<Event>& in, uint32_t chunk_e
   }
   auto r = TraceReader::open(f.path());
   if (!r) return {};
-  std::vector<Event> all, out;
-  while (true) {
-    auto got = (*r)->next(out);
-    if (!got) return {};
-    if (!got.value()) break;
-    all.insert(all.end(), out.begin(), out.end());
-  }
-  return all;
+  return test::read_records<Event>(**r);
 }
 
 // Three threads, each: gap, syscall, gap, ...; merged in exit order like the

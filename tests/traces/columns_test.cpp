@@ -73,5 +73,47 @@ TEST(Columns, CompressorRoundTripsAndChecksSize) {
   EXPECT_FALSE(d.decompress(junk, 8, out).is_ok());
 }
 
+TEST(Columns, ThreadMajorOrderRoundTrips) {
+  // Values of several lengths (one to ten bytes), threads interleaved
+  // unevenly, built per thread and joined as the chunk writer does.
+  const std::vector<uint32_t> thread_of = {2, 0, 0, 1, 2, 2, 0, 3, 1, 0};
+  const std::vector<uint64_t> values = {7, 300, 0, 1ull << 40, 5, std::numeric_limits<uint64_t>::max(), 127, 128, 9, 2};
+  ColumnBuilder parts[4], joined;
+  for (size_t i = 0; i < values.size(); ++i) parts[thread_of[i]].put(values[i]);
+  for (const auto& p : parts) joined.append(p);
+  EXPECT_FALSE(joined.all_zero());
+  std::vector<uint64_t> stored;
+  ASSERT_TRUE(decode_column(joined.bytes(), values.size(), stored).is_ok());
+  EXPECT_EQ(stored, (std::vector<uint64_t>{300, 0, 127, 2, 1ull << 40, 9, 7, 5, std::numeric_limits<uint64_t>::max(), 128}))
+      << "thread 0's values, then thread 1's, ...";
+  const std::vector<uint64_t> thread_col(thread_of.begin(), thread_of.end());
+  std::vector<uint32_t> event_at, cursor;
+  ASSERT_TRUE(thread_major_events(thread_col, 4, event_at, cursor));
+  std::vector<uint64_t> back;
+  ASSERT_TRUE(decode_column(joined.bytes(), values.size(), back, event_at.data()).is_ok());
+  EXPECT_EQ(back, values) << "decoded back in event order";
+}
+
+TEST(Columns, AppendingKeepsGrowingAndTracksZeros) {
+  ColumnBuilder a, b, joined;
+  for (int i = 0; i < 1000; ++i) a.put(0);
+  joined.append(a);
+  EXPECT_TRUE(joined.all_zero());
+  for (int i = 0; i < 5000; ++i) b.put(static_cast<uint64_t>(i) << 20);
+  joined.append(b);
+  joined.append(ColumnBuilder{});
+  EXPECT_FALSE(joined.all_zero());
+  std::vector<uint64_t> out;
+  ASSERT_TRUE(decode_column(joined.bytes(), 6000, out).is_ok());
+  EXPECT_EQ(out[999], 0u);
+  EXPECT_EQ(out[5999], uint64_t{4999} << 20);
+}
+
+TEST(Columns, ThreadMajorEventsRefuseAnUnknownThread) {
+  std::vector<uint32_t> event_at, cursor;
+  const std::vector<uint64_t> thread_col = {0, 1, 2};
+  EXPECT_FALSE(thread_major_events(thread_col, 2, event_at, cursor));
+}
+
 }  // namespace
 }  // namespace fsr

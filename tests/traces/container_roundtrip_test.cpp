@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <random>
 
 #include "tests/traces/test_util.h"
 #include "traces/columns.h"
@@ -127,13 +128,7 @@ TEST(ContainerRoundTrip, ResultHeaderFieldsAndOps) {
   EXPECT_EQ(g.environment_json, h.environment_json);
   EXPECT_EQ(g.options_json, h.options_json);
   EXPECT_EQ(g.fallbacks, h.fallbacks);
-  std::vector<OpRecord> out, all;
-  while (true) {
-    auto got = (*r)->next(out);
-    ASSERT_TRUE(got) << got.message();
-    if (!got.value()) break;
-    all.insert(all.end(), out.begin(), out.end());
-  }
+  const auto all = test::read_records<OpRecord>(**r);
   ASSERT_EQ(all.size(), in.size());
   for (size_t i = 0; i < in.size(); ++i) {
     const OpRecord &a = in[i], &b = all[i];
@@ -197,15 +192,8 @@ TEST(ContainerRoundTrip, EventsEveryFieldAcrossChunksWithStringsAndPrestate) {
   }
   auto r = TraceReader::open(f.path());
   ASSERT_TRUE(r) << r.message();
-  std::vector<Event> out, all;
   int chunks = 0;
-  while (true) {
-    auto got = (*r)->next(out);
-    ASSERT_TRUE(got) << got.message();
-    if (!got.value()) break;
-    ++chunks;
-    all.insert(all.end(), out.begin(), out.end());
-  }
+  const auto all = test::read_records<Event>(**r, &chunks);
   EXPECT_EQ(chunks, 6);  // 40 events, 7 per chunk
   ASSERT_EQ(all.size(), in.size());
   for (size_t i = 0; i < in.size(); ++i) {
@@ -234,6 +222,74 @@ TEST(ContainerRoundTrip, EventsEveryFieldAcrossChunksWithStringsAndPrestate) {
   EXPECT_EQ(g.io_uring_submissions, 9u);
   EXPECT_EQ(g.string_drops, 2u);
   EXPECT_EQ(g.notes, "note");
+  EXPECT_TRUE((*r)->problems().complete());
+}
+
+// Format 3 stores every column but the thread column thread by thread, and
+// codes inode facts against the thread's previous ones: threads walking
+// their own directories, interleaved unevenly, with page faults (facts, no
+// path), closes (a path, no facts) and paths stat'ed again by another thread,
+// over chunks that cut threads anywhere, read back field for field.
+TEST(ContainerRoundTrip, InterleavedThreadsRoundTripEveryField) {
+  TempFile f;
+  std::mt19937_64 rng(11);
+  std::vector<Event> in;
+  {
+    auto w = TraceWriter::create(f.path(), test::sample_header(), {.chunk_events = 97});
+    ASSERT_TRUE(w) << w.message();
+    std::vector<uint64_t> clock(6, 5000), next_file(6, 0);
+    for (int i = 0; i < 1200; ++i) {
+      const uint32_t t = static_cast<uint32_t>(rng() % 6);
+      Event e;
+      e.pid = 700 + t / 3;  // two processes of three threads
+      e.tid = 700 + t;
+      clock[t] += 500 + rng() % 4000;
+      e.ts = clock[t];
+      e.dur = 200 + rng() % 3000;
+      clock[t] += e.dur;
+      const uint64_t r = rng();
+      if (r % 10 == 0) {  // a page fault: facts, no path
+        e.nr = kEvPageFault;
+        e.args[1] = 0x7f0000000000 + (r >> 20) % 0x100000;
+        e.dev = 0xfe00;
+        e.ino = 332383;
+        e.size = 215000;
+        e.mode = 0100755;
+      } else if (r % 10 == 1 && i > 0) {  // a path another thread stat'ed
+        e = in[rng() % in.size()];
+        e.pid = 700 + t / 3;
+        e.tid = 700 + t;
+        e.ts = clock[t];
+        e.dur = 300;
+        clock[t] += e.dur;
+      } else if (r % 10 == 2) {  // a close: a path, no facts
+        e.nr = 3;
+        e.path[0] = (*w)->intern("/repo/dir" + std::to_string(t) + "/f" + std::to_string(next_file[t]));
+      } else {  // the thread's next file
+        e.nr = 262;
+        e.args[0] = static_cast<uint64_t>(-100);
+        e.args[3] = 0x100;
+        const uint64_t k = next_file[t]++;
+        e.path[0] = (*w)->intern("/repo/dir" + std::to_string(t) + "/f" + std::to_string(k));
+        e.dev = 0xfe00;
+        e.ino = 11'000'000 + t * 1000 + k;
+        e.size = 10 + k % 3;
+        e.mode = k % 50 == 0 ? 040755 : 0100644;
+      }
+      in.push_back(e);
+      ASSERT_TRUE((*w)->append(e).is_ok());
+    }
+    ASSERT_TRUE((*w)->finish({}).is_ok());
+  }
+  auto r = TraceReader::open(f.path());
+  ASSERT_TRUE(r) << r.message();
+  EXPECT_EQ((*r)->header().format_version, kFormatVersion);
+  const auto all = test::read_records<Event>(**r);
+  ASSERT_EQ(all.size(), in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    SCOPED_TRACE(i);
+    expect_same(in[i], all[i], 768);  // three half steps (timing_quant.h)
+  }
   EXPECT_TRUE((*r)->problems().complete());
 }
 

@@ -1,6 +1,6 @@
-// The content of the checked-in format-version-1 files in fixtures/: the
-// same deterministic events, strings, prestate and ops are written by
-// fixtures/make_v1_fixtures.cpp (built against old writers) and expected by
+// The content of the checked-in files of earlier format versions in
+// fixtures/: the same deterministic events, strings, prestate and ops are
+// written by fixtures/make_fixtures.cpp (built against old writers) and expected by
 // legacy_format_test.cpp (read with today's reader). Plain arithmetic only,
 // so the content never changes with a library.
 #pragma once

@@ -1,7 +1,8 @@
 // Files written by earlier versions of the writer still read, value for
 // value: the fixtures were written by the writers of the commits named in
-// fixtures/make_v1_fixtures.cpp (format version 1: ns timing columns, string
-// blocks as a List(Data); the oldest with XOR-coded inodes).
+// fixtures/make_fixtures.cpp (format version 1: ns timing columns, string
+// blocks as a List(Data), the oldest with XOR-coded inodes; version 2:
+// quantised timings, front-coded string blocks).
 #include <gtest/gtest.h>
 
 #include "tests/traces/legacy_fixture.h"
@@ -13,27 +14,24 @@ namespace {
 
 std::string fixture(const char* name) { return std::string(FSR_FIXTURE_DIR) + "/" + name; }
 
-void expect_v1_trace(const std::string& path) {
+// Version 2 quantises timings: enter times within three half steps of the
+// truth (schema.capnp "Timing quantisation"), durations within one.
+constexpr uint64_t kV2TimingTolerance = 768;
+
+void expect_trace(const std::string& path, uint16_t version, uint64_t timing_tol) {
   auto r = TraceReader::open(path);
   ASSERT_TRUE(r) << r.message();
-  EXPECT_EQ((*r)->header().format_version, 1u);
+  EXPECT_EQ((*r)->header().format_version, version);
   EXPECT_EQ((*r)->header().root, "/home/u/repo");
-  std::vector<Event> all, out;
   int chunks = 0;
-  while (true) {
-    auto got = (*r)->next(out);
-    ASSERT_TRUE(got) << got.message();
-    if (!got.value()) break;
-    ++chunks;
-    all.insert(all.end(), out.begin(), out.end());
-  }
+  const auto all = test::read_records<Event>(**r, &chunks);
   EXPECT_TRUE((*r)->problems().complete()) << (*r)->problems().messages.size();
   EXPECT_EQ(chunks, 4);
   const auto want = legacy::events();
   ASSERT_EQ(all.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     SCOPED_TRACE(i);
-    test::expect_same(want[i], all[i], 0);  // ns columns: exact
+    test::expect_same(want[i], all[i], timing_tol);
   }
   const auto strs = legacy::strings();
   ASSERT_EQ((*r)->string_count(), strs.size() + 1);
@@ -45,26 +43,25 @@ void expect_v1_trace(const std::string& path) {
   ASSERT_TRUE((*r)->footer());
   EXPECT_EQ((*r)->footer()->notes, "v1 fixture");
   // Random access through the index decodes the same.
+  std::vector<Event> out;
   ASSERT_TRUE((*r)->read_chunk(2, out).value());
   ASSERT_EQ(out.size(), legacy::kChunkEvents);
-  EXPECT_EQ(out[7].ts, want[2 * legacy::kChunkEvents + 7].ts);
+  EXPECT_EQ(out[7].ts, all[2 * legacy::kChunkEvents + 7].ts);
 }
 
-TEST(LegacyFormat, V1TraceReadsExactly) { expect_v1_trace(fixture("v1.trace")); }
+TEST(LegacyFormat, V1TraceReadsExactly) { expect_trace(fixture("v1.trace"), 1, 0); }
 
-TEST(LegacyFormat, V1TraceWithXorCodedInodesReadsExactly) { expect_v1_trace(fixture("v1-ino-xor.trace")); }
+TEST(LegacyFormat, V1TraceWithXorCodedInodesReadsExactly) { expect_trace(fixture("v1-ino-xor.trace"), 1, 0); }
 
-TEST(LegacyFormat, V1ResultReadsExactly) {
-  auto r = TraceReader::open(fixture("v1.result"));
+TEST(LegacyFormat, V2TraceReadsExactlyButForQuantisedTimings) {
+  expect_trace(fixture("v2.trace"), 2, kV2TimingTolerance);
+}
+
+void expect_result(const std::string& path) {
+  auto r = TraceReader::open(path);
   ASSERT_TRUE(r) << r.message();
   EXPECT_EQ((*r)->kind(), PayloadKind::kResult);
-  std::vector<OpRecord> all, out;
-  while (true) {
-    auto got = (*r)->next(out);
-    ASSERT_TRUE(got) << got.message();
-    if (!got.value()) break;
-    all.insert(all.end(), out.begin(), out.end());
-  }
+  const auto all = test::read_records<OpRecord>(**r);
   const auto want = legacy::ops();
   ASSERT_EQ(all.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) {
@@ -81,6 +78,10 @@ TEST(LegacyFormat, V1ResultReadsExactly) {
   }
   EXPECT_EQ((*r)->str(want[3].path), legacy::strings()[want[3].path - 1]);
 }
+
+TEST(LegacyFormat, V1ResultReadsExactly) { expect_result(fixture("v1.result")); }
+
+TEST(LegacyFormat, V2ResultReadsExactly) { expect_result(fixture("v2.result")); }
 
 }  // namespace
 }  // namespace fsr

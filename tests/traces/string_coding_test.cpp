@@ -23,6 +23,33 @@ std::vector<std::string> round_trip(const std::vector<std::string>& in) {
   return out;
 }
 
+// The sorted coding's columns, decoded (what the block message stores, before zstd).
+struct SortedColumns {
+  std::vector<uint64_t> order, prefix, suffix_length;
+  std::vector<uint8_t> suffix;
+};
+SortedColumns sorted_columns(const std::vector<std::string>& in) {
+  std::vector<std::string_view> views(in.begin(), in.end());
+  SortedStrings coded;
+  sort_code(views, coded);
+  SortedColumns c;
+  EXPECT_TRUE(decode_column(coded.order.bytes(), in.size(), c.order).is_ok());
+  EXPECT_TRUE(decode_column(coded.prefix.bytes(), in.size(), c.prefix).is_ok());
+  EXPECT_TRUE(decode_column(coded.suffix_length.bytes(), in.size(), c.suffix_length).is_ok());
+  c.suffix = coded.suffix;
+  return c;
+}
+Status sorted_decode(const SortedColumns& c, std::vector<std::string>& table) {
+  return sort_decode(c.order, c.prefix, c.suffix_length, c.suffix, table);
+}
+std::vector<std::string> sorted_round_trip(const std::vector<std::string>& in) {
+  std::vector<std::string> out{"earlier"};
+  Status st = sorted_decode(sorted_columns(in), out);
+  EXPECT_TRUE(st.is_ok()) << st.message();
+  out.erase(out.begin());
+  return out;
+}
+
 TEST(StringCoding, EncodedFormIsReferencePrefixLengthRestLengthRest) {
   std::vector<std::string_view> in = {"/a/b", "/a/cd", "/a/c", "x"};
   std::vector<uint8_t> blob;
@@ -80,6 +107,8 @@ TEST(StringCoding, RoundTripsEdgeCases) {
   };
   EXPECT_EQ(round_trip(in), in);
   EXPECT_TRUE(round_trip({}).empty());
+  EXPECT_EQ(sorted_round_trip(in), in);
+  EXPECT_TRUE(sorted_round_trip({}).empty());
 }
 
 TEST(StringCoding, SharedPrefixesShrinkTheBlob) {
@@ -138,6 +167,84 @@ TEST(StringCoding, DecodedSizeIsBounded) {
   EXPECT_EQ(table.size(), 1u);
 }
 
+TEST(StringCoding, SortedFormIsOrderPrefixSuffixLengthSuffix) {
+  const auto c = sorted_columns({"/a/c", "/a/b", "x"});  // sorted: ids 1, 0, 2
+  EXPECT_EQ(c.order, (std::vector<uint64_t>{zigzag(1), zigzag(-2), zigzag(1)}));
+  EXPECT_EQ(c.prefix, (std::vector<uint64_t>{0, 3, 0}));
+  EXPECT_EQ(c.suffix_length, (std::vector<uint64_t>{4, 1, 1}));
+  EXPECT_EQ(std::string(c.suffix.begin(), c.suffix.end()), "/a/bcx");
+}
+
+// Two threads walking two directories, interleaved: in sorted order each
+// walk comes out whole, every string after a directory's first sharing the
+// directory with the one before.
+TEST(StringCoding, SortedCodingUndoesTheInterleaving) {
+  std::vector<std::string> in;
+  for (int i = 0; i < 40; ++i) {
+    in.push_back("/repo/dir14/f" + std::to_string(i) + ".txt");
+    if (i % 3 != 1) in.push_back("/repo/dir28/f" + std::to_string(i) + ".txt");
+  }
+  const auto c = sorted_columns(in);
+  size_t short_prefixes = 0;
+  for (uint64_t p : c.prefix) short_prefixes += p < std::string("/repo/dir14/f").size();
+  EXPECT_EQ(short_prefixes, 2u) << "only the first string of each directory";
+  EXPECT_EQ(sorted_round_trip(in), in);
+}
+
+// Every way sorted columns can lie gives an error and leaves the table as it was.
+void expect_sorted_rejected(const SortedColumns& c, const std::string& why) {
+  std::vector<std::string> table{"", "/kept"};
+  Status st = sorted_decode(c, table);
+  EXPECT_FALSE(st.is_ok()) << why;
+  EXPECT_EQ(table, (std::vector<std::string>{"", "/kept"})) << why;
+}
+
+TEST(StringCoding, CorruptSortedColumnsAreRejected) {
+  const auto good = sorted_columns({"/a/b", "/a/cd", std::string("x\0y", 3)});
+  std::vector<std::string> table{""};
+  ASSERT_TRUE(sorted_decode(good, table).is_ok());
+  auto c = good;
+  c.order[1] = zigzag(-1);  // index 0 twice
+  expect_sorted_rejected(c, "not a permutation");
+  c = good;
+  c.order[2] = zigzag(1);  // index 3 of 3
+  expect_sorted_rejected(c, "index past the block");
+  c = good;
+  c.order[0] = zigzag(-2);
+  expect_sorted_rejected(c, "index before the block");
+  c = good;
+  c.order[0] = ~uint64_t{0};
+  expect_sorted_rejected(c, "step beyond int64");
+  c = good;
+  c.prefix[0] = 1;
+  expect_sorted_rejected(c, "the first string shares a prefix with nothing");
+  c = good;
+  c.prefix[1] = 5;
+  expect_sorted_rejected(c, "prefix longer than the string before");
+  c = good;
+  c.suffix.pop_back();
+  expect_sorted_rejected(c, "suffix column cut short");
+  c = good;
+  c.suffix.push_back('z');
+  expect_sorted_rejected(c, "suffix bytes left over");
+  c = good;
+  c.suffix_length[2] = ~uint64_t{0};
+  expect_sorted_rejected(c, "suffix length beyond the column");
+  c = good;
+  c.prefix.pop_back();
+  expect_sorted_rejected(c, "columns of different lengths");
+  // One 64 KiB string repeated by entries of p = 65536: bounded like front coding.
+  c = {};
+  const uint64_t repeats = kMaxStringBlockBytes / 65536 + 10;
+  for (uint64_t i = 0; i <= repeats; ++i) {
+    c.order.push_back(0);
+    c.prefix.push_back(i == 0 ? 0 : 65536);
+    c.suffix_length.push_back(i == 0 ? 65536 : 0);
+  }
+  c.suffix.assign(65536, 'x');
+  expect_sorted_rejected(c, "decodes to more than the limit");
+}
+
 // Blocks as written before front coding (a List(Data)) still decode, and a
 // block that holds both forms is malformed.
 std::vector<uint64_t> list_block(uint32_t first, const std::vector<std::string>& strs, bool also_front) {
@@ -162,34 +269,67 @@ std::span<const capnp::word> as_words(const std::vector<uint64_t>& v) {
 }
 
 TEST(StringCoding, OldListBlocksStillDecode) {
+  Decompressor z;
   std::vector<std::string> strs = {"/x", std::string("\xff\0", 2), ""};
   auto msg = list_block(1, strs, false);
   std::vector<std::string> table{""};
-  ASSERT_TRUE(decode_strings(as_words(msg), table).is_ok());
+  ASSERT_TRUE(decode_strings(as_words(msg), z, table).is_ok());
   EXPECT_EQ(table, (std::vector<std::string>{"", "/x", std::string("\xff\0", 2), ""}));
   auto both = list_block(1, strs, true);
   table = {""};
-  Status st = decode_strings(as_words(both), table);
+  Status st = decode_strings(as_words(both), z, table);
   EXPECT_FALSE(st.is_ok());
   EXPECT_EQ(table.size(), 1u);
 }
 
-TEST(StringCoding, NewBlocksRoundTripThroughTheMessage) {
-  std::vector<std::string_view> strs = {"/home/a", "/home/b", ""};
+// A block as today's writer stores it (sorted coding), as message words.
+std::vector<uint64_t> sorted_block(uint32_t first, const std::vector<std::string_view>& strs) {
   std::vector<uint8_t> bytes;
-  encode_strings(1, strs, bytes);
+  Compressor c(1);
+  encode_strings(first, strs, c, bytes);
   std::vector<uint64_t> msg(bytes.size() / 8);
   std::memcpy(msg.data(), bytes.data(), bytes.size());
+  return msg;
+}
+
+TEST(StringCoding, NewBlocksRoundTripThroughTheMessage) {
+  const auto msg = sorted_block(1, {"/home/b", "/home/a", ""});
+  Decompressor z;
   std::vector<std::string> table{""};
-  ASSERT_TRUE(decode_strings(as_words(msg), table).is_ok());
-  EXPECT_EQ(table, (std::vector<std::string>{"", "/home/a", "/home/b", ""}));
-  table = {"", "/home/a", "/home/b", ""};
-  ASSERT_TRUE(decode_strings(as_words(msg), table).is_ok()) << "a block already loaded is skipped";
+  ASSERT_TRUE(decode_strings(as_words(msg), z, table).is_ok());
+  EXPECT_EQ(table, (std::vector<std::string>{"", "/home/b", "/home/a", ""}));
+  table = {"", "/home/b", "/home/a", ""};
+  ASSERT_TRUE(decode_strings(as_words(msg), z, table).is_ok()) << "a block already loaded is skipped";
   EXPECT_EQ(table.size(), 4u);
   table = {"", "x"};
-  Status st = decode_strings(as_words(msg), table);
+  Status st = decode_strings(as_words(msg), z, table);
   EXPECT_FALSE(st.is_ok()) << "a block that does not continue the table";
   EXPECT_NE(st.message().find("an earlier string block is missing"), std::string::npos) << st.message();
+}
+
+TEST(StringCoding, ABlockOfEmptyStringsIsStillSortedCoded) {
+  const auto msg = sorted_block(1, {"", ""});
+  Decompressor z;
+  std::vector<std::string> table{""};
+  ASSERT_TRUE(decode_strings(as_words(msg), z, table).is_ok());
+  EXPECT_EQ(table, (std::vector<std::string>{"", "", ""}));
+}
+
+TEST(StringCoding, ABlockWithSortedAndFrontCodedStringsIsMalformed) {
+  const auto msg = sorted_block(1, {"/b", "/a"});
+  Decompressor z;
+  const auto words = as_words(msg);
+  capnp::FlatArrayMessageReader in(kj::arrayPtr(words.data(), words.size()));
+  capnp::MallocMessageBuilder mb;
+  mb.setRoot(in.getRoot<wire::StringBlock>());
+  uint8_t blob[] = {0, 0, 2, '/', 'b', 0, 1, 1, 'a'};
+  mb.getRoot<wire::StringBlock>().setFrontCoded(kj::arrayPtr(blob, sizeof blob));
+  auto flat = capnp::messageToFlatArray(mb);
+  std::vector<std::string> table{""};
+  Status st = decode_strings({flat.begin(), flat.size()}, z, table);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("more than one coding"), std::string::npos) << st.message();
+  EXPECT_EQ(table.size(), 1u);
 }
 
 }  // namespace

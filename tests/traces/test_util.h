@@ -12,6 +12,7 @@
 
 #include "traces/event.h"
 #include "traces/trace_model.h"
+#include "traces/trace_reader.h"
 
 namespace fsr::test {
 
@@ -31,6 +32,24 @@ inline void expect_same(const Event& a, const Event& b, uint64_t timing_tol) {
   EXPECT_EQ(a.path[1], b.path[1]);
   EXPECT_EQ(a.nr, b.nr);
   EXPECT_EQ(a.flags, b.flags);
+}
+
+// Every record of `r` read sequentially (Event or OpRecord); `chunks`, if
+// given, counts the chunks. A read error fails the test and ends the read.
+template <typename Rec>
+std::vector<Rec> read_records(TraceReader& r, int* chunks = nullptr) {
+  std::vector<Rec> out, all;
+  while (true) {
+    auto got = r.next(out);
+    if (!got) {
+      ADD_FAILURE() << got.message();
+      break;
+    }
+    if (!got.value()) break;
+    if (chunks) ++*chunks;
+    all.insert(all.end(), out.begin(), out.end());
+  }
+  return all;
 }
 
 class TempFile {

@@ -1,5 +1,5 @@
 // Where a trace's bytes go: bytes per event by frame type and, for event
-// chunks, by column (compressed size as stored). Walks the frames directly,
+// chunks and sorted-coded string blocks, by column (compressed size as stored). Walks the frames directly,
 // so it reports every encoding the reader accepts. Prints figures; asserts
 // nothing. Usage: fsreplay_trace_sizes FILE...
 #include <capnp/serialize.h>
@@ -34,7 +34,7 @@ int report(const std::string& path) {
     return 1;
   }
   std::map<std::string, uint64_t> by_frame;
-  std::map<uint16_t, uint64_t> by_column;
+  std::map<uint16_t, uint64_t> by_column, by_string_column;
   uint64_t events = 0, chunk_overhead = 0, strings = 0, string_bytes = 0;
   fsr::Decompressor z;
   std::vector<uint8_t> raw;
@@ -64,6 +64,7 @@ int report(const std::string& path) {
     } else if (h->type == fsr::FrameType::kStrings) {
       strings += h->records;
       string_bytes += h->raw_len;
+      for (auto c : mr.getRoot<fsr::wire::StringBlock>().getColumns()) by_string_column[c.getId()] += c.getData().size();
     }
     off += fsr::kFrameHeaderSize + h->payload_len;
   }
@@ -72,6 +73,9 @@ int report(const std::string& path) {
   for (const auto& [name, bytes] : by_frame) fmt::print("  frames {:<10} {:>9} B  {:>6.2f} B/event\n", name, bytes, bytes / n);
   fmt::print("  strings: {} in {} raw (capnp) bytes\n", strings, string_bytes);
   fmt::print("  chunk framing (frame and capnp headers, thread tables) {:>6.2f} B/event\n", chunk_overhead / n);
+  static const char* kStringColumns[] = {"?", "order", "prefix", "suffix len", "suffix"};
+  for (const auto& [id, bytes] : by_string_column)
+    fmt::print("  string column {:<10} {:>9} B  {:>6.2f} B/event\n", id < 5 ? kStringColumns[id] : "?", bytes, bytes / n);
   for (const auto& [id, bytes] : by_column)
     fmt::print("  column {:>2} {:<11} {:>9} B  {:>6.2f} B/event\n", id, column_name(id), bytes, bytes / n);
   return 0;
