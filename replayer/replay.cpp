@@ -244,17 +244,25 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   if (!sr) return sr.status();
   Session& ss = *sr.value();
   // The tree: prepared now, or verified (a fresh scratch is always prepared).
+  bool wrote = false;
   if (o.prepare) {
     auto m = materialise(ss.spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare"));
     if (!m) return m.status();
+    wrote = true;
   } else {
     if (ss.roots.scratch_is_ours) {
       auto m = materialise(only(ss.spec, Root::kScratch), ss.roots.fd, ss.features, prepare_threads(),
                            phase_progress(o, "prepare scratch"));
       if (!m) return m.status();
+      wrote = true;
     }
     if (Status v = verify_tree(ss.spec, ss.roots.fd, ss.features); !v) return v;
   }
+  // What preparing wrote is written back now, not by the kernel's writeback
+  // in the middle of the measured replay.
+  if (wrote)
+    for (int fd : ss.roots.fd)
+      if (fd >= 0) syncfs(fd);
   ExecEnv env;
   env.root[0] = ss.roots.fd[0];
   env.root[1] = ss.roots.fd[1];
