@@ -6,7 +6,7 @@
 # injected latency, so FUSE's own cost is not part of the difference.
 # Usage: attribution_e2e.sh FSREPLAY SLOWFS [CLASS...]   (root)
 set -euo pipefail
-fsreplay=$1 slowfs=$2
+fsreplay=$(realpath "$1") slowfs=$(realpath "$2")
 shift 2
 classes=("$@")
 [[ ${#classes[@]} -gt 0 ]] || classes=(stat open readdir write)
