@@ -1,5 +1,7 @@
 #include "recorder/event_decoder.h"
 
+#include <cstring>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -36,19 +38,42 @@ EventDecoder::EventDecoder(uint64_t mono_start_ns, InternFn intern)
 }
 
 StrId EventDecoder::intern(std::string_view s) {
-  auto it = ids_.find(s);
-  if (it != ids_.end()) return it->second;
+  const uint64_t h = std::hash<std::string_view>{}(s);
+  size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const InternSlot& x = slots_[i];
+    if (x.id == kNoStr) break;
+    if (x.hash == h && x.len == s.size() && std::memcmp(x.data, s.data(), s.size()) == 0) return x.id;
+  }
   storage_.emplace_back(s);
   std::string_view stored = storage_.back();
   StrId id = intern_fn_(stored);
-  ids_.emplace(stored, id);
-  by_id_.emplace(id, stored);
+  if (id == kNoStr) {  // (the writer gives no id to an empty string)
+    storage_.pop_back();
+    return kNoStr;
+  }
+  if (2 * (interned_ + 1) > slots_.size()) {  // keep the table at most half full
+    std::vector<InternSlot> old(slots_.size() * 2);
+    old.swap(slots_);
+    mask = slots_.size() - 1;
+    for (const InternSlot& x : old) {
+      if (x.id == kNoStr) continue;
+      size_t i = x.hash & mask;
+      while (slots_[i].id != kNoStr) i = (i + 1) & mask;
+      slots_[i] = x;
+    }
+  }
+  size_t i = h & mask;
+  while (slots_[i].id != kNoStr) i = (i + 1) & mask;
+  slots_[i] = {h, stored.data(), static_cast<uint32_t>(stored.size()), id};
+  ++interned_;
+  if (id >= by_id_.size()) by_id_.resize(std::max<size_t>(id + 1, by_id_.size() * 2));
+  by_id_[id] = stored;
   return id;
 }
 
 std::string_view EventDecoder::str(StrId id) const {
-  auto it = by_id_.find(id);
-  return it == by_id_.end() ? std::string_view() : it->second;
+  return id < by_id_.size() ? by_id_[id] : std::string_view();
 }
 
 EventDecoder::Task& EventDecoder::task(uint32_t pid, uint32_t tid) {

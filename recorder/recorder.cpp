@@ -158,6 +158,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   if (!session_r) return session_r.status();
   std::unique_ptr<BpfSession> session = std::move(session_r.value());
   if (session->cpu_count() > sysconf(_SC_NPROCESSORS_CONF)) merger = RingMerger(session->cpu_count());
+  merger.reserve(session->lane_bytes() / 4);  // what the governor lets a lane hold before it raises the drain
   if (!session->warnings().empty()) sum.warnings += session->warnings() + "\n";
 
   RunAs as = o.run_as_invoker ? invoking_user() : RunAs{getuid(), getgid(), {}, {}};

@@ -9,6 +9,13 @@ RingMerger::RingMerger(uint32_t ncpu) : queues_(ncpu) {
   for (auto& q : queues_) q.buf.resize(1 << 16);
 }
 
+void RingMerger::reserve(size_t bytes) {
+  // A frame's length word takes the place of the queue's size word.
+  const size_t words = bytes / 8;
+  for (auto& q : queues_)
+    if (q.buf.size() < words) q.buf.resize(words);
+}
+
 void RingMerger::push(uint32_t cpu, const void* data, size_t size) {
   if (cpu >= queues_.size() || size < sizeof(fsr_rec)) return;
   Queue& q = queues_[cpu];

@@ -19,6 +19,11 @@ class RingMerger {
  public:
   explicit RingMerger(uint32_t ncpu);
 
+  // Gives every CPU's queue room for `bytes` of records (and their size
+  // words) now, so that a drain that finds well-filled lanes does not grow
+  // them while the workload runs.
+  void reserve(size_t bytes);
+
   // Copies one record (fsr_rec and its sections) into CPU `cpu`'s queue.
   void push(uint32_t cpu, const void* data, size_t size);
 

@@ -63,6 +63,25 @@ class DecoderTest : public ::testing::Test {
   EventDecoder dec_;
 };
 
+// Interning: a path seen again gets its first id, also across the table's
+// growth (it starts at 65,536 slots, half of which may be filled).
+TEST_F(DecoderTest, PathsKeepTheirIdsAcrossTheInternTablesGrowth) {
+  const int n = 40000;
+  std::vector<StrId> first(n);
+  for (int i = 0; i < n; ++i)
+    first[i] = sys(100, SYS_newfstatat, {static_cast<uint64_t>(AT_FDCWD), 0, 0, 0}, 0,
+                   ("/work/d" + std::to_string(i % 97) + "/f" + std::to_string(i)).c_str()).path[0];
+  const size_t distinct = strings_.size();
+  for (int i = n - 1; i >= 0; --i) {
+    Event e = sys(100, SYS_newfstatat, {static_cast<uint64_t>(AT_FDCWD), 0, 0, 0}, 0,
+                  ("/work/d" + std::to_string(i % 97) + "/f" + std::to_string(i)).c_str());
+    ASSERT_EQ(e.path[0], first[i]) << i;
+  }
+  EXPECT_EQ(strings_.size(), distinct) << "a path seen before was interned again";
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {static_cast<uint64_t>(AT_FDCWD), 0, 0, 0}, 0, "d5/f5"), 0),
+            "/work/d5/f5");
+}
+
 TEST_F(DecoderTest, TimesAreRelativeToTraceStart) {
   Event e = sys(100, SYS_close, {9}, -9);
   EXPECT_EQ(e.ts, 1000u);
