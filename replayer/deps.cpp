@@ -219,7 +219,10 @@ class DepBuilder {
           uint32_t child = e.nr == SYS_wait4 ? static_cast<uint32_t>(e.ret)
                            : (e.args[0] == P_PID ? static_cast<uint32_t>(e.args[1]) : 0);
           auto it = last_of_pid_.find(child);
-          causal_edge(child && it != last_of_pid_.end() ? static_cast<uint32_t>(it->second - 1) : kNoOp, i);
+          const uint32_t last = child && it != last_of_pid_.end() ? static_cast<uint32_t>(it->second - 1) : kNoOp;
+          causal_edge(last, i);
+          if (last != kNoOp && ev_[last].nr == kEvProcExit && end(i) >= end(last))
+            exit_lags_.push_back({last, end(i) - end(last)});
           break;
         }
         case SYS_futex: {
@@ -274,7 +277,24 @@ class DepBuilder {
     }
   }
 
+  // A process's exit event comes from inside the kernel's exit path, before
+  // its address space is torn down; its parent's wait returns after that. The
+  // time between the exit event and the wait's return, less a wake-up (the
+  // trace's smallest such lag, at most kWakeNs), is the exit's own work: the
+  // replay holds the exit op for it (PlanOp::own_ns).
+  static constexpr uint64_t kWakeNs = 100'000;
+  void exit_holds() {
+    if (exit_lags_.empty()) return;
+    uint64_t floor = kWakeNs;
+    for (const auto& [op, lag] : exit_lags_) floor = std::min(floor, lag);
+    for (const auto& [op, lag] : exit_lags_) {
+      const uint64_t hold = std::min<uint64_t>(lag - floor, UINT32_MAX);
+      plan_.ops[op].own_ns = std::max(plan_.ops[op].own_ns, static_cast<uint32_t>(hold));
+    }
+  }
+
   void finish() {
+    exit_holds();
     std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) {
       return a.to < b.to || (a.to == b.to && a.from < b.from);
     });
@@ -300,6 +320,7 @@ class DepBuilder {
   const std::vector<OpFacts>& facts_;
   Plan& plan_;
   std::vector<bool> key_end_;
+  std::vector<std::pair<uint32_t, uint64_t>> exit_lags_;  // (exit op, its waiter's return - its end)
   std::vector<uint64_t> key_;
   std::vector<Edge> edges_;
   std::vector<uint32_t> by_end_;

@@ -147,6 +147,7 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       if (first && s.timing == TimingMode::kThink && s.plan.threads[op.thread].creator != kNoOp) {
         // A new thread: its creator first, then its start-up compute.
         dep_done = wait_deps(s, i, last_dep);
+        if (dep_done > mono_ns() - s.start) sleep_until(s.start + dep_done);  // a held exit
         uint64_t t1 = mono_ns() - s.start;
         dep_wait = t1 - now;
         target = t1 + pay(op.gap);
@@ -159,6 +160,7 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
         slept = t1 - now;
         if (s.timing == TimingMode::kThink && target > now && t1 > target) debt += t1 - target;
         dep_done = wait_deps(s, i, last_dep);
+        if (dep_done > mono_ns() - s.start) sleep_until(s.start + dep_done);  // a held exit
         dep_wait = mono_ns() - s.start - t1;
       }
       uint16_t flags = 0;
@@ -205,8 +207,17 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
         else debt += r.latency - fault_gap;
       } else if (op.action == OpAction::kIssue && !(flags & kOfSkipped))
         debt += std::min(s.syscall_ns, r.latency);  // the entry/exit the recorded gap already holds
-      if (op.own_ns) carry = op.own_ns > r.latency ? op.own_ns - r.latency : 0;
-      s.done[i].store(prev_done + 1, std::memory_order_release);
+      // A process's exit completes, for its waiting parent, after the
+      // teardown the original's parent waited for (plan.h). The completion is
+      // published as that future time, which the waiter sleeps to: this
+      // worker goes on (it may carry a thread that started meanwhile).
+      uint64_t completes = prev_done;
+      if (e.nr == kEvProcExit) {
+        if (s.timing == TimingMode::kThink) completes += op.own_ns;
+      } else if (op.own_ns) {
+        carry = op.own_ns > r.latency ? op.own_ns - r.latency : 0;
+      }
+      s.done[i].store(completes + 1, std::memory_order_release);
       if (op.flags & kPfNotify) s.done[i].notify_all();
       slot.done.store(slot.done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }

@@ -78,6 +78,8 @@ struct PlanOp {
   // an open or to nothing and sleeps this instead. Not the whole duration: a
   // vfork child's execve is entered before, and ends after, the exec event
   // the kernel reports from inside it, whose gap already holds that time.
+  // A process's exit event: the teardown its waiting parent still waited
+  // for after it (deps.cpp, exit_holds), held before the exit counts as done.
   uint32_t own_ns = 0;
   uint64_t ref_off = 0;
   uint64_t gap = 0;                 // recorded compute gap before this op, ns

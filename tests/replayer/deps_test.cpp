@@ -121,6 +121,24 @@ TEST(Deps, Wait4WaitsForTheChildsExit) {
   EXPECT_EQ(p.approx_deps, 0u);
 }
 
+// The parent's wait returned 4 ms after the child's exit event (the child's
+// address space torn down in between), another's 30 us after (a wake-up):
+// the first exit is held for the difference, the second not at all.
+TEST(Deps, AnExitIsHeldForTheTeardownItsParentWaitedFor) {
+  Synth t;
+  t.add(1, 1, SYS_clone, 10, 5, 2, {SIGCHLD});
+  t.add(1, 1, SYS_clone, 20, 5, 3, {SIGCHLD});
+  uint32_t w2 = t.add(1, 1, SYS_wait4, 30, 5'000'000 - 30, 2, {static_cast<uint64_t>(-1), 0, 0, 0});
+  uint32_t x2 = t.add(2, 2, kEvProcExit, 1'000'000, 0, 0);
+  uint32_t w3 = t.add(1, 1, SYS_wait4, 5'000'100, 1'030'000 - 100, 3, {static_cast<uint64_t>(-1), 0, 0, 0});
+  uint32_t x3 = t.add(3, 3, kEvProcExit, 6'000'000, 0, 0);
+  Plan p = t.plan();
+  ASSERT_TRUE(has_dep(p, w2, x2));
+  ASSERT_TRUE(has_dep(p, w3, x3));
+  EXPECT_EQ(p.ops[x2].own_ns, 4'000'000u - 30'000u);
+  EXPECT_EQ(p.ops[x3].own_ns, 0u);
+}
+
 TEST(Deps, PipeReadWaitsForTheWriteThatFedIt) {
   Synth t;
   t.add(1, 1, SYS_pipe2, 5, 1, 0, {3 | (4ull << 32), O_CLOEXEC});

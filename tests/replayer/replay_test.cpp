@@ -312,6 +312,28 @@ TEST_F(Replay, PipeReadWaitsForTheReplayedWrite) {
   EXPECT_GT(ops[rd].dep_wait, 0u);
 }
 
+// Think mode: the parent's wait ends no sooner than the child's exit plus the
+// teardown the original's parent waited for; the child's worker does not
+// wait for it.
+TEST_F(Replay, AWaitEndsAfterTheHeldExitOfItsChild) {
+  Synth t;
+  t.add(1, 1, SYS_clone, 100, 10, 2, {SIGCHLD});
+  t.add(1, 1, SYS_clone, 200, 10, 3, {SIGCHLD});
+  t.add(2, 2, SYS_newfstatat, 300, 10, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  uint32_t x2 = t.add(2, 2, kEvProcExit, 1'000'000, 0, 0);
+  uint32_t w2 = t.add(1, 1, SYS_wait4, 400, 31'000'000 - 400, 2, {static_cast<uint64_t>(-1), 0, 0, 0});
+  uint32_t after = t.add(1, 1, SYS_newfstatat, 31'000'010, 10, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  uint32_t x3 = t.add(3, 3, kEvProcExit, 31'100'000, 0, 0);
+  t.add(1, 1, SYS_wait4, 31'000'100, 130'000, 3, {static_cast<uint64_t>(-1), 0, 0, 0});
+  std::string trace = write_trace(t, "/w/p");
+  auto r = run_replay(trace, options(TimingMode::kThink));
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  EXPECT_GE(ops[after].start, ops[x2].start + 29'000'000) << "the 30 ms teardown was not waited for";
+  EXPECT_GT(ops[w2].dep_wait, 0u);
+  (void)x3;
+}
+
 TEST_F(Replay, ExecEventsNameProcessesInTheResult) {
   Synth t;
   uint32_t x = t.add(1, 1, kEvProcExec, 10, 0, 0, {}, "/usr/bin/cc");
