@@ -87,7 +87,7 @@ std::string canonical(const std::string& p) {
 class DrainGovernor {
  public:
   explicit DrainGovernor(const BpfSession& s) : session_(s), drain_tid_(gettid()) {
-    nice(drain_tid_, kIdle);
+    set_nice(drain_tid_, kIdle);
     last_flush_ = now_ns(CLOCK_MONOTONIC);
     thread_ = std::thread([this] { run(); });
   }
@@ -102,7 +102,7 @@ class DrainGovernor {
     if (thread_.joinable()) {
       stop_.store(true);
       thread_.join();
-      nice(drain_tid_, kRaised);
+      set_nice(drain_tid_, kRaised);
     }
     return boosts_;
   }
@@ -110,11 +110,11 @@ class DrainGovernor {
  private:
   static constexpr int kIdle = 19, kRaised = -5;
   static constexpr uint64_t kCheckNs = 10'000'000, kFlushAgeNs = 750'000'000;
-  static void nice(pid_t tid, int v) {
+  static void set_nice(pid_t tid, int v) {
     if (setpriority(PRIO_PROCESS, static_cast<id_t>(tid), v) != 0) { /* not fatal: drops are counted */ }
   }
   void run() {
-    nice(gettid(), kRaised);
+    set_nice(gettid(), kRaised);
     bool raised = false;
     const uint64_t quarter = session_.lane_bytes() / 4, sixteenth = session_.lane_bytes() / 16;
     while (!stop_.load()) {
@@ -123,11 +123,11 @@ class DrainGovernor {
       const uint64_t fill = session_.lane_fill_now();
       const uint64_t age = now_ns(CLOCK_MONOTONIC) - last_flush_.load(std::memory_order_relaxed);
       if (!raised && (fill > quarter || age > kFlushAgeNs)) {
-        nice(drain_tid_, kRaised);
+        set_nice(drain_tid_, kRaised);
         raised = true;
         ++boosts_;
       } else if (raised && fill < sixteenth && age < kFlushAgeNs) {
-        nice(drain_tid_, kIdle);
+        set_nice(drain_tid_, kIdle);
         raised = false;
       }
     }
