@@ -182,7 +182,7 @@ static __always_inline void emit_c(struct fsr_counters *c, struct scratch *sc, _
   }
   if (tail < ctl->floor)
     tail = ctl->floor;
-  next = head + FSR_FRAME_HDR + ((len + 7) & ~7ULL);
+  next = head + fsr_frame_size(len);
   /* The control dependency on `tail` orders the reader's last reads of this
    * space before the writes below (fsreplay_record.h). */
   if (next - tail > cap)

@@ -149,6 +149,12 @@ static inline __u64 fsr_frame_at(__u64 pos)
   return (pos & (FSR_SEG_SIZE - 1)) > FSR_SEG_SIZE - FSR_FRAME_MAX ? (pos | (FSR_SEG_SIZE - 1)) + 1 : pos;
 }
 
+/* Bytes a frame of a `len`-byte record takes: its length word and the record, padded to 8. */
+static inline __u64 fsr_frame_size(__u64 len)
+{
+  return FSR_FRAME_HDR + ((len + 7) & ~7ULL);
+}
+
 /* Where a rewind at `pos` continues, for a lane of `capacity` bytes (a power of two). */
 static inline __u64 fsr_rewind_to(__u64 pos, __u64 capacity)
 {

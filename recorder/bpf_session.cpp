@@ -118,6 +118,12 @@ fsr_lane_ctl* BpfSession::lane_ctl(uint32_t cpu) const {
   return static_cast<fsr_lane_ctl*>(ctl_.addr) + cpu;
 }
 
+// Bytes a lane holds between `tail` and `head`: a rewind's skipped space is
+// free, so count from its target when the reader has not passed it yet.
+static uint64_t lane_fill(uint64_t head, uint64_t tail, uint64_t floor) {
+  return head - std::min(head, std::max(tail, floor));
+}
+
 Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, RecordFn fn,
                                                      void* ctx) {
   g_debug = getenv("FSREPLAY_BPF_DEBUG") != nullptr;
@@ -247,8 +253,7 @@ Status BpfSession::consume() {
                             (static_cast<size_t>(cpu) * segs_per_lane_ << FSR_SEG_SHIFT),
                         segs_per_lane_ - 1u, __atomic_load_n(&c->rewind_from, __ATOMIC_RELAXED),
                         __atomic_load_n(&c->floor, __ATOMIC_RELAXED)};
-    // (A rewind's skipped space is free: count from its target.)
-    last_peak_bytes_ = std::max(last_peak_bytes_, head - std::min(head, std::max(tail, lane.floor)));
+    last_peak_bytes_ = std::max(last_peak_bytes_, lane_fill(head, tail, lane.floor));
     const uint64_t end = read_lane(
         lane, tail, head, [&](const void* rec, size_t size) { fn_(ctx_, cpu, rec, size); }, &lane_damage_);
     __atomic_store_n(&c->tail, end, __ATOMIC_RELEASE);
@@ -261,8 +266,8 @@ uint64_t BpfSession::lane_fill_now() const {
   for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) {
     fsr_lane_ctl* c = lane_ctl(cpu);
     const uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
-    const uint64_t from = std::max(__atomic_load_n(&c->tail, __ATOMIC_ACQUIRE), __atomic_load_n(&c->floor, __ATOMIC_RELAXED));
-    most = std::max(most, head - std::min(head, from));
+    most = std::max(most, lane_fill(head, __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE),
+                                    __atomic_load_n(&c->floor, __ATOMIC_RELAXED)));
   }
   return most;
 }

@@ -39,7 +39,7 @@ EventDecoder::EventDecoder(uint64_t mono_start_ns, InternFn intern)
 
 StrId EventDecoder::intern(std::string_view s) {
   const uint64_t h = std::hash<std::string_view>{}(s);
-  size_t mask = slots_.size() - 1;
+  const size_t mask = slots_.size() - 1;
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     const InternSlot& x = slots_[i];
     if (x.id == kNoStr) break;
@@ -52,20 +52,19 @@ StrId EventDecoder::intern(std::string_view s) {
     storage_.pop_back();
     return kNoStr;
   }
+  auto place = [this](const InternSlot& x) {
+    const size_t m = slots_.size() - 1;
+    size_t i = x.hash & m;
+    while (slots_[i].id != kNoStr) i = (i + 1) & m;
+    slots_[i] = x;
+  };
   if (2 * (interned_ + 1) > slots_.size()) {  // keep the table at most half full
     std::vector<InternSlot> old(slots_.size() * 2);
     old.swap(slots_);
-    mask = slots_.size() - 1;
-    for (const InternSlot& x : old) {
-      if (x.id == kNoStr) continue;
-      size_t i = x.hash & mask;
-      while (slots_[i].id != kNoStr) i = (i + 1) & mask;
-      slots_[i] = x;
-    }
+    for (const InternSlot& x : old)
+      if (x.id != kNoStr) place(x);
   }
-  size_t i = h & mask;
-  while (slots_[i].id != kNoStr) i = (i + 1) & mask;
-  slots_[i] = {h, stored.data(), static_cast<uint32_t>(stored.size()), id};
+  place({h, stored.data(), static_cast<uint32_t>(stored.size()), id});
   ++interned_;
   if (id >= by_id_.size()) by_id_.resize(std::max<size_t>(id + 1, by_id_.size() * 2));
   by_id_[id] = stored;

@@ -31,12 +31,12 @@ uint64_t read_lane(const LaneView& lane, uint64_t tail, uint64_t head, Fn&& fn, 
     const uint8_t* frame = lane.segs + (((at >> FSR_SEG_SHIFT) & lane.seg_mask) << FSR_SEG_SHIFT) +
                            (at & (FSR_SEG_SIZE - 1));
     const uint64_t len = *reinterpret_cast<const uint64_t*>(frame);
-    if (len > FSR_REC_MAX || at + FSR_FRAME_HDR + ((len + 7) & ~uint64_t{7}) > head) {
+    if (len > FSR_REC_MAX || at + fsr_frame_size(len) > head) {
       if (damaged) *damaged = true;
       return head;
     }
     fn(static_cast<const void*>(frame + FSR_FRAME_HDR), static_cast<size_t>(len));
-    tail = at + FSR_FRAME_HDR + ((len + 7) & ~uint64_t{7});
+    tail = at + fsr_frame_size(len);
   }
 }
 

@@ -75,7 +75,8 @@ struct Shared {
   uint64_t syscall_ns = 0;  // paid back per issued call in think mode (measure_syscall_overhead_ns)
 };
 
-// Waits for op i's dependencies; returns the latest completion time and which dep it was.
+// Waits for op i's dependencies, up to the latest completion time, which it
+// returns with the dep it was.
 inline uint64_t wait_deps(Shared& s, uint32_t i, uint32_t& last_dep) {
   const PlanOp& op = s.plan.ops[i];
   uint64_t latest = 0;
@@ -97,6 +98,9 @@ inline uint64_t wait_deps(Shared& s, uint32_t i, uint32_t& last_dep) {
       last_dep = d;
     }
   }
+  // A dependency may complete later than it was published: a held exit
+  // (plan.h) announces the time its teardown ends.
+  if (latest > mono_ns() - s.start) sleep_until(s.start + latest);
   return latest;
 }
 
@@ -147,7 +151,6 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       if (first && s.timing == TimingMode::kThink && s.plan.threads[op.thread].creator != kNoOp) {
         // A new thread: its creator first, then its start-up compute.
         dep_done = wait_deps(s, i, last_dep);
-        if (dep_done > mono_ns() - s.start) sleep_until(s.start + dep_done);  // a held exit
         uint64_t t1 = mono_ns() - s.start;
         dep_wait = t1 - now;
         target = t1 + pay(op.gap);
@@ -160,7 +163,6 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
         slept = t1 - now;
         if (s.timing == TimingMode::kThink && target > now && t1 > target) debt += t1 - target;
         dep_done = wait_deps(s, i, last_dep);
-        if (dep_done > mono_ns() - s.start) sleep_until(s.start + dep_done);  // a held exit
         dep_wait = mono_ns() - s.start - t1;
       }
       uint16_t flags = 0;

@@ -30,7 +30,7 @@ struct TestLane {
       h = fsr_rewind_to(h, capacity());
       floor = h;
     }
-    const uint64_t next = h + FSR_FRAME_HDR + ((len + 7) & ~7u);
+    const uint64_t next = h + fsr_frame_size(len);
     if (next - std::max(tail, floor) > capacity()) return false;
     const uint64_t l = len;
     std::memcpy(at(h), &l, 8);

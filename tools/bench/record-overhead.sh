@@ -61,7 +61,7 @@ bench() {  # bench MODE
   printf '%-28s untraced %8.1f ms   record %8.1f ms (%.3fx)   strace -f %8.1f ms (%.2fx)\n' \
     "$2" "$(echo "$p/1000000" | bc -l)" "$(echo "$rr/1000000" | bc -l)" "$(echo "$rr/$p" | bc -l)" \
     "$(echo "$s/1000000" | bc -l)" "$(echo "$s/$p" | bc -l)"
-  printf '  with --buffer-mib 2 (rings that stay in cache): %8.1f ms (%.3fx)\n' "$(echo "$r2/1000000" | bc -l)" "$(echo "$r2/$p" | bc -l)"
+  printf '  with --buffer-mib 2 (smaller lanes): %8.1f ms (%.3fx)\n' "$(echo "$r2/1000000" | bc -l)" "$(echo "$r2/$p" | bc -l)"
   # CPU (user+sys of everything, median): less noisy than wall on a shared
   # machine. The recorder's includes its fixed cost (BPF load, prestate walk).
   printf '  CPU: untraced %.0f ms, record %.0f ms (incl. setup %.0f ms: record -- true)\n' \

@@ -1,0 +1,36 @@
+#!/bin/bash
+# Interleaved A/B of recorder builds on one workload: each round runs the
+# workload untraced, then under each given fsreplay binary, so that all of
+# them meet the same machine state. Prints medians and ratios to untraced.
+#   sudo tools/bench/record-ab.sh [-n ROUNDS] [-m status|clone] FSREPLAY...
+# Uses the repository and timing wrapper that record-overhead.sh leaves in
+# $WORK (default /tmp/fsr-bench): run that once first. Never asserts.
+set -euo pipefail
+rounds=9 mode=status
+while getopts n:m: o; do case $o in n) rounds=$OPTARG ;; m) mode=$OPTARG ;; *) exit 2 ;; esac; done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || { echo "record-ab: give one or more fsreplay binaries" >&2; exit 2; }
+bins=()
+for b in "$@"; do bins+=("$(realpath "$b")"); done
+set -- "${bins[@]}"
+WORK=${WORK:-/tmp/fsr-bench}
+[ -x "$WORK/timed.sh" ] && [ -d "$WORK/repo/.git" ] ||
+  { echo "record-ab: $WORK/repo missing: run tools/bench/record-overhead.sh once first" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "record-ab: run as root (the recorder loads BPF programs)" >&2; exit 5; }
+export LOOP=${LOOP:-10} CLONES=${CLONES:-2}
+cd "$WORK"
+declare -A times
+for _ in $(seq "$rounds"); do
+  ./timed.sh "$WORK/t" "$mode"; times[plain]+="$(cat t) "
+  for b in "$@"; do
+    "$b" record -o "$WORK/ab.trace" --root "$WORK/repo" -- ./timed.sh "$WORK/t" "$mode" 2> /dev/null
+    times[$b]+="$(cat t) "
+  done
+done
+median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+p=$(echo "${times[plain]}" | median)
+printf '%s, %d rounds: untraced %.1f ms\n' "$mode" "$rounds" "$(echo "$p/1000000" | bc -l)"
+for b in "$@"; do
+  m=$(echo "${times[$b]}" | median)
+  printf '  %-40s %8.1f ms  %.3fx\n' "$b" "$(echo "$m/1000000" | bc -l)" "$(echo "$m/$p" | bc -l)"
+done
