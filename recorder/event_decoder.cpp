@@ -45,13 +45,9 @@ StrId EventDecoder::intern(std::string_view s) {
     if (x.id == kNoStr) break;
     if (x.hash == h && x.len == s.size() && std::memcmp(x.data, s.data(), s.size()) == 0) return x.id;
   }
-  storage_.emplace_back(s);
-  std::string_view stored = storage_.back();
-  StrId id = intern_fn_(stored);
-  if (id == kNoStr) {  // (the writer gives no id to an empty string)
-    storage_.pop_back();
-    return kNoStr;
-  }
+  StrId id = intern_fn_(s);
+  if (id == kNoStr) return kNoStr;  // (the writer gives no id to an empty string)
+  std::string_view stored = store(s);
   auto place = [this](const InternSlot& x) {
     const size_t m = slots_.size() - 1;
     size_t i = x.hash & m;
@@ -69,6 +65,20 @@ StrId EventDecoder::intern(std::string_view s) {
   if (id >= by_id_.size()) by_id_.resize(std::max<size_t>(id + 1, by_id_.size() * 2));
   by_id_[id] = stored;
   return id;
+}
+
+std::string_view EventDecoder::store(std::string_view s) {
+  if (arena_left_ < s.size()) {
+    const size_t block = std::max<size_t>(kArenaBlock, s.size());
+    arena_.push_back(std::make_unique<char[]>(block));
+    arena_next_ = arena_.back().get();
+    arena_left_ = block;
+  }
+  char* at = arena_next_;
+  std::memcpy(at, s.data(), s.size());
+  arena_next_ += s.size();
+  arena_left_ -= s.size();
+  return {at, s.size()};
 }
 
 std::string_view EventDecoder::str(StrId id) const {

@@ -9,7 +9,6 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -26,7 +25,8 @@ namespace fsr {
 
 class EventDecoder {
  public:
-  // `intern` is called once per distinct string and returns its id in the trace.
+  // `intern` is called once per distinct string and returns its id in the
+  // trace (TraceWriter::add_string: the decoder keeps strings unique itself).
   using InternFn = std::function<StrId(std::string_view)>;
   EventDecoder(uint64_t mono_start_ns, InternFn intern);
 
@@ -71,7 +71,13 @@ class EventDecoder {
 
   uint64_t mono_start_;
   InternFn intern_fn_;
-  std::deque<std::string> storage_;
+  // The interned strings' bytes, packed in blocks (one allocation per 256 KiB,
+  // not one per string).
+  std::string_view store(std::string_view s);
+  static constexpr size_t kArenaBlock = 256 * 1024;
+  std::vector<std::unique_ptr<char[]>> arena_;
+  char* arena_next_ = nullptr;
+  size_t arena_left_ = 0;
   // Interned strings: open addressing over flat slots (one probe line and the
   // string's bytes per lookup; a node-based map took ~3 cache misses per
   // event, a quarter of the drain's CPU). id == kNoStr marks an empty slot.

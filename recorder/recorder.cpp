@@ -204,7 +204,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   if (!ps) return ps;
   if (unreadable) sum.warnings += fmt::format("{} directories under {} could not be read for the prestate\n", unreadable, root);
 
-  EventDecoder decoder(h.mono_start_ns, [&](std::string_view s) { return writer->intern(s); });
+  EventDecoder decoder(h.mono_start_ns, [&](std::string_view s) { return writer->add_string(s); });
   decoder.seed_process(h.initial);
 
   // Track, then release: no event of the workload can precede its filter entry.

@@ -63,11 +63,15 @@ Compressor::Compressor(int level) : cctx_(ZSTD_createCCtx()), level_(level) {}
 Compressor::~Compressor() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
 
 void Compressor::compress(std::span<const uint8_t> in, std::vector<uint8_t>& out) {
-  out.resize(ZSTD_compressBound(in.size()));
-  size_t r = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(cctx_), out.data(), out.size(), in.data(),
+  const size_t bound = ZSTD_compressBound(in.size());
+  if (bound_cap_ < bound) {
+    bound_cap_ = std::max(bound, 2 * bound_cap_);
+    bound_buf_.reset(new uint8_t[bound_cap_]);
+  }
+  size_t r = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(cctx_), bound_buf_.get(), bound, in.data(),
                                in.size(), level_);
   if (ZSTD_isError(r)) throw std::logic_error(std::string("zstd compress: ") + ZSTD_getErrorName(r));
-  out.resize(r);
+  out.assign(bound_buf_.get(), bound_buf_.get() + r);
 }
 
 Decompressor::Decompressor() : dctx_(ZSTD_createDCtx()) {}

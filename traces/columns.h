@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -52,24 +53,27 @@ inline int64_t unzigzag(uint64_t v) {
 // column per thread), so a warm builder never allocates.
 class ColumnBuilder {
  public:
+  ColumnBuilder() = default;
+  ColumnBuilder(ColumnBuilder&&) noexcept = default;
+  ColumnBuilder& operator=(ColumnBuilder&&) noexcept = default;
   void put(uint64_t v) {
     nonzero_ |= v;
     if (cap_ - len_ < 10) grow();
-    uint8_t* p = buf_.data() + len_;
+    uint8_t* p = buf_.get() + len_;
     while (v >= 0x80) {
       *p++ = static_cast<uint8_t>(v | 0x80);
       v >>= 7;
     }
     *p++ = static_cast<uint8_t>(v);
-    len_ = static_cast<size_t>(p - buf_.data());
+    len_ = static_cast<size_t>(p - buf_.get());
   }
   void put_signed(int64_t v) { put(zigzag(v)); }
   bool all_zero() const { return nonzero_ == 0; }
-  std::span<const uint8_t> bytes() const { return {buf_.data(), len_}; }
+  std::span<const uint8_t> bytes() const { return {buf_.get(), len_}; }
   // Appends the values of `other` (a thread's part of a thread-major column).
   void append(const ColumnBuilder& other) {
     if (cap_ - len_ < other.len_ + 10) grow(len_ + other.len_ + 10);
-    if (other.len_ > 0) std::memcpy(buf_.data() + len_, other.buf_.data(), other.len_);
+    if (other.len_ > 0) std::memcpy(buf_.get() + len_, other.buf_.get(), other.len_);
     len_ += other.len_;
     nonzero_ |= other.nonzero_;
   }
@@ -79,11 +83,18 @@ class ColumnBuilder {
   }
 
  private:
+  // Copies the bytes in use only, and leaves the new space uninitialised: a
+  // std::vector's resize zeroed all of it and copied the whole old capacity,
+  // which a recorder's drain paid again whenever a busy thread's columns
+  // landed in a pool slot that had held a quiet one's.
   void grow(size_t at_least = 0) {
-    buf_.resize(std::max({size_t{64}, buf_.size() * 2, at_least}));
-    cap_ = buf_.size();
+    const size_t cap = std::max({size_t{64}, cap_ * 2, at_least});
+    std::unique_ptr<uint8_t[]> b(new uint8_t[cap]);
+    if (len_ > 0) std::memcpy(b.get(), buf_.get(), len_);
+    buf_ = std::move(b);
+    cap_ = cap;
   }
-  std::vector<uint8_t> buf_;
+  std::unique_ptr<uint8_t[]> buf_;
   size_t len_ = 0, cap_ = 0;
   uint64_t nonzero_ = 0;
 };
@@ -121,6 +132,10 @@ class Compressor {
  private:
   void* cctx_;
   int level_;
+  // Room for the worst case, kept between calls: sizing `out` to the bound
+  // and back zeroed the difference on every call.
+  std::unique_ptr<uint8_t[]> bound_buf_;
+  size_t bound_cap_ = 0;
 };
 
 class Decompressor {

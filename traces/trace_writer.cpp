@@ -188,6 +188,15 @@ StrId TraceWriter::intern(std::string_view s) {
   return id;
 }
 
+StrId TraceWriter::add_string(std::string_view s) {
+  Impl& m = *impl_;
+  if (s.empty()) return kNoStr;
+  StrId id = static_cast<StrId>(m.strings.size());
+  m.strings.emplace_back(s);
+  m.pending_string_bytes += s.size() + kStringOverhead;
+  return id;
+}
+
 Status TraceWriter::add_prestate(const PrestateEntry& entry) {
   Impl& m = *impl_;
   if (!m.error.is_ok()) return m.error;

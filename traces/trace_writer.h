@@ -34,6 +34,11 @@ class TraceWriter {
 
   // Interns a string (path, argv) and returns its id (>= 1). Same string, same id.
   StrId intern(std::string_view s);
+  // Adds a string that the caller knows it never added before, without the
+  // lookup: for a caller that keeps its own table (the recorder's decoder,
+  // which interns every path of every event). Not to be mixed with intern()
+  // for the same string (it would be stored twice; still a valid trace).
+  StrId add_string(std::string_view s);
 
   // Prestate entries are written in their own frames; call before the first event.
   Status add_prestate(const PrestateEntry& entry);
