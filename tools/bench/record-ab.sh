@@ -6,6 +6,7 @@
 # Uses the repository and timing wrapper that record-overhead.sh leaves in
 # $WORK (default /tmp/fsr-bench): run that once first. Never asserts.
 set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
 rounds=9 mode=status
 while getopts n:m: o; do case $o in n) rounds=$OPTARG ;; m) mode=$OPTARG ;; *) exit 2 ;; esac; done
 shift $((OPTIND - 1))
@@ -19,16 +20,22 @@ WORK=${WORK:-/tmp/fsr-bench}
 [ "$(id -u)" = 0 ] || { echo "record-ab: run as root (the recorder loads BPF programs)" >&2; exit 5; }
 export LOOP=${LOOP:-10} CLONES=${CLONES:-2}
 cd "$WORK"
+cp "$HERE/timed.sh" timed.sh  # the current workloads
+. "$HERE/fresh-fs.sh"  # clone mode: each clone into a fresh ext4 (see there)
 declare -A times
 for _ in $(seq "$rounds"); do
+  fresh_fs "$mode"
   ./timed.sh "$WORK/t" "$mode"; times[plain]+="$(cat t) "
   for b in "$@"; do
+    fresh_fs "$mode"
     "$b" record -o "$WORK/ab.trace" --root "$WORK/repo" -- ./timed.sh "$WORK/t" "$mode" 2> /dev/null
     times[$b]+="$(cat t) "
   done
 done
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 p=$(echo "${times[plain]}" | median)
+fresh_fs none
+[ "$mode" = clone ] && echo "clone: $FRESH_FS_KIND"
 printf '%s, %d rounds: untraced %.1f ms\n' "$mode" "$rounds" "$(echo "$p/1000000" | bc -l)"
 for b in "$@"; do
   m=$(echo "${times[$b]}" | median)

@@ -30,19 +30,16 @@ if [ ! -d repo/.git ]; then
 fi
 echo "repo: $(git -C repo ls-files | wc -l) files"
 
-cat > timed.sh <<'EOS'
-#!/bin/bash
-# timed.sh OUTFILE MODE: runs the workload, writes elapsed ns to OUTFILE.
-out=$1; mode=$2; shift 2
-cd "$(dirname "$out")"
-case $mode in
-  status) start=$(date +%s%N); for i in $(seq "$LOOP"); do git -C repo status > /dev/null; done; end=$(date +%s%N) ;;
-  clone) total=0; for i in $(seq "$CLONES"); do rm -rf clone; s=$(date +%s%N); git clone -q --no-hardlinks repo clone; e=$(date +%s%N); total=$((total + e - s)); done; rm -rf clone; start=0; end=$total ;;
-esac
-echo $((end - start)) > "$out"
-EOS
-chmod +x timed.sh
+cp "$HERE/timed.sh" timed.sh  # the workloads (tools/bench/timed.sh)
 export LOOP CLONES
+
+# A clone's time depends on the target file system's history: ext4's inode
+# allocator skips recently freed inodes, and on this project's VM one clone
+# into a directory tree that had seen deletions took 1.2-1.7 s while the same
+# clone into a just-made ext4 took 0.50-0.53 s. So each clone goes into a
+# fresh ext4 on a loop device, made before the workload starts (not timed,
+# not recorded); without loop devices it falls back to `rm -rf` and says so.
+. "$HERE/fresh-fs.sh"
 
 median() { sort -n | awk '{a[NR]=$1} END {printf "%.0f\n", (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -50,12 +47,17 @@ bench() {  # bench MODE
   local mode=$1 v
   : > "plain.$mode"; : > "rec.$mode"; : > "rec2.$mode"; : > "strace.$mode"; : > "plain.$mode.cpu"; : > "rec.$mode.cpu"
   for r in $(seq "$RUNS"); do
+    fresh_fs "$mode"
     /usr/bin/time -f "%U %S" -o cpu ./timed.sh "$WORK/t" "$mode"; cat t >> "plain.$mode"; awk '{print ($1+$2)*1000}' cpu >> "plain.$mode.cpu"
+    fresh_fs "$mode"
     /usr/bin/time -f "%U %S" -o cpu "$FSREPLAY" record -o "$WORK/$mode.trace" --root "$WORK/repo" -- ./timed.sh "$WORK/t" "$mode" 2> "rec.$mode.log"; cat t >> "rec.$mode"
     awk '{print ($1+$2)*1000}' cpu >> "rec.$mode.cpu"
+    fresh_fs "$mode"
     "$FSREPLAY" record --buffer-mib 2 -o "$WORK/$mode.trace" --root "$WORK/repo" -- ./timed.sh "$WORK/t" "$mode" 2> /dev/null; cat t >> "rec2.$mode"
+    fresh_fs "$mode"
     strace -f -qq -o /dev/null ./timed.sh "$WORK/t" "$mode"; cat t >> "strace.$mode"
   done
+  fresh_fs none
   local p rr s r2
   p=$(median < "plain.$mode"); rr=$(median < "rec.$mode"); s=$(median < "strace.$mode"); r2=$(median < "rec2.$mode")
   printf '%-28s untraced %8.1f ms   record %8.1f ms (%.3fx)   strace -f %8.1f ms (%.2fx)\n' \
@@ -71,7 +73,7 @@ bench() {  # bench MODE
 
 SETUP_CPU=$( { /usr/bin/time -f "%U %S" "$FSREPLAY" record -o "$WORK/setup.trace" --root "$WORK/repo" -- true 2>&1 >/dev/null; } | tail -1 | awk '{print ($1+$2)*1000}')
 bench status "git status x$LOOP (4000 files)"
-bench clone "git clone --no-hardlinks x$CLONES"
+bench clone "git clone --no-hardlinks x$CLONES ($FRESH_FS_KIND)"
 
 # Syscall storm: events/s sustained, drops.
 cc -O2 -pthread -o storm "$HERE/record-storm.c"
