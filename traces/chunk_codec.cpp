@@ -184,8 +184,18 @@ uint32_t EventChunkEncoder::thread_index(const Event& e) {
     // one starts at its exact enter time.
     ThreadTiming t{e.ts, e.ts, 0};
     if (auto c = carried_.find(key); c != carried_.end()) t = c->second;
-    if (pool_.size() < threads_.size() + 1) pool_.push_back(std::make_unique<ThreadColumns>());
-    threads_.push_back({e.pid, e.tid, t, t.end, 0, false, {}, pool_[threads_.size()]->cols});
+    std::unique_ptr<ThreadColumns> cols;
+    if (auto p = parked_.find(key); p != parked_.end()) {
+      cols = std::move(p->second);
+      parked_.erase(p);
+    } else if (!spare_.empty()) {
+      cols = std::move(spare_.back());
+      spare_.pop_back();
+    } else {
+      cols = std::make_unique<ThreadColumns>();
+    }
+    in_use_.push_back(std::move(cols));
+    threads_.push_back({e.pid, e.tid, t, t.end, 0, false, {}, in_use_.back()->cols});
   }
   last_thread_ = it->second;
   return it->second;
@@ -264,14 +274,23 @@ void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector
   }
   serialise(mb, out);
   for (auto& c : cols_) c.clear();
-  for (const ThreadSlot& t : threads_)
-    for (int c = 0; c < kEcCount; ++c) t.cols[c].clear();
-  if (pool_.size() > kMaxPooledThreads) pool_.resize(kMaxPooledThreads);
   if (carried_.size() + threads_.size() > kMaxCarriedThreads) carried_.clear();
-  for (const ThreadSlot& t : threads_) {
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    const ThreadSlot& t = threads_[i];
+    for (int c = 0; c < kEcCount; ++c) t.cols[c].clear();
     uint64_t key = (static_cast<uint64_t>(t.pid) << 32) | t.tid;
-    if (t.exited) carried_.erase(key);
-    else carried_[key] = t.timing;
+    if (t.exited) {
+      carried_.erase(key);
+      spare_.push_back(std::move(in_use_[i]));
+    } else {
+      carried_[key] = t.timing;
+      parked_[key] = std::move(in_use_[i]);
+    }
+  }
+  in_use_.clear();
+  if (parked_.size() + spare_.size() > kMaxPooledThreads) {
+    spare_.clear();
+    if (parked_.size() > kMaxPooledThreads) parked_.clear();
   }
   threads_.clear();
   thread_map_.clear();

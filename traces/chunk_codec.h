@@ -40,13 +40,18 @@ class EventChunkEncoder {
     InodeFacts facts;  // the thread's previous facts in the chunk (FactsEncoder)
     ColumnBuilder* cols;  // its part of each thread-major column (pool_)
   };
-  // A thread's part of the thread-major columns (all but kEcThread), kept
-  // from chunk to chunk by thread slot so that their buffers stay warm.
+  // A thread's part of the thread-major columns (all but kEcThread). A thread
+  // that has not exited keeps its own from chunk to chunk (parked_), so a busy
+  // thread's buffers stay as large as it needs; exited threads' go to spare_
+  // for new threads. (Handing them out by slot number instead made a busy
+  // thread regrow 20 columns whenever it landed on a quiet thread's slot.)
   struct ThreadColumns {
     ColumnBuilder cols[kEcCount];
   };
-  static constexpr size_t kMaxPooledThreads = 4096;  // slots beyond are freed after their chunk
-  std::vector<std::unique_ptr<ThreadColumns>> pool_;
+  static constexpr size_t kMaxPooledThreads = 4096;  // parked + spare beyond this are freed
+  std::vector<std::unique_ptr<ThreadColumns>> in_use_;  // by thread slot of this chunk
+  std::unordered_map<uint64_t, std::unique_ptr<ThreadColumns>> parked_;
+  std::vector<std::unique_ptr<ThreadColumns>> spare_;
   uint32_t thread_index(const Event& e);
   FactsEncoder facts_;
   uint32_t max_path_ = 0;   // largest path id seen so far: ids are interned in order

@@ -293,6 +293,74 @@ TEST(ContainerRoundTrip, InterleavedThreadsRoundTripEveryField) {
   EXPECT_TRUE((*r)->problems().complete());
 }
 
+// The encoder keeps a thread's column buffers from chunk to chunk while it
+// lives and hands an exited thread's to a new one: one busy thread across
+// every chunk (its buffers grow), short-lived threads that exit and are
+// replaced, a tid reused by a new process, and strings added without lookup
+// (add_string, as the recorder does). Read back field for field.
+TEST(ContainerRoundTrip, ThreadsKeepTheirColumnsAndExitedOnesAreReused) {
+  TempFile f;
+  std::mt19937_64 rng(5);
+  std::vector<Event> in;
+  std::vector<std::string> names;
+  {
+    auto w = TraceWriter::create(f.path(), test::sample_header(), {.chunk_events = 61});
+    ASSERT_TRUE(w) << w.message();
+    uint64_t clock = 1000;
+    uint32_t next_tid = 900, live_tid = 0;
+    int live_left = 0;
+    for (int i = 0; i < 3000; ++i) {
+      Event e;
+      const bool busy = rng() % 3 != 0;
+      if (!busy && live_left == 0) {
+        live_tid = next_tid++ % 905 + 900;  // tids come back: a new process on an old tid
+        live_left = 5 + static_cast<int>(rng() % 40);
+      }
+      e.pid = busy ? 800 : live_tid;
+      e.tid = busy ? 801 : live_tid;
+      clock += 300 + rng() % 2000;
+      e.ts = clock;
+      e.dur = 100 + rng() % 5000;
+      if (!busy && --live_left == 0) {
+        e.nr = kEvProcExit;
+        e.dur = 0;
+        e.args[0] = 0;
+        e.args[1] = 1;
+      } else {
+        e.nr = busy ? 262 : 257;
+        e.ret = busy ? 0 : 3 + static_cast<int64_t>(rng() % 100);
+        e.args[0] = static_cast<uint64_t>(-100);
+        e.args[2] = rng() % 0x10000;
+        names.push_back("/repo/" + std::to_string(e.tid) + "/f" + std::to_string(i));
+        e.path[0] = (*w)->add_string(names.back());
+        e.dev = 0xfe00;
+        e.ino = 5'000'000 + static_cast<uint64_t>(i);
+        e.size = rng() % 100000;
+        e.mode = 0100644;
+      }
+      in.push_back(e);
+      ASSERT_TRUE((*w)->append(e).is_ok());
+    }
+    ASSERT_TRUE((*w)->finish({}).is_ok());
+  }
+  auto r = TraceReader::open(f.path());
+  ASSERT_TRUE(r) << r.message();
+  int chunks = 0;
+  const auto all = test::read_records<Event>(**r, &chunks);
+  EXPECT_EQ(chunks, 50);  // 3000 events, 61 per chunk
+  ASSERT_EQ(all.size(), in.size());
+  size_t named = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    SCOPED_TRACE(i);
+    expect_same(in[i], all[i], 768);  // three half steps (timing_quant.h)
+    if (in[i].path[0] != kNoStr) {
+      EXPECT_EQ((*r)->str(all[i].path[0]), names[named++]);
+    }
+  }
+  EXPECT_EQ(named, names.size());
+  EXPECT_TRUE((*r)->problems().complete());
+}
+
 TEST(ContainerRoundTrip, RandomAccessThroughTheIndex) {
   TempFile f;
   test::SyntheticStream gen;
