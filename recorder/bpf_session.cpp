@@ -143,6 +143,7 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   int ncpu = libbpf_num_possible_cpus();
   if (ncpu <= 0) return Status::error("cannot read the number of possible CPUs (/sys/devices/system/cpu/possible)");
   s->ncpu_ = static_cast<uint32_t>(ncpu);
+  s->read_pos_.assign(s->ncpu_, 0);
 
   s->skel_.reset(fsr_bpf__open());
   if (!s->skel_) return Status::error(load_error(errno));
@@ -247,18 +248,24 @@ Status BpfSession::consume() {
   for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) {
     fsr_lane_ctl* c = lane_ctl(cpu);
     const uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
-    const uint64_t tail = c->tail;  // only this thread writes it
-    if (head == tail) continue;
+    const uint64_t from = read_pos_[cpu];
+    if (head == from) continue;
     const LaneView lane{static_cast<const uint8_t*>(lanes_.addr) +
                             (static_cast<size_t>(cpu) * segs_per_lane_ << FSR_SEG_SHIFT),
                         segs_per_lane_ - 1u, __atomic_load_n(&c->rewind_from, __ATOMIC_RELAXED),
                         __atomic_load_n(&c->floor, __ATOMIC_RELAXED)};
-    last_peak_bytes_ = std::max(last_peak_bytes_, lane_fill(head, tail, lane.floor));
-    const uint64_t end = read_lane(
-        lane, tail, head, [&](const void* rec, size_t size) { fn_(ctx_, cpu, rec, size); }, &lane_damage_);
-    __atomic_store_n(&c->tail, end, __ATOMIC_RELEASE);
+    last_peak_bytes_ = std::max(last_peak_bytes_, lane_fill(head, c->tail, lane.floor));
+    read_pos_[cpu] = read_lane(
+        lane, from, head,
+        [&](const void* rec, size_t size, uint64_t next) { fn_(ctx_, cpu, rec, size, next); }, &lane_damage_);
   }
   return Status::ok();
+}
+
+void BpfSession::free_through(uint32_t cpu, uint64_t pos) {
+  fsr_lane_ctl* c = lane_ctl(cpu);
+  // Only this thread writes tail; it never moves back, nor past what was read.
+  if (cpu < ncpu_ && pos > c->tail && pos <= read_pos_[cpu]) __atomic_store_n(&c->tail, pos, __ATOMIC_RELEASE);
 }
 
 uint64_t BpfSession::lane_fill_now() const {

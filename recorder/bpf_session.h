@@ -35,8 +35,10 @@ struct KernelCounters {
   bool lane_damage = false;  // a frame with an impossible length was met (the rest of that drain skipped)
 };
 
-// Called for every record, in lane order of one CPU. `cpu` is the lane index.
-using RecordFn = int (*)(void* ctx, uint32_t cpu, const void* data, size_t size);
+// Called for every record, in lane order of one CPU. `cpu` is the lane index;
+// `data` stays valid until the lane is freed past `next`, the position just
+// past the record's frame (free_through).
+using RecordFn = int (*)(void* ctx, uint32_t cpu, const void* data, size_t size, uint64_t next);
 
 class BpfSession {
  public:
@@ -57,8 +59,14 @@ class BpfSession {
   bool tracked(uint32_t tgid) const;
   size_t tracked_count() const;
 
-  // Consumes every record available in every lane (no wake-ups are used).
+  // Reads every record not read yet in every lane (no wake-ups are used).
+  // The records stay in the lanes until free_through.
   Status consume();
+  // Gives lane `cpu` back to the writer up to position `pos` (a `next` of
+  // RecordFn, or read_through(cpu)).
+  void free_through(uint32_t cpu, uint64_t pos);
+  // The position up to which lane `cpu` has been read.
+  uint64_t read_through(uint32_t cpu) const { return cpu < read_pos_.size() ? read_pos_[cpu] : 0; }
   // Bytes the fullest lane held at the last consume() (frames and skips).
   uint64_t last_peak_bytes() const { return last_peak_bytes_; }
   // Bytes the fullest lane holds now. Only reads the lanes' positions: the
@@ -91,6 +99,7 @@ class BpfSession {
   uint32_t segs_per_lane_ = 0;
   uint64_t lane_bytes_ = 0;
   uint64_t last_peak_bytes_ = 0;
+  std::vector<uint64_t> read_pos_;  // per lane: where the next consume() reads
   bool lane_damage_ = false;
   std::string warnings_;
   RecordFn fn_ = nullptr;

@@ -17,7 +17,8 @@ struct LaneView {
   uint64_t floor = 0;
 };
 
-// Calls fn(const void* record, size_t size) for every frame in [tail, head),
+// Calls fn(const void* record, size_t size, uint64_t next) for every frame in
+// [tail, head), `next` being the position just past the frame,
 // in order, following the rewind. Returns the new tail: head, also when a
 // damaged frame stops the walk (a length above FSR_REC_MAX, which the writer
 // never produces, would send the reader into memory it does not own); then
@@ -35,8 +36,8 @@ uint64_t read_lane(const LaneView& lane, uint64_t tail, uint64_t head, Fn&& fn, 
       if (damaged) *damaged = true;
       return head;
     }
-    fn(static_cast<const void*>(frame + FSR_FRAME_HDR), static_cast<size_t>(len));
     tail = at + fsr_frame_size(len);
+    fn(static_cast<const void*>(frame + FSR_FRAME_HDR), static_cast<size_t>(len), tail);
   }
 }
 

@@ -42,9 +42,17 @@ uint64_t now_ns(clockid_t c) {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-int push_record(void* ctx, uint32_t cpu, const void* data, size_t size) {
-  static_cast<RingMerger*>(ctx)->push(cpu, data, size);
+int push_record(void* ctx, uint32_t cpu, const void* data, size_t size, uint64_t next) {
+  static_cast<RingMerger*>(ctx)->push(cpu, data, size, next);
   return 0;
+}
+
+// Gives the lanes back up to what the merger released: all that was read
+// when nothing of a lane is staged (which also passes frames the reader
+// skipped), else up to the last released record.
+void free_lanes(BpfSession& session, const RingMerger& merger) {
+  for (uint32_t cpu = 0; cpu < session.cpu_count(); ++cpu)
+    session.free_through(cpu, merger.staged(cpu) ? merger.released_through(cpu) : session.read_through(cpu));
 }
 
 // Descendants of `pid` (by PPid in /proc), for --pid.
@@ -158,7 +166,8 @@ Result<RecordSummary> record(const RecordOptions& o) {
   if (!session_r) return session_r.status();
   std::unique_ptr<BpfSession> session = std::move(session_r.value());
   if (session->cpu_count() > sysconf(_SC_NPROCESSORS_CONF)) merger = RingMerger(session->cpu_count());
-  merger.reserve(session->lane_bytes() / 4);  // what the governor lets a lane hold before it raises the drain
+  // What the governor lets a lane hold before it raises the drain, in records of 64 bytes or more.
+  merger.reserve(session->lane_bytes() / 4 / 64);
   if (!session->warnings().empty()) sum.warnings += session->warnings() + "\n";
 
   RunAs as = o.run_as_invoker ? invoking_user() : RunAs{getuid(), getgid(), {}, {}};
@@ -248,6 +257,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
     const uint64_t since_drain = horizon - last_drain;
     last_drain = horizon;
     merger.release(horizon > kHorizonMarginNs ? horizon - kHorizonMarginNs : 0, emit);
+    free_lanes(*session, merger);
     if (!werr) break;
     if (horizon - last_flush >= kFlushEveryNs) {
       werr = writer->flush();
@@ -295,6 +305,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
     Status c = session->consume();
     if (!c) werr = c;
     merger.release(UINT64_MAX, emit);
+    free_lanes(*session, merger);
   }
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);

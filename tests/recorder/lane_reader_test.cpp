@@ -42,16 +42,28 @@ struct TestLane {
   std::vector<std::pair<size_t, uint8_t>> read(bool* damaged = nullptr) {
     std::vector<std::pair<size_t, uint8_t>> out;
     LaneView v{mem.data(), mask, rewind_from, floor};
+    uint64_t last_next = tail;
+    bool dmg = false;
     tail = read_lane(
         v, tail, head,
-        [&](const void* rec, size_t size) {
+        [&](const void* rec, size_t size, uint64_t next) {
           const auto* p = static_cast<const uint8_t*>(rec);
           bool uniform = true;
           for (size_t i = 0; i < size; ++i) uniform = uniform && p[i] == p[0];
           EXPECT_TRUE(uniform) << "record torn";
+          // `next` is past the frame: the record lies below it, and the lane
+          // may be freed up to it (the recorder's zero-copy merge relies on it).
+          EXPECT_GT(next, last_next);
+          EXPECT_LE(reinterpret_cast<uintptr_t>(p) + size,
+                    reinterpret_cast<uintptr_t>(at(next - 1)) + 1) << "record beyond its `next`";
+          last_next = next;
           out.emplace_back(size, size ? p[0] : 0);
         },
-        damaged);
+        &dmg);
+    if (!dmg && !out.empty()) {
+      EXPECT_EQ(last_next, tail) << "the last frame's next is where reading stopped";
+    }
+    if (damaged) *damaged = dmg;
     return out;
   }
 };
@@ -145,7 +157,7 @@ TEST(LaneReader, WithoutTheRewindSlotTheReaderWouldReadTheOverwrittenSpace) {
   LaneView v{l.mem.data(), l.mask, 0, 0};  // as if the slot were not read
   bool damaged = false;
   size_t n = 0;
-  read_lane(v, l.tail, l.head, [&](const void*, size_t) { ++n; }, &damaged);
+  read_lane(v, l.tail, l.head, [&](const void*, size_t, uint64_t) { ++n; }, &damaged);
   EXPECT_TRUE(damaged || n != 21u);
   EXPECT_EQ(l.read().size(), 21u);
 }
