@@ -258,10 +258,11 @@ int bench(const Config& cfg) {
              cfg.calls, cfg.threads, cfg.rounds);
   fmt::print("added = (variant wall - untraced wall, same round) / calls per thread: ns of wall time each\n"
              "syscall costs more on its thread (threads run in parallel); step = the same against the row above.\n"
-             "All figures are medians over rounds.\n");
+             "Figures are medians over rounds; the range is the step's lowest and highest round (noise).\n");
   if (bpf_stats_enabled())
     fmt::print("note: kernel.bpf_stats_enabled=1: every program run also reads the clock twice (included below)\n");
-  fmt::print("{:<10} {:>10} {:>15} {:>14}  {}\n", "variant", "wall ms", "added ns/call", "step ns/call", "step");
+  fmt::print("{:<10} {:>10} {:>15} {:>14} {:>17}  {}\n", "variant", "wall ms", "added ns/call", "step ns/call",
+             "step range", "step");
   const double per_call = static_cast<double>(cfg.calls);
   for (size_t i = 0; i < vs.size(); ++i) {
     std::vector<double> added, step;
@@ -271,9 +272,11 @@ int bench(const Config& cfg) {
     }
     const double wall_ms = median(vs[i].wall_ns) / 1e6;
     if (i == 0)
-      fmt::print("{:<10} {:>10.1f} {:>15} {:>14}\n", vs[i].name, wall_ms, "-", "-");
+      fmt::print("{:<10} {:>10.1f} {:>15} {:>14} {:>17}\n", vs[i].name, wall_ms, "-", "-", "-");
     else
-      fmt::print("{:<10} {:>10.1f} {:>15.1f} {:>14.1f}  {}\n", vs[i].name, wall_ms, median(added), median(step),
+      fmt::print("{:<10} {:>10.1f} {:>15.1f} {:>14.1f} {:>17}  {}\n", vs[i].name, wall_ms, median(added),
+                 median(step), fmt::format("{:.0f}..{:.0f}", *std::min_element(step.begin(), step.end()),
+                                           *std::max_element(step.begin(), step.end())),
                  vs[i].step);
   }
   if (!cfg.recorder.empty()) fmt::print("recorder, last round: {}\n", last_line(cfg.tmp + "/record.log"));
