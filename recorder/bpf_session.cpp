@@ -53,7 +53,7 @@ void fill_rodata(fsr_bpf* skel, bool faults) {
     if (s.flags & kSfStatxBuf) f |= FSR_SF_STATX;
     if (s.flags & kSfIoUring) f |= FSR_SF_IO_URING;
     if (s.cls == SyscallClass::kMmap) f |= FSR_SF_FD_INODE;
-    if (s.cls == SyscallClass::kProcess && s.path[0] >= 0) f |= FSR_SF_EXEC;
+    if (path_only_on_failure(s)) f |= FSR_SF_EXEC;
     uint8_t out = arg_or_none(s.stat_buf);
     if (s.flags & kSfFdPairOut) {
       f |= FSR_SF_FD_PAIR;

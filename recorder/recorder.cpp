@@ -28,11 +28,6 @@
 namespace fsr {
 namespace {
 
-constexpr uint64_t kHorizonMarginNs = 2'000'000;  // records still being committed
-constexpr uint64_t kFlushEveryNs = 1'000'000'000;
-constexpr uint64_t kDrainIdleNs = 10'000'000;  // drain period while the lanes fill slowly
-constexpr uint64_t kDrainMinNs = 1'000'000;    // ... and while they fill fast
-
 std::atomic<int> g_signals{0};
 void on_signal(int) { g_signals.fetch_add(1); }
 
@@ -256,10 +251,10 @@ Result<RecordSummary> record(const RecordOptions& o) {
     if (!c) { werr = c; break; }
     const uint64_t since_drain = horizon - last_drain;
     last_drain = horizon;
-    merger.release(horizon > kHorizonMarginNs ? horizon - kHorizonMarginNs : 0, emit);
+    merger.release(horizon > kDrainHorizonMarginNs ? horizon - kDrainHorizonMarginNs : 0, emit);
     free_lanes(*session, merger);
     if (!werr) break;
-    if (horizon - last_flush >= kFlushEveryNs) {
+    if (horizon - last_flush >= kDrainFlushEveryNs) {
       werr = writer->flush();
       if (!werr) break;
       last_flush = horizon;

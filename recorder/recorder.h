@@ -14,6 +14,12 @@
 
 namespace fsr {
 
+// The drain's pace (recorder.cpp; modelled by tools/bench/drain_bench.cpp).
+inline constexpr uint64_t kDrainHorizonMarginNs = 2'000'000;  // records still being committed
+inline constexpr uint64_t kDrainFlushEveryNs = 1'000'000'000;
+inline constexpr uint64_t kDrainIdleNs = 10'000'000;  // drain period while the lanes fill slowly
+inline constexpr uint64_t kDrainMinNs = 1'000'000;    // ... and while they fill fast
+
 struct RecordOptions {
   std::string output = "fsreplay.trace";
   std::string root;                    // default: current directory

@@ -53,4 +53,6 @@ uint8_t recorded_arg_mask(const SyscallInfo& s) {
   return static_cast<uint8_t>(mask);
 }
 
+bool path_only_on_failure(const SyscallInfo& s) { return s.cls == SyscallClass::kProcess && s.path[0] >= 0; }
+
 }  // namespace fsr

@@ -24,4 +24,9 @@ int fd_pair_arg(const SyscallInfo& s);
 // argument within the arity that is not a user pointer, plus the fd-pair slot.
 uint8_t recorded_arg_mask(const SyscallInfo& s);
 
+// True for execve/execveat: a successful call has replaced the address space
+// by sys_exit, so its record carries no path (FSR_SF_EXEC); the exec record
+// (FSR_REC_EXEC) has it instead.
+bool path_only_on_failure(const SyscallInfo& s);
+
 }  // namespace fsr
