@@ -513,13 +513,8 @@ static __always_inline void emit_syscall(struct task_struct *task, struct inflig
       s->args[idx] = fds[0] | ((__u64)fds[1] << 32);
   }
 
-  if (lane_open(&lp)) {
-    if (c) {
-      c->seen[cls]++;
-      c->drops[cls]++;
-    }
-    return;
-  }
+  if (lane_open(&lp))
+    goto drop;
   at = lane_frame(&lp, FSR_FRAME_MAX);
   if (at) {
     len = build_syscall(at, task, s, ret, extra_flags, c);
@@ -532,14 +527,15 @@ static __always_inline void emit_syscall(struct task_struct *task, struct inflig
   lane_close(&lp);
   /* Less than the largest frame is free: build aside, copy if it fits. */
   at = get_scratch();
-  if (!at) {
-    if (c) {
-      c->seen[cls]++;
-      c->drops[cls]++;
-    }
-    return;
-  }
+  if (!at)
+    goto drop;
   emit_c(c, at, build_syscall(at, task, s, ret, extra_flags, c), cls);
+  return;
+drop:
+  if (c) {
+    c->seen[cls]++;
+    c->drops[cls]++;
+  }
 }
 
 SEC("tp_btf/sys_exit")
