@@ -81,6 +81,30 @@ std::string_view EventDecoder::store(std::string_view s) {
   return {at, s.size()};
 }
 
+// The slot of (dev, ino): its own, or the empty one where it would go.
+EventDecoder::InodePath& EventDecoder::inode_path_slot(uint64_t dev, uint64_t ino) {
+  const size_t mask = inode_paths_.size() - 1;
+  for (size_t i = std::hash<uint64_t>{}(ino * 0x9e3779b97f4a7c15ull ^ dev) & mask;; i = (i + 1) & mask) {
+    InodePath& x = inode_paths_[i];
+    if (x.path == kNoStr || (x.ino == ino && x.dev == dev)) return x;
+  }
+}
+
+void EventDecoder::set_inode_path(uint64_t dev, uint64_t ino, StrId path) {
+  InodePath* x = &inode_path_slot(dev, ino);
+  if (x->path == kNoStr) {
+    if (2 * (inode_paths_used_ + 1) > inode_paths_.size()) {  // keep the table at most half full
+      std::vector<InodePath> old(inode_paths_.size() * 2);
+      old.swap(inode_paths_);
+      for (const InodePath& o : old)
+        if (o.path != kNoStr) inode_path_slot(o.dev, o.ino) = o;
+      x = &inode_path_slot(dev, ino);
+    }
+    ++inode_paths_used_;
+  }
+  *x = {dev, ino, path};
+}
+
 std::string_view EventDecoder::str(StrId id) const {
   return id < by_id_.size() ? by_id_[id] : std::string_view();
 }
@@ -209,8 +233,7 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
       e.args[1] = v.args[1];
       e.args[2] = v.args[2];
       e.ret = 0;
-      auto it = inode_paths_.find({v.inode.dev, v.inode.ino});
-      if (it != inode_paths_.end()) e.path[0] = it->second;
+      e.path[0] = inode_path_slot(v.inode.dev, v.inode.ino).path;
       return true;
     }
     case FSR_REC_SYSCALL:
@@ -256,7 +279,7 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
   if (wants_inode && r.ret >= 0 && !(r.flags & FSR_RF_HAS_INODE)) e.flags |= kEfNoInode;
   if ((r.flags & FSR_RF_HAS_INODE) && e.path[0] != kNoStr && r.ret >= 0 && !(info->flags & kSfStatBuf) &&
       !(info->flags & kSfStatxBuf))
-    inode_paths_[{v.inode.dev, v.inode.ino}] = e.path[0];
+    set_inode_path(v.inode.dev, v.inode.ino, e.path[0]);
   if (r.ret >= 0) apply(v, t, e);
   return true;
 }

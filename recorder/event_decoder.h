@@ -10,7 +10,6 @@
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -91,7 +90,17 @@ class EventDecoder {
   size_t interned_ = 0;
   std::vector<std::string_view> by_id_;  // index: StrId
   std::unordered_map<uint32_t, Task> tasks_;
-  std::map<std::pair<uint64_t, uint64_t>, StrId> inode_paths_;  // (dev, ino) -> path, for page faults
+  // (dev, ino) -> the path it was last opened by, for page faults: open
+  // addressing over flat slots (a tree map allocated a node for each new
+  // inode in the drain loop). path == kNoStr marks an empty slot.
+  struct InodePath {
+    uint64_t dev = 0, ino = 0;
+    StrId path = kNoStr;
+  };
+  std::vector<InodePath> inode_paths_ = std::vector<InodePath>(1u << 12);
+  size_t inode_paths_used_ = 0;
+  InodePath& inode_path_slot(uint64_t dev, uint64_t ino);
+  void set_inode_path(uint64_t dev, uint64_t ino, StrId path);
   std::string scratch_;
   RecordView view_;
   uint64_t unresolved_ = 0;

@@ -154,6 +154,32 @@ TEST_F(DecoderTest, InodeSectionGivesTheFactsAndItsAbsenceFlagsNoInode) {
   EXPECT_EQ(path(fault, 0), "/f");
 }
 
+// Page faults find their file by (dev, ino) in a table the opens fill: across
+// its growth (it starts at 4,096 slots), with the same inode number on two
+// devices, the newest path of an inode opened again, and none for an inode
+// never opened.
+TEST_F(DecoderTest, FaultsFindTheirFileAcrossTheInodeTablesGrowth) {
+  const int n = 10000;
+  auto open_as = [&](uint64_t dev, uint64_t ino, const std::string& p) {
+    const fsr_inode in = {dev, ino, 4096, S_IFREG | 0644, 0};
+    sys(100, SYS_openat, {uint64_t(AT_FDCWD), 0, 0, 0}, 3, p.c_str(), nullptr, FSR_REC_SYSCALL, FSR_RF_HAS_INODE, in);
+  };
+  auto fault_on = [&](uint64_t dev, uint64_t ino) {
+    const fsr_inode in = {dev, ino, 4096, S_IFREG | 0644, 0};
+    return path(sys(100, 0, {0, 0x7f0000, 4}, 0, nullptr, nullptr, FSR_REC_FAULT, FSR_RF_HAS_INODE, in), 0);
+  };
+  for (int i = 0; i < n; ++i) {
+    open_as(0x801, 1000 + i, "/a/f" + std::to_string(i));
+    open_as(0x802, 1000 + i, "/b/f" + std::to_string(i));
+  }
+  open_as(0x801, 1007, "/a/renamed");
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(fault_on(0x801, 1000 + i), i == 7 ? "/a/renamed" : "/a/f" + std::to_string(i)) << i;
+    ASSERT_EQ(fault_on(0x802, 1000 + i), "/b/f" + std::to_string(i)) << i;
+  }
+  EXPECT_EQ(fault_on(0x801, 999), "<none>") << "an inode never opened has no path";
+}
+
 TEST_F(DecoderTest, ExecArgvIsTheRestOfTheRecord) {
   Event e = sys(100, 0, {100}, 0, "/bin/echo", nullptr, FSR_REC_EXEC);
   EXPECT_EQ(path(e, 1), "<none>");
