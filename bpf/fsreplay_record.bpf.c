@@ -94,8 +94,10 @@ struct {
   __type(value, struct inflight);
 } inflight SEC(".maps");
 
-/* A record is assembled here, in its lane layout, and copied into the lane
- * with one bpf_probe_read_kernel of exactly its length. */
+/* A record in its lane layout. Syscall records are built in the lane itself
+ * when a frame of the largest size fits there; the others (fork, exec, exit,
+ * fault), and syscall records meeting a nearly full lane, are assembled here
+ * and copied into the lane with one bpf_probe_read_kernel of their length. */
 struct scratch {
   struct fsr_rec rec;
   __u64 args[FSR_ARGS_MAX];  /* section 1, packed (the first popcount(arg_mask)) */

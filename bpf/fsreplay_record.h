@@ -110,9 +110,11 @@ struct fsr_inode {
  * would not fit before it, the frame starts at the next segment instead
  * (fsr_frame_at), a rule both sides apply, so no marker is written. The
  * writer checks head + frame - max(tail, floor) <= capacity (else the record
- * is a counted drop), writes the frame, then publishes head with an atomic
- * exchange (a full barrier). The reader loads head with acquire, reads frames
- * up to it, and stores tail with release once it has copied them.
+ * is a counted drop), writes the frame (in place, or a copy of a record built
+ * aside), then publishes head with an atomic exchange (a full barrier). The
+ * reader loads head with acquire, reads frames up to it, and stores tail with
+ * release once it is done with them (the recorder's merge keeps records in
+ * the lane until it has released them).
  *
  * Rewind: a lane's memory is cold except where it was written lately, and
  * writing cold memory cost ~200 ns a record with 8 MiB lanes against 1 MiB
