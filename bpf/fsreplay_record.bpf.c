@@ -162,11 +162,17 @@ struct lane_pos {
   __u32 cpu;
 };
 
+/* Bytes of one lane. */
+static __always_inline __u64 lane_capacity(void)
+{
+  return ((__u64)lane_seg_mask + 1) << FSR_SEG_SHIFT;
+}
+
 /* 0 with the lane marked busy, or -1: no lane, or one being written (a
  * nested program; counted, never expected). */
 static __always_inline int lane_open(struct lane_pos *lp)
 {
-  __u64 cap = ((__u64)lane_seg_mask + 1) << FSR_SEG_SHIFT;
+  __u64 cap = lane_capacity();
   struct fsr_lane_ctl *ctl;
   lp->cpu = bpf_get_smp_processor_id();
   ctl = bpf_map_lookup_elem(&lane_ctl, &lp->cpu);
@@ -197,10 +203,10 @@ static __always_inline int lane_open(struct lane_pos *lp)
  * (fsreplay_record.h). */
 static __always_inline struct scratch *lane_frame(struct lane_pos *lp, __u64 frame)
 {
-  __u64 cap = ((__u64)lane_seg_mask + 1) << FSR_SEG_SHIFT, off;
+  __u64 off;
   __u32 seg;
   __u8 *buf;
-  if (lp->head + frame - lp->tail > cap)
+  if (lp->head + frame - lp->tail > lane_capacity())
     return 0;
   seg = lp->cpu * (lane_seg_mask + 1) + ((lp->head >> FSR_SEG_SHIFT) & lane_seg_mask);
   buf = bpf_map_lookup_elem(&lanes, &seg);

@@ -31,12 +31,6 @@ namespace {
 std::atomic<int> g_signals{0};
 void on_signal(int) { g_signals.fetch_add(1); }
 
-uint64_t now_ns(clockid_t c) {
-  timespec ts;
-  clock_gettime(c, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 int push_record(void* ctx, uint32_t cpu, const void* data, size_t size, uint64_t next) {
   static_cast<RingMerger*>(ctx)->push(cpu, data, size, next);
   return 0;

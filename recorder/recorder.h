@@ -5,6 +5,8 @@
 // trace. Never allocates per event in the drain loop.
 #pragma once
 
+#include <time.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +15,13 @@
 #include "traces/status.h"
 
 namespace fsr {
+
+// Clock `c` in ns (the drain's pace and CPU figures).
+inline uint64_t now_ns(clockid_t c) {
+  timespec ts;
+  clock_gettime(c, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
 
 // The drain's pace (recorder.cpp; modelled by tools/bench/drain_bench.cpp).
 inline constexpr uint64_t kDrainHorizonMarginNs = 2'000'000;  // records still being committed

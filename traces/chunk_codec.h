@@ -38,7 +38,7 @@ class EventChunkEncoder {
     uint32_t last_path;
     bool exited;
     InodeFacts facts;  // the thread's previous facts in the chunk (FactsEncoder)
-    ColumnBuilder* cols;  // its part of each thread-major column (pool_)
+    ColumnBuilder* cols;  // its part of each thread-major column (in_use_)
   };
   // A thread's part of the thread-major columns (all but kEcThread). A thread
   // that has not exited keeps its own from chunk to chunk (parked_), so a busy

@@ -83,10 +83,9 @@ class ColumnBuilder {
   }
 
  private:
-  // Copies the bytes in use only, and leaves the new space uninitialised: a
-  // std::vector's resize zeroed all of it and copied the whole old capacity,
-  // which a recorder's drain paid again whenever a busy thread's columns
-  // landed in a pool slot that had held a quiet one's.
+  // Copies the bytes in use only, and leaves the new space uninitialised (a
+  // std::vector's resize zeroed the new space and copied the whole old
+  // capacity).
   void grow(size_t at_least = 0) {
     const size_t cap = std::max({size_t{64}, cap_ * 2, at_least});
     std::unique_ptr<uint8_t[]> b(new uint8_t[cap]);

@@ -181,10 +181,8 @@ StrId TraceWriter::intern(std::string_view s) {
   if (s.empty()) return kNoStr;
   auto it = m.string_ids.find(s);
   if (it != m.string_ids.end()) return it->second;
-  StrId id = static_cast<StrId>(m.strings.size());
-  m.strings.emplace_back(s);
+  StrId id = add_string(s);
   m.string_ids.emplace(m.strings.back(), id);
-  m.pending_string_bytes += s.size() + kStringOverhead;
   return id;
 }
 

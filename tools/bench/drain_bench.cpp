@@ -49,12 +49,6 @@ uint64_t minor_faults() {
   return static_cast<uint64_t>(u.ru_minflt);
 }
 
-uint64_t now_ns(clockid_t c) {
-  timespec ts;
-  clock_gettime(c, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 // One lane: frames laid out from position 0 as the BPF side writes them
 // (fsr_frame_at, fsr_frame_size), never wrapped or rewound.
 struct Lane {
