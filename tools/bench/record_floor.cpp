@@ -5,6 +5,10 @@
 // record`; the variants take turns in every round and the figures are medians
 // of per-round differences. Prints figures; asserts nothing.
 //   fsreplay_bench_record_floor [--calls N] [--threads T] [--rounds R] [--recorder PATH]
+// With --run LEVEL -- CMD ARGS..., it runs CMD (and every process it starts)
+// under one level instead, with every syscall `fsreplay record` records taken
+// through the level's work, and passes CMD's exit status through: a wrapper
+// for workload benchmarks (record-ab.sh times a `git clone` under it).
 // Every variant runs the same storm child (this program with --storm), which
 // times itself from its first thread's start to its last thread's join, so
 // process start, exec and BPF load are never timed. The storm fstat()s its
@@ -41,6 +45,7 @@
 #include "recorder/unique_fd.h"
 #include "tools/cli_util.h"
 #include "traces/status.h"
+#include "traces/syscalls.h"
 
 namespace {
 
@@ -142,19 +147,24 @@ struct SkelDeleter {
 };
 using FloorSkel = std::unique_ptr<fsr_floor_bpf, SkelDeleter>;
 
-// bpf/record_floor.bpf.c at `level`, filtered on `tgid`, loaded and attached.
-Result<FloorSkel> attach_floor(uint32_t level, pid_t tgid) {
+// bpf/record_floor.bpf.c at `level`, filtered on `tgid` (and its descendants),
+// loaded and attached. The syscalls that take the level's work: fstat only
+// (the storm), or with `whole_table` every syscall the recorder records.
+Result<FloorSkel> attach_floor(uint32_t level, pid_t tgid, bool whole_table = false) {
   FloorSkel skel(fsr_floor_bpf__open());
   if (!skel) return Status::error(fmt::format("opening the BPF object failed: {}", strerror(errno)));
   skel->rodata->level = level;
   skel->rodata->tgid = static_cast<uint32_t>(tgid);
   // The storm's timed loop makes no other syscall worth a flag.
   skel->rodata->sys_flags[SYS_fstat] = FSR_SF_RECORD;
+  if (whole_table)
+    for (const fsr::SyscallInfo& s : fsr::syscall_table())
+      if (s.nr < FSR_MAX_NR) skel->rodata->sys_flags[s.nr] = FSR_SF_RECORD;
   if (int err = fsr_floor_bpf__load(skel.get()))
     return Status::error(fmt::format("loading the BPF object (level {}) failed: {} (rerun with FSREPLAY_BPF_DEBUG=1 "
                                      "for the verifier log)", level, strerror(-err)));
   if (int err = fsr_floor_bpf__attach(skel.get()))
-    return Status::error(fmt::format("attaching to sys_enter/sys_exit failed: {}", strerror(-err)));
+    return Status::error(fmt::format("attaching to sys_enter/sys_exit/sched_process_fork failed: {}", strerror(-err)));
   return skel;
 }
 
@@ -283,6 +293,52 @@ int bench(const Config& cfg) {
   return fsr::cli::kExitOk;
 }
 
+// --run: CMD under `level`, held (reading a pipe) until the programs filter
+// on its pid. Its exit status, or 128 + signal.
+int run_command(uint32_t level, const std::vector<std::string>& cmd) {
+  int go[2];
+  if (pipe2(go, O_CLOEXEC) != 0) {
+    fmt::print(stderr, "{}: pipe2: {}\n", kName, strerror(errno));
+    return fsr::cli::kExitError;
+  }
+  UniqueFd go_r(go[0]), go_w(go[1]);
+  std::vector<char*> args;
+  for (const auto& a : cmd) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    fmt::print(stderr, "{}: fork: {}\n", kName, strerror(errno));
+    return fsr::cli::kExitError;
+  }
+  if (pid == 0) {
+    char byte;
+    go_w.reset();
+    if (read(go_r.get(), &byte, 1) != 1) _exit(126);  // the parent gave up
+    execvp(args[0], args.data());
+    fmt::print(stderr, "{}: {}: {}\n", kName, cmd[0], strerror(errno));
+    _exit(127);
+  }
+  go_r.reset();
+  auto skel = attach_floor(level, pid, true);
+  if (!skel) {
+    fmt::print(stderr, "{}: {}\n", kName, skel.message());
+    go_w.reset();
+    waitpid(pid, nullptr, 0);
+    return fsr::cli::kExitError;
+  }
+  const char byte = 1;
+  if (write(go_w.get(), &byte, 1) != 1) {
+    fmt::print(stderr, "{}: starting {}: {}\n", kName, cmd[0], strerror(errno));
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    return fsr::cli::kExitError;
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 // A private directory under /tmp, removed with everything in it.
 struct TempDir {
   std::string path;
@@ -308,14 +364,26 @@ int main(int argc, char** argv) {
   app.add_option("--recorder", cfg.recorder, "An fsreplay binary: also measure `fsreplay record`")
       ->check(CLI::ExistingFile);
   app.add_flag("--storm", storm, "Run the storm itself (the child of every variant)")->group("");
+  int run_level = -1;
+  std::vector<std::string> command;
+  app.add_option("--run", run_level,
+                 "Instead of the storm: run `-- CMD ARGS...` and its children under this level (0-2) "
+                 "and pass its exit status through")
+      ->check(CLI::Range(0, 2));
+  app.add_option("command", command, "-- CMD ARGS... (with --run)");
   CLI11_PARSE(app, argc, argv);
 
   if (storm) return run_storm(cfg.calls, cfg.threads);
+  if ((run_level >= 0) != !command.empty()) {
+    fmt::print(stderr, "{}: --run LEVEL and -- CMD ARGS... go together\n", kName);
+    return fsr::cli::kExitUsage;
+  }
   if (geteuid() != 0) {
     fmt::print(stderr, "{}: run as root (it loads BPF programs)\n", kName);
     return fsr::cli::kExitNoPrivilege;
   }
   libbpf_set_print(libbpf_quiet);
+  if (run_level >= 0) return run_command(static_cast<uint32_t>(run_level), command);
   std::error_code ec;
   cfg.self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) {
