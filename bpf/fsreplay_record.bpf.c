@@ -143,6 +143,10 @@ struct {
 
 /* Segments per lane minus one (a power of two minus one). */
 const volatile __u32 lane_seg_mask = 0;
+/* The early rewind (fsreplay_record.h): its window in bytes (0: only empty
+ * lanes rewind) and the least time between two rewinds of a lane. */
+const volatile __u64 lane_window = 0;
+const volatile __u64 lane_min_cycle_ns = 0;
 
 static __always_inline struct fsr_counters *get_counters(void)
 {
@@ -158,8 +162,11 @@ _Static_assert(sizeof(struct scratch) == FSR_REC_MAX, "scratch must hold exactly
 struct lane_pos {
   struct fsr_lane_ctl *ctl;
   __u64 head;  /* where the frame starts */
-  __u64 tail;  /* max(tail, floor): free space counts from here */
+  __u64 tail;  /* free space counts from here (fsr_space_from) */
   __u32 cpu;
+  __u32 rewind;   /* the frame starts a rewind: recorded when it is published */
+  __u32 new_lap;  /* ... a lap (a rewind or a wrap): its time, lap_ns, too */
+  __u64 now;
 };
 
 /* Bytes of one lane. */
@@ -169,10 +176,13 @@ static __always_inline __u64 lane_capacity(void)
 }
 
 /* 0 with the lane marked busy, or -1: no lane, or one being written (a
- * nested program; counted, never expected). */
-static __always_inline int lane_open(struct lane_pos *lp)
+ * nested program; counted, never expected). `now`: the record's timestamp
+ * (no clock read of its own). */
+static __always_inline int lane_open(struct lane_pos *lp, __u64 now)
 {
   __u64 cap = lane_capacity();
+  struct fsr_lane_early early = {lane_window, lane_min_cycle_ns, now, 0};
+  struct fsr_lane_plan plan;
   struct fsr_lane_ctl *ctl;
   lp->cpu = bpf_get_smp_processor_id();
   ctl = bpf_map_lookup_elem(&lane_ctl, &lp->cpu);
@@ -184,16 +194,16 @@ static __always_inline int lane_open(struct lane_pos *lp)
   }
   ctl->busy = 1;
   lp->ctl = ctl;
-  lp->head = fsr_frame_at(ctl->head);
-  lp->tail = *(volatile __u64 *)&ctl->tail;
-  if (lp->tail == ctl->head && (lp->head & (cap - 1)) != 0) {
-    /* Empty and away from the lane's first byte: rewind (fsreplay_record.h). */
-    ctl->rewind_from = lp->tail;
-    lp->head = fsr_rewind_to(lp->head, cap);
-    ctl->floor = lp->head;
-  }
-  if (lp->tail < ctl->floor)
-    lp->tail = ctl->floor;
+  /* Empty, or kept up with, away from the lane's first byte: the frame goes
+   * at its first byte (fsreplay_record.h); lane_publish records the rewind
+   * with the frame, a refused frame leaves the lane as it was. */
+  early.lap_ns = ctl->lap_ns;
+  plan = fsr_plan_frame(ctl->head, *(volatile __u64 *)&ctl->tail, ctl->floor, ctl->rewind_from, cap, early);
+  lp->head = plan.start;
+  lp->tail = plan.space_from;
+  lp->rewind = plan.rewind;
+  lp->new_lap = plan.new_lap;
+  lp->now = now;
   return 0;
 }
 
@@ -217,11 +227,20 @@ static __always_inline struct scratch *lane_frame(struct lane_pos *lp, __u64 fra
   return (struct scratch *)(buf + off + FSR_FRAME_HDR);
 }
 
-/* Ends the frame whose record (`len` bytes) is at `at`: its length word, then
- * head, published with an atomic exchange (a full barrier). */
+/* Ends the frame whose record (`len` bytes) is at `at`: its length word, the
+ * rewind or lap it starts if any, then head, published with an atomic exchange (a
+ * full barrier). */
 static __always_inline void lane_publish(struct lane_pos *lp, struct scratch *at, __u64 len)
 {
   *(__u64 *)((__u8 *)at - FSR_FRAME_HDR) = len;
+  if (lp->rewind) {
+    lp->ctl->rewind_from = lp->ctl->head;
+    lp->ctl->floor = lp->head;
+    if (lp->rewind == 2)
+      lp->ctl->early_rewinds++;
+  }
+  if (lp->new_lap)
+    lp->ctl->lap_ns = lp->now;
   lp->ctl->busy = 0;
   __sync_lock_test_and_set(&lp->ctl->head, lp->head + fsr_frame_size(len));
 }
@@ -243,7 +262,7 @@ static __always_inline void emit_c(struct fsr_counters *c, struct scratch *sc, _
     c->seen[cls]++;
   if (len > sizeof(*sc))
     len = sizeof(*sc);
-  if (lane_open(&lp))
+  if (lane_open(&lp, sc->rec.ts))
     goto drop;
   at = lane_frame(&lp, fsr_frame_size(len));
   if (!at) {
@@ -521,7 +540,7 @@ static __always_inline void emit_syscall(struct task_struct *task, struct inflig
       s->args[idx] = fds[0] | ((__u64)fds[1] << 32);
   }
 
-  if (lane_open(&lp))
+  if (lane_open(&lp, s->ts))
     goto drop;
   at = lane_frame(&lp, FSR_FRAME_MAX);
   if (at) {

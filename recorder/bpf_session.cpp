@@ -5,6 +5,7 @@
 #include <bpf/libbpf.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -118,11 +119,26 @@ fsr_lane_ctl* BpfSession::lane_ctl(uint32_t cpu) const {
   return static_cast<fsr_lane_ctl*>(ctl_.addr) + cpu;
 }
 
-// Bytes a lane holds between `tail` and `head`: a rewind's skipped space is
-// free, so count from its target when the reader has not passed it yet.
-static uint64_t lane_fill(uint64_t head, uint64_t tail, uint64_t floor) {
+// Bytes of records a lane holds between `tail` and `head`: a rewind's
+// skipped space [rewind_from, floor) holds none. The four positions are read
+// one by one while the writer runs, so a torn set counts as what it can be.
+static uint64_t lane_fill(uint64_t head, uint64_t tail, uint64_t floor, uint64_t rewind_from) {
+  if (tail < rewind_from && rewind_from <= floor && floor <= head) return (rewind_from - tail) + (head - floor);
   return head - std::min(head, std::max(tail, floor));
 }
+
+// The early rewind (fsreplay_record.h). Window: a quarter of the lane, at
+// most 1 MiB; 1 MiB lanes cost a clone 1.19x against 1.25x for 8 MiB ones
+// walked end to end. Cycle: a lane rewinds early only if its lap so far took
+// 200 ms, so the room a rewind leaves lasts >= 100 ms at that rate: ten of
+// the drain governor's checks, which raise a drain that falls behind. With
+// 50 ms, a 2-thread fstat storm (both CPUs busy, the drain at nice 19) lost
+// 661 to 10,588 records a run (8,122 to 57,638 without the rule); with
+// 200 ms none in five runs.
+static uint64_t lane_window_for(uint64_t lane_bytes) {
+  return std::min<uint64_t>(lane_bytes / 4, uint64_t{1} << 20);
+}
+static constexpr uint64_t kLaneMinCycleNs = 200'000'000;
 
 Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, RecordFn fn,
                                                      void* ctx) {
@@ -155,6 +171,9 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   s->segs_per_lane_ = std::max(1u, options.buffer_mib >> (FSR_SEG_SHIFT - 20));
   s->lane_bytes_ = static_cast<uint64_t>(s->segs_per_lane_) << FSR_SEG_SHIFT;
   skel->rodata->lane_seg_mask = s->segs_per_lane_ - 1;
+  s->lane_window_ = lane_window_for(s->lane_bytes_);
+  skel->rodata->lane_window = s->lane_window_;
+  skel->rodata->lane_min_cycle_ns = kLaneMinCycleNs;
   bpf_map__set_max_entries(skel->maps.lanes, s->ncpu_ * s->segs_per_lane_);
   bpf_map__set_max_entries(skel->maps.lane_ctl, s->ncpu_);
   // File page faults: through the page cache's fault tracepoints where the
@@ -173,6 +192,11 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
     return Status::error(st.message() + fmt::format(" ({} MiB per CPU: try a smaller --buffer-mib)", options.buffer_mib));
   if (Status st = map_array(skel->maps.lane_ctl, PROT_READ | PROT_WRITE, &s->ctl_.addr, &s->ctl_.len); !st)
     return st;
+  // A lane's first lap counts from now (bpf_ktime_get_ns is CLOCK_MONOTONIC).
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  for (uint32_t cpu = 0; cpu < s->ncpu_; ++cpu)
+    s->lane_ctl(cpu)->lap_ns = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
 
   // Attach one by one: the page-fault program is optional.
   struct {
@@ -254,7 +278,7 @@ Status BpfSession::consume() {
                             (static_cast<size_t>(cpu) * segs_per_lane_ << FSR_SEG_SHIFT),
                         segs_per_lane_ - 1u, __atomic_load_n(&c->rewind_from, __ATOMIC_RELAXED),
                         __atomic_load_n(&c->floor, __ATOMIC_RELAXED)};
-    last_peak_bytes_ = std::max(last_peak_bytes_, lane_fill(head, c->tail, lane.floor));
+    last_peak_bytes_ = std::max(last_peak_bytes_, lane_fill(head, c->tail, lane.floor, lane.rewind_from));
     read_pos_[cpu] = read_lane(
         lane, from, head,
         [&](const void* rec, size_t size, uint64_t next) { fn_(ctx_, cpu, rec, size, next); }, &lane_damage_);
@@ -268,15 +292,19 @@ void BpfSession::free_through(uint32_t cpu, uint64_t pos) {
   if (cpu < ncpu_ && pos > c->tail && pos <= read_pos_[cpu]) __atomic_store_n(&c->tail, pos, __ATOMIC_RELEASE);
 }
 
-uint64_t BpfSession::lane_fill_now() const {
-  uint64_t most = 0;
+BpfSession::LaneLoad BpfSession::lane_load_now() const {
+  LaneLoad load{0, lane_bytes_};
   for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) {
     fsr_lane_ctl* c = lane_ctl(cpu);
     const uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
-    most = std::max(most, lane_fill(head, __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE),
-                                    __atomic_load_n(&c->floor, __ATOMIC_RELAXED)));
+    const uint64_t tail = __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE);
+    const uint64_t floor = __atomic_load_n(&c->floor, __ATOMIC_RELAXED);
+    const uint64_t from = __atomic_load_n(&c->rewind_from, __ATOMIC_RELAXED);
+    load.fill = std::max(load.fill, lane_fill(head, tail, floor, from));
+    const uint64_t used = head - std::min<uint64_t>(head, fsr_space_from(tail, floor, from));
+    load.room = std::min(load.room, lane_bytes_ - std::min(lane_bytes_, used));
   }
-  return most;
+  return load;
 }
 
 KernelCounters BpfSession::counters() const {
@@ -293,7 +321,10 @@ KernelCounters BpfSession::counters() const {
       k.io_uring += c.extra[FSR_CNT_IO_URING];
     }
   }
-  for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) k.lane_nested += lane_ctl(cpu)->nested;
+  for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) {
+    k.lane_nested += lane_ctl(cpu)->nested;
+    k.early_rewinds += lane_ctl(cpu)->early_rewinds;
+  }
   k.lane_damage = lane_damage_;
   bpf_program* p;
   bpf_object__for_each_program(p, skel_->obj) {  // every program, loaded or not (fd < 0)

@@ -32,6 +32,7 @@ struct KernelCounters {
   uint64_t io_uring = 0;
   uint64_t prog_misses = 0;  // program runs the kernel skipped (recursion)
   uint64_t lane_nested = 0;  // records refused by a lane already being written (never expected)
+  uint64_t early_rewinds = 0;  // lanes rewound while not empty (bpf/fsreplay_record.h)
   bool lane_damage = false;  // a frame with an impossible length was met (the rest of that drain skipped)
 };
 
@@ -69,10 +70,19 @@ class BpfSession {
   uint64_t read_through(uint32_t cpu) const { return cpu < read_pos_.size() ? read_pos_[cpu] : 0; }
   // Bytes the fullest lane held at the last consume() (frames and skips).
   uint64_t last_peak_bytes() const { return last_peak_bytes_; }
-  // Bytes the fullest lane holds now. Only reads the lanes' positions: the
-  // one call another thread may make while the draining thread works.
-  uint64_t lane_fill_now() const;
+  // The lanes now: the most bytes of records any holds, and the least free
+  // space any has (after an early rewind, only the lane's start up to the
+  // reader's tail is free until the reader takes the jump: fsreplay_record.h).
+  // Only reads the lanes' positions: the one call another thread may make
+  // while the draining thread works.
+  struct LaneLoad {
+    uint64_t fill = 0;
+    uint64_t room = 0;
+  };
+  LaneLoad lane_load_now() const;
   uint64_t lane_bytes() const { return lane_bytes_; }
+  // The early-rewind threshold the lanes use (bytes).
+  uint64_t lane_window() const { return lane_window_; }
 
   KernelCounters counters() const;
   uint32_t cpu_count() const { return ncpu_; }
@@ -98,6 +108,7 @@ class BpfSession {
   uint32_t ncpu_ = 0;
   uint32_t segs_per_lane_ = 0;
   uint64_t lane_bytes_ = 0;
+  uint64_t lane_window_ = 0;
   uint64_t last_peak_bytes_ = 0;
   std::vector<uint64_t> read_pos_;  // per lane: where the next consume() reads
   bool lane_damage_ = false;

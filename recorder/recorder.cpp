@@ -79,8 +79,10 @@ std::string canonical(const std::string& p) {
 // draining thread runs at the lowest priority, and the lanes (8 MiB per CPU
 // by default: ~80,000 records) hold what it has not taken yet; a governor
 // thread raises its priority above the workload's while any lane is more
-// than a quarter full, or the last flush is 750 ms old (a flush at least
-// once a second: a killed recorder leaves the trace up to it).
+// than a quarter full, or has less than half its early-rewind window free
+// (after an early rewind only the lane's start is free until the reader
+// takes the jump: bpf/fsreplay_record.h), or the last flush is 750 ms old (a
+// flush at least once a second: a killed recorder leaves the trace up to it).
 class DrainGovernor {
  public:
   explicit DrainGovernor(const BpfSession& s) : session_(s), drain_tid_(gettid()) {
@@ -114,16 +116,17 @@ class DrainGovernor {
     set_nice(gettid(), kRaised);
     bool raised = false;
     const uint64_t quarter = session_.lane_bytes() / 4, sixteenth = session_.lane_bytes() / 16;
+    const uint64_t tight = session_.lane_window() / 2;
     while (!stop_.load()) {
       timespec d{0, static_cast<long>(kCheckNs)};
       nanosleep(&d, nullptr);
-      const uint64_t fill = session_.lane_fill_now();
+      const BpfSession::LaneLoad load = session_.lane_load_now();
       const uint64_t age = now_ns(CLOCK_MONOTONIC) - last_flush_.load(std::memory_order_relaxed);
-      if (!raised && (fill > quarter || age > kFlushAgeNs)) {
+      if (!raised && (load.fill > quarter || load.room < tight || age > kFlushAgeNs)) {
         set_nice(drain_tid_, kRaised);
         raised = true;
         ++boosts_;
-      } else if (raised && fill < sixteenth && age < kFlushAgeNs) {
+      } else if (raised && load.fill < sixteenth && load.room >= 2 * tight && age < kFlushAgeNs) {
         set_nice(drain_tid_, kIdle);
         raised = false;
       }
