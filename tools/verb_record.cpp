@@ -63,6 +63,9 @@ Action add_record_verb(CLI::App& app) {
     fmt::print(stderr, "fsreplay record: {} events, {} drops, {} ({:.2f} B/event), {} -> {}; recorder CPU {} while it ran\n",
                s.events, s.drops, human_bytes(s.bytes), s.events ? double(s.bytes) / double(s.events) : 0.0,
                human_ns(s.duration_ns), o->output, human_ns(s.drain_cpu_ns));
+    if (getenv("FSREPLAY_BPF_DEBUG"))
+      fmt::print(stderr, "fsreplay record: lanes rewound early {} times; drain raised {} times\n",
+                 s.kernel.early_rewinds, s.drain_boosts);
     if (s.drops) {
       std::string by;
       for (int c = 0; c < kClassCount; ++c)
