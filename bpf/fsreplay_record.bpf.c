@@ -313,30 +313,68 @@ static __always_inline struct file *fd_file(struct task_struct *task, __s64 fd)
   return f;
 }
 
-/* Inode facts of `f`; also flags pipes, sockets and anon inodes (eventfd). */
+/* Inode facts of `f`; also flags pipes, sockets and anon inodes (eventfd).
+ * Three bpf_probe_read_kernel calls instead of seven: f->f_inode, then the
+ * inode's first bytes (i_mode, i_sb, i_ino, i_size) and the super block's
+ * (s_dev, s_magic) in one read each, into the record's space right after
+ * `in` (its paths are written there later; a record is built where the
+ * largest one fits). The field offsets are CO-RE relocations, so the reads'
+ * lengths are constants once loaded: a kernel whose layout puts a field past
+ * FSR_FACTS_SPAN bytes takes the field-by-field reads instead, and the
+ * verifier drops the path not taken. */
+#define FSR_FACTS_SPAN 256
+
+static __always_inline __u32 span_of(__u32 a, __u32 b)
+{
+  return a > b ? a : b;
+}
+
 static __always_inline void file_facts(struct fsr_rec *r, struct fsr_inode *in, struct file *f,
                                        int facts)
 {
+  __u8 *tmp = (__u8 *)(in + 1);
+  const __u32 o_mode = bpf_core_field_offset(struct inode, i_mode);
+  const __u32 o_sb = bpf_core_field_offset(struct inode, i_sb);
+  const __u32 o_ino = bpf_core_field_offset(struct inode, i_ino);
+  const __u32 o_size = bpf_core_field_offset(struct inode, i_size);
+  const __u32 o_dev = bpf_core_field_offset(struct super_block, s_dev);
+  const __u32 o_magic = bpf_core_field_offset(struct super_block, s_magic);
+  const __u32 ispan = span_of(span_of(o_mode + 2, o_sb + 8), span_of(o_ino + 8, o_size + 8));
+  const __u32 sspan = span_of(o_dev + 4, o_magic + 8);
   struct inode *ino;
   struct super_block *sb;
   __u32 mode;
+  __u64 magic;
   if (!f)
     return;
   ino = BPF_CORE_READ(f, f_inode);
   if (!ino)
     return;
-  mode = BPF_CORE_READ(ino, i_mode);
-  sb = BPF_CORE_READ(ino, i_sb);
-  if ((mode & S_IFMT_) == S_IFIFO_ || (mode & S_IFMT_) == S_IFSOCK_ ||
-      BPF_CORE_READ(sb, s_magic) == ANON_INODE_MAGIC)
+  if (ispan <= FSR_FACTS_SPAN && sspan <= FSR_FACTS_SPAN) {
+    if (bpf_probe_read_kernel(tmp, ispan, ino))
+      return;
+    mode = *(__u16 *)(tmp + o_mode);
+    sb = *(struct super_block **)(tmp + o_sb);
+    in->ino = *(__u64 *)(tmp + o_ino);
+    in->size = *(__u64 *)(tmp + o_size);
+    if (bpf_probe_read_kernel(tmp, sspan, sb))
+      return;
+    magic = *(__u64 *)(tmp + o_magic);
+    in->dev = user_dev(*(__u32 *)(tmp + o_dev));
+  } else {
+    mode = BPF_CORE_READ(ino, i_mode);
+    sb = BPF_CORE_READ(ino, i_sb);
+    magic = BPF_CORE_READ(sb, s_magic);
+    in->ino = BPF_CORE_READ(ino, i_ino);
+    in->size = BPF_CORE_READ(ino, i_size);
+    in->dev = user_dev(BPF_CORE_READ(sb, s_dev));
+  }
+  if ((mode & S_IFMT_) == S_IFIFO_ || (mode & S_IFMT_) == S_IFSOCK_ || magic == ANON_INODE_MAGIC)
     r->flags |= FSR_RF_FD_IS_PIPE;
   if (!facts)
     return;
   in->mode = mode;
   in->pad0 = 0;
-  in->ino = BPF_CORE_READ(ino, i_ino);
-  in->size = BPF_CORE_READ(ino, i_size);
-  in->dev = user_dev(BPF_CORE_READ(sb, s_dev));
   r->flags |= FSR_RF_HAS_INODE;
 }
 
