@@ -313,12 +313,13 @@ static __always_inline struct file *fd_file(struct task_struct *task, __s64 fd)
   return f;
 }
 
-/* Inode facts of `f`; also flags pipes, sockets and anon inodes (eventfd).
- * Three bpf_probe_read_kernel calls instead of seven: f->f_inode, then the
- * inode's first bytes (i_mode, i_sb, i_ino, i_size) and the super block's
- * (s_dev, s_magic) in one read each, into the record's space right after
- * `in` (its paths are written there later; a record is built where the
- * largest one fits). The field offsets are CO-RE relocations, so the reads'
+/* Inode facts (inode_facts) and those of the file `f` (file_facts: also
+ * flags pipes, sockets and anon inodes such as eventfd). Three
+ * bpf_probe_read_kernel calls instead of seven: f->f_inode, then the inode's
+ * first bytes (i_mode, i_sb, i_ino, i_size) and the super block's (s_dev,
+ * s_magic) in one read each, into the record's space right after `in` (its
+ * paths are written there later; a record is built where the largest one
+ * fits). The field offsets are CO-RE relocations, so the reads'
  * lengths are constants once loaded: a kernel whose layout puts a field past
  * FSR_FACTS_SPAN bytes takes the field-by-field reads instead, and the
  * verifier drops the path not taken. */
@@ -329,8 +330,9 @@ static __always_inline __u32 span_of(__u32 a, __u32 b)
   return a > b ? a : b;
 }
 
-static __always_inline void file_facts(struct fsr_rec *r, struct fsr_inode *in, struct file *f,
-                                       int facts)
+/* Fills in->{dev, ino, size} from `ino` and returns 0 with its mode and its
+ * super block's magic, or -1 if the inode could not be read. */
+static __always_inline int inode_facts(struct fsr_inode *in, struct inode *ino, __u32 *mode, __u64 *magic)
 {
   __u8 *tmp = (__u8 *)(in + 1);
   const __u32 o_mode = bpf_core_field_offset(struct inode, i_mode);
@@ -341,41 +343,46 @@ static __always_inline void file_facts(struct fsr_rec *r, struct fsr_inode *in, 
   const __u32 o_magic = bpf_core_field_offset(struct super_block, s_magic);
   const __u32 ispan = span_of(span_of(o_mode + 2, o_sb + 8), span_of(o_ino + 8, o_size + 8));
   const __u32 sspan = span_of(o_dev + 4, o_magic + 8);
-  struct inode *ino;
   struct super_block *sb;
-  __u32 mode;
-  __u64 magic;
-  if (!f)
-    return;
-  ino = BPF_CORE_READ(f, f_inode);
-  if (!ino)
-    return;
   if (ispan <= FSR_FACTS_SPAN && sspan <= FSR_FACTS_SPAN) {
     if (bpf_probe_read_kernel(tmp, ispan, ino))
-      return;
-    mode = *(__u16 *)(tmp + o_mode);
+      return -1;
+    *mode = *(__u16 *)(tmp + o_mode);
     sb = *(struct super_block **)(tmp + o_sb);
     in->ino = *(__u64 *)(tmp + o_ino);
     in->size = *(__u64 *)(tmp + o_size);
     if (bpf_probe_read_kernel(tmp, sspan, sb))
-      return;
-    magic = *(__u64 *)(tmp + o_magic);
+      return -1;
+    *magic = *(__u64 *)(tmp + o_magic);
     in->dev = user_dev(*(__u32 *)(tmp + o_dev));
   } else {
-    mode = BPF_CORE_READ(ino, i_mode);
+    *mode = BPF_CORE_READ(ino, i_mode);
     sb = BPF_CORE_READ(ino, i_sb);
-    magic = BPF_CORE_READ(sb, s_magic);
+    *magic = BPF_CORE_READ(sb, s_magic);
     in->ino = BPF_CORE_READ(ino, i_ino);
     in->size = BPF_CORE_READ(ino, i_size);
     in->dev = user_dev(BPF_CORE_READ(sb, s_dev));
   }
+  in->mode = *mode;
+  in->pad0 = 0;
+  return 0;
+}
+
+static __always_inline void file_facts(struct fsr_rec *r, struct fsr_inode *in, struct file *f,
+                                       int facts)
+{
+  struct inode *ino;
+  __u32 mode = 0;
+  __u64 magic = 0;
+  if (!f)
+    return;
+  ino = BPF_CORE_READ(f, f_inode);
+  if (!ino || inode_facts(in, ino, &mode, &magic))
+    return;
   if ((mode & S_IFMT_) == S_IFIFO_ || (mode & S_IFMT_) == S_IFSOCK_ || magic == ANON_INODE_MAGIC)
     r->flags |= FSR_RF_FD_IS_PIPE;
-  if (!facts)
-    return;
-  in->mode = mode;
-  in->pad0 = 0;
-  r->flags |= FSR_RF_HAS_INODE;
+  if (facts)
+    r->flags |= FSR_RF_HAS_INODE;
 }
 
 static __always_inline struct scratch *get_scratch(void)
@@ -770,7 +777,8 @@ static __always_inline void emit_file_fault(struct address_space *mapping, __u64
   struct fsr_rec *r;
   struct fsr_inode *in;
   struct inode *ino;
-  __u64 pid_tgid;
+  __u64 pid_tgid, magic = 0;
+  __u32 mode = 0;
   /* Only a fault a user access started: populate, mlock and GUP from
    * syscalls reach the page cache without one and are the syscall's work. */
   if (!s || !s->fault_armed)
@@ -788,13 +796,9 @@ static __always_inline void emit_file_fault(struct address_space *mapping, __u64
   sc->args[1] = s->fault_addr;
   sc->args[2] = s->fault_err;
   in = inode_at(sc, 3 * 8);
-  in->mode = BPF_CORE_READ(ino, i_mode);
-  in->pad0 = 0;
-  in->ino = BPF_CORE_READ(ino, i_ino);
-  in->size = BPF_CORE_READ(ino, i_size);
-  in->dev = user_dev(BPF_CORE_READ(ino, i_sb, s_dev));
-  r->flags |= FSR_RF_HAS_INODE;
-  emit(sc, sizeof(*r) + 3 * 8 + sizeof(*in), class_mmap);
+  if (inode_facts(in, ino, &mode, &magic) == 0)
+    r->flags |= FSR_RF_HAS_INODE;
+  emit(sc, sizeof(*r) + 3 * 8 + ((r->flags & FSR_RF_HAS_INODE) ? sizeof(*in) : 0), class_mmap);
 }
 
 /* The page is not mapped yet and fault-around did not map it. */

@@ -255,7 +255,10 @@ TEST_F(SyscallCapture, FileMmapAndFirstFault) {
   EXPECT_EQ(m.args[5], 0u);
   EXPECT_EQ(m.size, 1234u);
   const Event& f = ev("mmap", kEvPageFault);
-  EXPECT_EQ(path(f, 0), abs("data"));
+  EXPECT_EQ(path(f, 0), abs("data")) << "found by the fault's device and inode";
+  EXPECT_EQ(f.size, 1234u) << "the fault's inode facts";
+  EXPECT_EQ(f.dev, m.dev);
+  EXPECT_EQ(f.ino, m.ino);
   EXPECT_EQ(f.args[0], 0u) << "file offset of the touched page";
   EXPECT_EQ(f.args[1] & ~0xfffull, static_cast<uint64_t>(m.ret));
 }
