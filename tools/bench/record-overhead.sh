@@ -11,6 +11,11 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 FSREPLAY=${1:-$HERE/../../build/tools/fsreplay}
 FSREPLAY=$(realpath "$FSREPLAY")
+# The floor (tools/bench/record_floor.cpp --run 2): the same workload under
+# programs that only dispatch, look up task storage and read the clock twice
+# per syscall the recorder records, and record nothing: what any recorder on
+# these tracepoints pays on this kernel. Built next to fsreplay.
+FLOOR=$(dirname "$FSREPLAY")/fsreplay_bench_record_floor
 RUNS=${RUNS:-3}
 LOOP=${LOOP:-10}
 CLONES=${CLONES:-2}
@@ -46,6 +51,7 @@ median() { sort -n | awk '{a[NR]=$1} END {printf "%.0f\n", (NR%2) ? a[(NR+1)/2] 
 bench() {  # bench MODE
   local mode=$1 v
   : > "plain.$mode"; : > "rec.$mode"; : > "rec2.$mode"; : > "strace.$mode"; : > "plain.$mode.cpu"; : > "rec.$mode.cpu"
+  : > "floor.$mode"
   for r in $(seq "$RUNS"); do
     fresh_fs "$mode"
     /usr/bin/time -f "%U %S" -o cpu ./timed.sh "$WORK/t" "$mode"; cat t >> "plain.$mode"; awk '{print ($1+$2)*1000}' cpu >> "plain.$mode.cpu"
@@ -56,6 +62,10 @@ bench() {  # bench MODE
     "$FSREPLAY" record --buffer-mib 2 -o "$WORK/$mode.trace" --root "$WORK/repo" -- ./timed.sh "$WORK/t" "$mode" 2> /dev/null; cat t >> "rec2.$mode"
     fresh_fs "$mode"
     strace -f -qq -o /dev/null ./timed.sh "$WORK/t" "$mode"; cat t >> "strace.$mode"
+    if [ -x "$FLOOR" ]; then
+      fresh_fs "$mode"
+      "$FLOOR" --run 2 -- ./timed.sh "$WORK/t" "$mode"; cat t >> "floor.$mode"
+    fi
   done
   fresh_fs none
   local p rr s r2
@@ -64,6 +74,14 @@ bench() {  # bench MODE
     "$2" "$(echo "$p/1000000" | bc -l)" "$(echo "$rr/1000000" | bc -l)" "$(echo "$rr/$p" | bc -l)" \
     "$(echo "$s/1000000" | bc -l)" "$(echo "$s/$p" | bc -l)"
   printf '  with --buffer-mib 2 (smaller lanes): %8.1f ms (%.3fx)\n' "$(echo "$r2/1000000" | bc -l)" "$(echo "$r2/$p" | bc -l)"
+  if [ -s "floor.$mode" ]; then
+    local f
+    f=$(median < "floor.$mode")
+    printf '  floor, recording nothing (dispatch, task storage, 2 clock reads per syscall): %8.1f ms (%.3fx)\n' \
+      "$(echo "$f/1000000" | bc -l)" "$(echo "$f/$p" | bc -l)"
+  else
+    echo "  floor: not measured ($FLOOR missing: build fsreplay_bench_record_floor)"
+  fi
   # CPU (user+sys of everything, median): less noisy than wall on a shared
   # machine. The recorder's includes its fixed cost (BPF load, prestate walk).
   printf '  CPU: untraced %.0f ms, record %.0f ms (incl. setup %.0f ms: record -- true)\n' \
