@@ -148,8 +148,12 @@ struct fsr_inode {
  * least half the lap so far, so at the lap's rate it lasts min_cycle_ns / 2
  * or more: time for a drain running late (at low priority, on CPUs the
  * workload keeps busy) to come. A storm (~30 MB/s of records on one CPU
- * here) fills its lap too fast and keeps the whole lane. fsr_plan_frame is
- * the writer's rule; the tests apply the same one. */
+ * here) fills its lap too fast and keeps the whole lane. What the rule does
+ * not cover: a burst that starts right after an early rewind has only that
+ * room until the reader takes the jump (one drain period when the drain
+ * keeps up; the governor raises a drain that leaves it less than half the
+ * window), and a record that does not fit is a counted drop as anywhere
+ * else. fsr_plan_frame is the writer's rule; the tests apply the same one. */
 #define FSR_SEG_SHIFT 20
 #define FSR_SEG_SIZE (1u << FSR_SEG_SHIFT)
 #define FSR_FRAME_HDR 8
