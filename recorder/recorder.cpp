@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "recorder/event_decoder.h"
+#include "recorder/heap_warmup.h"
 #include "recorder/initial_state.h"
 #include "recorder/launcher.h"
 #include "recorder/ring_merger.h"
@@ -225,6 +226,10 @@ Result<RecordSummary> record(const RecordOptions& o) {
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
   g_signals = 0;
+
+  // The drain's code and first heap pages, faulted in now rather than while
+  // the workload runs (heap_warmup.h).
+  warm_up(kDrainWarmHeapBytes);
 
   if (!o.command.empty()) {
     Status r = child.release();

@@ -13,7 +13,10 @@
 // Prints figures; asserts nothing. Afterwards the last round's trace is read
 // back and compared with TRACE, thread by thread: the drain of the rebuilt
 // records should give back the same events.
-//   fsreplay_bench_drain [--rounds R] [--cpus C] TRACE
+//   fsreplay_bench_drain [--rounds R] [--cpus C] [--warm-mib M] TRACE
+// --warm-mib M warms the process before round 1 as `fsreplay record` does
+// before its workload starts (M MiB of heap and every mapped page:
+// recorder/heap_warmup.h); 0 leaves it cold.
 // Round 1 touches the pipeline's memory first (page faults, as in a live
 // recorder); later rounds reuse the heap, whose layout moves the figures of
 // a small trace by up to ~40% between runs (git status, 4,729 events: medians
@@ -32,6 +35,7 @@
 #include <vector>
 
 #include "recorder/event_decoder.h"
+#include "recorder/heap_warmup.h"
 #include "recorder/lane_reader.h"
 #include "recorder/record_builder.h"
 #include "recorder/recorder.h"
@@ -297,7 +301,7 @@ std::string temp_trace() {
 }
 
 int usage() {
-  fmt::print(stderr, "usage: fsreplay_bench_drain [--rounds R] [--cpus C] TRACE\n");
+  fmt::print(stderr, "usage: fsreplay_bench_drain [--rounds R] [--cpus C] [--warm-mib M] TRACE\n");
   return 2;
 }
 
@@ -306,13 +310,15 @@ int usage() {
 int main(int argc, char** argv) {
   int rounds = 5;
   uint32_t cpus = 2;
+  int warm_mib = 0;
   std::string trace;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if ((a == "--rounds" || a == "--cpus") && i + 1 < argc) {
+    if ((a == "--rounds" || a == "--cpus" || a == "--warm-mib") && i + 1 < argc) {
       const int v = atoi(argv[++i]);
-      if (v < 1 || v > 1024) return usage();
+      if (v < (a == "--warm-mib" ? 0 : 1) || v > 1024) return usage();
       if (a == "--rounds") rounds = v;
+      else if (a == "--warm-mib") warm_mib = v;
       else cpus = static_cast<uint32_t>(v);
     } else if (!a.empty() && a[0] != '-' && trace.empty()) {
       trace = a;
@@ -336,6 +342,7 @@ int main(int argc, char** argv) {
                in.unbuildable);
   if (in.records == 0) return fmt::print(stderr, "fsreplay_bench_drain: {}: no events\n", trace), 1;
 
+  if (warm_mib > 0) fmt::print("warmed: {} MiB of heap, and the pages mapped\n", warm_up(static_cast<size_t>(warm_mib) << 20) >> 20);
   const std::string out = temp_trace();
   if (out.empty()) return fmt::print(stderr, "fsreplay_bench_drain: no scratch file: {}\n", strerror(errno)), 1;
   std::vector<double> per_event;
