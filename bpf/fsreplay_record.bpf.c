@@ -144,7 +144,7 @@ struct {
 /* Segments per lane minus one (a power of two minus one). */
 const volatile __u32 lane_seg_mask = 0;
 /* The early rewind (fsreplay_record.h): its window in bytes (0: only empty
- * lanes rewind) and the least time between two rewinds of a lane. */
+ * lanes rewind) and the least time a lap must have taken. */
 const volatile __u64 lane_window = 0;
 const volatile __u64 lane_min_cycle_ns = 0;
 
@@ -228,8 +228,8 @@ static __always_inline struct scratch *lane_frame(struct lane_pos *lp, __u64 fra
 }
 
 /* Ends the frame whose record (`len` bytes) is at `at`: its length word, the
- * rewind or lap it starts if any, then head, published with an atomic exchange (a
- * full barrier). */
+ * rewind or lap it starts if any, then head, published with an atomic
+ * exchange (a full barrier). */
 static __always_inline void lane_publish(struct lane_pos *lp, struct scratch *at, __u64 len)
 {
   *(__u64 *)((__u8 *)at - FSR_FRAME_HDR) = len;
