@@ -193,6 +193,7 @@ uint32_t EventChunkEncoder::thread_index(const Event& e) {
       spare_.pop_back();
     } else {
       cols = std::make_unique<ThreadColumns>();
+      for (int c = 0; c < kEcCount; ++c) cols->cols[c].reserve(len_hint_[c] + len_hint_[c] / 4);
     }
     in_use_.push_back(std::move(cols));
     threads_.push_back({e.pid, e.tid, t, t.end, 0, false, {}, in_use_.back()->cols});
@@ -254,6 +255,8 @@ void EventChunkEncoder::add(const Event& e) {
   cols[kEcMode].put(f.mode);
   cols[kEcFlags].put(e.flags | (f.coded ? kFactsCodedBit : 0));
   ++count_;
+  if (e.nr == kEvProcExit)  // the thread's last event: its columns are as long as they get
+    for (int c = 0; c < kEcCount; ++c) len_hint_[c] = (3 * len_hint_[c] + cols[c].size()) / 4;
 }
 
 void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out) {

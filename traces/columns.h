@@ -81,6 +81,11 @@ class ColumnBuilder {
     len_ = 0;
     nonzero_ = 0;
   }
+  // Room for `bytes` in all, without further growth up to there.
+  void reserve(size_t bytes) {
+    if (cap_ < bytes) grow(bytes);
+  }
+  size_t size() const { return len_; }
 
  private:
   // Copies the bytes in use only, and leaves the new space uninitialised (a
