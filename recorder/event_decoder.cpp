@@ -70,7 +70,7 @@ StrId EventDecoder::intern(std::string_view s) {
 std::string_view EventDecoder::store(std::string_view s) {
   if (arena_left_ < s.size()) {
     const size_t block = std::max<size_t>(kArenaBlock, s.size());
-    arena_.push_back(std::make_unique<char[]>(block));
+    arena_.push_back(std::make_unique_for_overwrite<char[]>(block));
     arena_next_ = arena_.back().get();
     arena_left_ = block;
   }

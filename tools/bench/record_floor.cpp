@@ -42,6 +42,7 @@
 
 #include "bpf/fsreplay_record.h"
 #include "record_floor.skel.h"
+#include "recorder/launcher.h"
 #include "recorder/unique_fd.h"
 #include "tools/cli_util.h"
 #include "traces/status.h"
@@ -293,48 +294,26 @@ int bench(const Config& cfg) {
   return fsr::cli::kExitOk;
 }
 
-// --run: CMD under `level`, held (reading a pipe) until the programs filter
-// on its pid. Its exit status, or 128 + signal.
+// --run: CMD under `level`, held by the recorder's launcher (spawn_held)
+// until the programs filter on its pid, run as the invoking user as `record`
+// runs it. Its exit status, 128 + signal, or 127 if it could not start.
 int run_command(uint32_t level, const std::vector<std::string>& cmd) {
-  int go[2];
-  if (pipe2(go, O_CLOEXEC) != 0) {
-    fmt::print(stderr, "{}: pipe2: {}\n", kName, strerror(errno));
-    return fsr::cli::kExitError;
+  auto child = fsr::spawn_held(cmd, fsr::invoking_user());
+  if (!child) {
+    fmt::print(stderr, "{}: {}\n", kName, child.message());
+    return 127;
   }
-  UniqueFd go_r(go[0]), go_w(go[1]);
-  std::vector<char*> args;
-  for (const auto& a : cmd) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    fmt::print(stderr, "{}: fork: {}\n", kName, strerror(errno));
-    return fsr::cli::kExitError;
-  }
-  if (pid == 0) {
-    char byte;
-    go_w.reset();
-    if (read(go_r.get(), &byte, 1) != 1) _exit(126);  // the parent gave up
-    execvp(args[0], args.data());
-    fmt::print(stderr, "{}: {}: {}\n", kName, cmd[0], strerror(errno));
-    _exit(127);
-  }
-  go_r.reset();
-  auto skel = attach_floor(level, pid, true);
+  auto skel = attach_floor(level, child->pid(), true);
   if (!skel) {
     fmt::print(stderr, "{}: {}\n", kName, skel.message());
-    go_w.reset();
-    waitpid(pid, nullptr, 0);
-    return fsr::cli::kExitError;
+    return fsr::cli::kExitError;  // the held child is killed and reaped
   }
-  const char byte = 1;
-  if (write(go_w.get(), &byte, 1) != 1) {
-    fmt::print(stderr, "{}: starting {}: {}\n", kName, cmd[0], strerror(errno));
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    return fsr::cli::kExitError;
+  if (Status r = child->release(); !r) {
+    fmt::print(stderr, "{}: {}\n", kName, r.message());
+    return 127;
   }
   int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  while (waitpid(child->pid(), &st, 0) < 0 && errno == EINTR) {
   }
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
