@@ -27,6 +27,8 @@ python3 -c '
 import json, os, sys
 j = json.load(open(sys.argv[1]))
 print(json.dumps({"events": j["events"], "drops": j["drops"], "kernel": os.uname().release}))' $res/inspect.json > $res/trace.json
+"$fsr" detect --json /mnt/c > $res/detect-9p.json
+"$fsr" detect --json /mnt/cv > $res/detect-virtiofs.json
 for m in ext4:/mnt/ext4 9p:/mnt/c virtiofs:/mnt/cv; do
   name=${m%%:*} dir=${m#*:}
   mkdir -p $dir/replay /mnt/ext4/scratch-$name

@@ -4,7 +4,8 @@
 # 60-file git repository cloned and its status taken) on the guest's ext4
 # with the eBPF recorder on kernel 6.1, replays the trace on the guest's 9p
 # /mnt/c and virtiofs /mnt/cv, and checks: the recording has events and no
-# drops, every replay ran every op, divergences <= 0.1% of ops on each mount.
+# drops, every replay ran every op, divergences <= 0.1% of ops on each mount,
+# and `fsreplay detect` sees the real 9p and virtiofs mounts.
 # Usage: vm_smoke_test.sh VMLAB FSREPLAY CACHE_DIR   (root; exit 77 = skipped, with the reason)
 set -uo pipefail
 vmlab=$1 fsreplay=$(readlink -f "$2")
@@ -32,5 +33,12 @@ for m in ("ext4", "9p", "virtiofs"):
     print(f"replay on {m}: {r['ops']} ops, {r['divergences']} divergent ({pct:.3f}%), {r['skipped']} skipped, wall {r['wall_ns'] / 1e9:.2f} s")
     if r["ops"] < 1000 or pct > 0.1:
         print(f"FAIL: {m}: divergences over 0.1% or too few ops"); fail = 1
+# detect names the real mounts: 9p (not drvfs: no aname) with WSL's cache
+# and msize, and virtiofs.
+for m, kind in (("9p", "9p"), ("virtiofs", "virtiofs")):
+    d = json.load(open(f"{out}/detect-{m}.json"))["mount"]
+    print(f"detect /mnt on {m}: kind {d['kind']}, fs_type {d['fs_type']}, options {d['super_options']}")
+    if d["fs_type"] != kind:
+        print(f"FAIL: detect saw {d['fs_type']} on the {m} mount"); fail = 1
 sys.exit(fail)
 PY
