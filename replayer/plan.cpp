@@ -521,14 +521,17 @@ void Builder::step(uint32_t i) {
 
 // Paths any event showed to be a character device: their ops use a stand-in
 // (device_standin) and change no name space, so the tree neither makes nor
-// removes them.
+// removes them. /dev/tty is one whatever its recorded result: a shell opens it
+// at start, and where it has no controlling terminal (a script, CI, the vm
+// lab's guest) that open fails with ENXIO, which carries no inode facts; it
+// replays on /dev/tty itself, so the replay's own terminal answers the same.
 void Builder::mark_devices() {
   std::vector<bool> dev(plan_.paths.size(), false);
   bool any = false;
   for (uint32_t i = 0; i < ev_.size(); ++i) {
     const Event& e = ev_[i];
     uint32_t p = plan_.ops[i].path[0];
-    if (p != kNoPath && e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode))
+    if (p != kNoPath && ((e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode)) || plan_.paths[p].abs == "/dev/tty"))
       any = dev[p] = true;
   }
   if (!any) return;
@@ -568,7 +571,7 @@ void Builder::assign_workers() {
 }  // namespace
 
 const char* device_standin(const std::string& p) {
-  for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"})
+  for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
     if (p == d) return d;
   return "/dev/null";
 }

@@ -159,6 +159,26 @@ TEST_F(Replay, CharacterDevicesUseAStandInAndAreNeverMade) {
   EXPECT_TRUE(S_ISCHR(sb.st_mode)) << "/dev/null itself must stay a device";
 }
 
+// A shell's open of /dev/tty failed with ENXIO where it had no controlling
+// terminal (no inode facts): it replays on /dev/tty itself, not as a missing
+// file in scratch (ENOENT, a divergence on every shell the lab's guest ran).
+TEST_F(Replay, DevTtyReplaysOnTheTerminalWhateverItsRecordedResult) {
+  int fd = open("/dev/tty", O_RDONLY | O_NOCTTY);
+  const int64_t here = fd < 0 ? -errno : 3;
+  if (fd >= 0) close(fd);
+  Synth t;
+  uint32_t op = t.add(1, 1, SYS_openat, 10, 5, here, {kAtCwd, 0, O_RDWR | O_NONBLOCK, 0}, "/dev/tty");
+  if (here >= 0) t.ev[op].mode = S_IFCHR | 0666;
+  if (here >= 0) t.add(1, 1, SYS_close, 20, 5, 0, {3});
+  std::string trace = write_trace(t, "/w/p");
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(read_result(r->result_path)[op].ret < 0 ? read_result(r->result_path)[op].ret : 3, here);
+  EXPECT_EQ(r->divergences, 0u);
+  struct stat sb;
+  EXPECT_NE(lstat((scratch + "/dev/tty").c_str(), &sb), 0) << "/dev/tty must not be made in scratch";
+}
+
 // `mkdir -p` of a path under the root also tries the root itself.
 TEST_F(Replay, MkdirOfTheRootItselfIsEexist) {
   Synth t;

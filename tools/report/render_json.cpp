@@ -17,6 +17,10 @@ J run_json(const RunInfo& ri) {
   j["ops"] = ri.ops;
   j["skipped"] = ri.skipped;
   j["divergent"] = ri.divergent;
+  if (ri.divergent_mount) {  // only when some are: results without them print as before
+    j["divergent_mount_behaviour"] = ri.divergent_mount;
+    j["mount_behaviour"] = ri.mount_why;
+  }
   j["complete"] = ri.complete;
   j["problems"] = ri.problems;
   return j;

@@ -19,6 +19,10 @@ std::string run_line(const char* role, const RunInfo& ri) {
                               ns(ri.wall_ns), ri.ops);
   if (ri.skipped || ri.divergent) s += fmt::format(" ({} skipped, {} divergent)", ri.skipped, ri.divergent);
   s += "\n";
+  if (ri.divergent_mount)
+    s += fmt::format("  {:<9} {} of the {} divergent ops are the mount's own behaviour, not replay error\n", "",
+                     ri.divergent_mount, ri.divergent);
+  for (const auto& [why, n] : ri.mount_why) s += fmt::format("  {:<9}   {} ops: {}\n", "", n, why);
   for (const std::string& p : ri.problems) s += "  warning: " + p + "\n";
   return s;
 }

@@ -45,6 +45,8 @@ RunInfo run_info(const ResultSet& rs, const ResultStats& st) {
   ri.ops = st.ops;
   ri.skipped = st.skipped;
   ri.divergent = st.divergent;
+  ri.divergent_mount = st.divergence.mount;
+  ri.mount_why = st.divergence.mount_why;
   ri.complete = rs.complete;
   ri.problems = rs.problems;
   return ri;

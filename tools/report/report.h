@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,8 @@ struct RunInfo {      // one result as the report names it
   std::string mount_kind;
   uint64_t wall_ns = 0;
   uint64_t ops = 0, skipped = 0, divergent = 0;
+  uint64_t divergent_mount = 0;                // of divergent: the mount's own behaviour (divergence_kind.h)
+  std::map<std::string, uint64_t> mount_why;   // its reasons -> ops
   bool complete = true;
   std::vector<std::string> problems;
 };

@@ -95,7 +95,10 @@ ResultStats compute_stats(const ResultSet& rs, const StatsOptions& opt) {
   for (size_t i = 0; i < rs.ops.size(); ++i) {
     const OpRecord& op = rs.ops[i];
     ++st.ops;
-    if (op.flags & kOfDivergent) ++st.divergent;
+    if (op.flags & kOfDivergent) {
+      ++st.divergent;
+      st.divergence.add(op);
+    }
     if (op.flags & kOfSkipped) {
       ++st.skipped;
       continue;

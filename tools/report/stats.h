@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/report/divergence_kind.h"
 #include "tools/report/histogram.h"
 #include "tools/report/result_set.h"
 #include "traces/syscalls.h"
@@ -27,6 +28,7 @@ struct ResultStats {
   uint64_t ops = 0;        // all ops in the result
   uint64_t skipped = 0;    // kOfSkipped: not issued, not in any histogram
   uint64_t divergent = 0;  // kOfDivergent
+  DivergenceCounts divergence;  // the divergent ops by kind (replayer / mount behaviour)
 };
 
 ResultStats compute_stats(const ResultSet& rs, const StatsOptions& opt = {});

@@ -67,7 +67,7 @@ struct Profile {
   std::string_view note;
 };
 
-// wsl2-9p, wsl2-virtiofs, wsl1-drvfs, none.
+// wsl2-9p, wsl2-virtiofs, wsl1-drvfs, wsl2-9p-lab, wsl2-virtiofs-lab, none.
 const Profile* find_profile(std::string_view name);
 std::string profile_names();  // "wsl2-9p|wsl2-virtiofs|wsl1-drvfs|none"
 

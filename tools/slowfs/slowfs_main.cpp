@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (st.options.show_profiles) {
-    for (const char* name : {"wsl2-9p", "wsl2-virtiofs", "wsl1-drvfs", "none"}) {
+    for (const char* name : {"wsl2-9p", "wsl2-virtiofs", "wsl1-drvfs", "wsl2-9p-lab", "wsl2-virtiofs-lab", "none"}) {
       fsr::SlowfsOptions o;
       fsr::parse_slowfs_args({"--profile", name, "b", "m"}, o);
       std::printf("%s: %s\n%s", name, std::string(fsr::find_profile(name)->note).c_str(),
