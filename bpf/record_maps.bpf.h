@@ -36,6 +36,22 @@ __weak const volatile __u32 lane_seg_mask = 0;
 __weak const volatile __u64 lane_window = 0;
 __weak const volatile __u64 lane_min_cycle_ns = 0;
 
+/* The registers libbpf 1.1's bpf_tracing.h has no macro for: the sixth
+ * syscall argument (newer libbpf defines PT_REGS_PARM6_SYSCALL) and the
+ * syscall number at sys_exit. */
+#if defined(__TARGET_ARCH_x86)
+#define FSR_SYSCALL_NR(regs) ((const struct pt_regs *)(regs))->orig_ax
+#define FSR_PARM6_SYSCALL(regs) ((const struct pt_regs *)(regs))->r9
+#elif defined(__TARGET_ARCH_arm64)
+#define FSR_SYSCALL_NR(regs) ((const struct pt_regs *)(regs))->syscallno
+#define FSR_PARM6_SYSCALL(regs) ((const struct pt_regs *)(regs))->regs[5]
+#else
+#error "give the registers of the syscall number and sixth argument for this architecture"
+#endif
+#ifndef PT_REGS_PARM6_SYSCALL
+#define PT_REGS_PARM6_SYSCALL(regs) FSR_PARM6_SYSCALL(regs)
+#endif
+
 #define ANON_INODE_MAGIC 0x09041934
 #define S_IFMT_ 00170000
 #define S_IFIFO_ 0010000

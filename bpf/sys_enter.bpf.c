@@ -40,12 +40,15 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
   }
   s->nr = id;
   s->fault_armed = 0;  /* a user fault noted earlier has been handled */
-  s->args[0] = regs->di;
-  s->args[1] = regs->si;
-  s->args[2] = regs->dx;
-  s->args[3] = regs->r10;
-  s->args[4] = regs->r8;
-  s->args[5] = regs->r9;
+  /* The syscall-argument macros name the registers of the target
+   * architecture; on the tp_btf pointer they are plain loads, at CO-RE
+   * offsets (vmlinux.h's structs preserve access indices). */
+  s->args[0] = PT_REGS_PARM1_SYSCALL(regs);
+  s->args[1] = PT_REGS_PARM2_SYSCALL(regs);
+  s->args[2] = PT_REGS_PARM3_SYSCALL(regs);
+  s->args[3] = PT_REGS_PARM4_SYSCALL(regs);
+  s->args[4] = PT_REGS_PARM5_SYSCALL(regs);
+  s->args[5] = PT_REGS_PARM6_SYSCALL(regs);
   s->active = 1;
   s->ts = bpf_ktime_get_ns();
   return 0;

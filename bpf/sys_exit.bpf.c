@@ -8,7 +8,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
   struct task_struct *task;
   struct inflight *s;
-  __u64 nr = regs->orig_ax;
+  __u64 nr = FSR_SYSCALL_NR(regs);
   /* Only tasks that entered a recorded syscall while tracked have storage:
    * the task-storage lookup (a pointer test for every other task) replaces
    * the tracked-hash lookup. The rodata test first skips unrecorded calls
