@@ -106,6 +106,7 @@ std::string summary_to_json(const TraceSummary& s) {
   j["root"] = s.header.root;
   j["kernel_release"] = s.header.kernel_release;
   j["hostname"] = s.header.hostname;
+  if (s.header.kind == PayloadKind::kTrace) j["recorder_choices"] = s.header.recorder_choices;
   if (s.header.kind == PayloadKind::kResult) {
     j["target"] = s.header.target;
     j["divergences"] = s.divergences;
@@ -132,6 +133,7 @@ std::string summary_to_text(const TraceSummary& s) {
   if (!h.root.empty()) line("root", h.root);
   if (!h.target.empty()) line("target", h.target);
   line("host", fmt::format("{} (kernel {}, {} cpus)", h.hostname, h.kernel_release, h.cpu_count));
+  for (const std::string& c : h.recorder_choices) line("recorder", c);
   double span = s.last_end > s.first_ts ? static_cast<double>(s.last_end - s.first_ts) / 1e9 : 0.0;
   line("span", fmt::format("{:.3f} s", span));
   line("events", fmt::format("{}", s.records));
