@@ -8,7 +8,7 @@
 SEC("tp_btf/page_fault_user")
 int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned long error_code)
 {
-  struct inflight *s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+  struct fsr_task *s = task_get(bpf_get_current_task_btf());
   if (!s)
     return 0;
   s->fault_addr = address;
@@ -37,8 +37,8 @@ static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void
 SEC("tp_btf/page_fault_user")
 int BPF_PROG(on_fault_vma, unsigned long address, struct pt_regs *regs, unsigned long error_code)
 {
-  __u64 pid_tgid = bpf_get_current_pid_tgid();
-  __u32 tgid = pid_tgid >> 32;
+  struct task_struct *task = bpf_get_current_task_btf();
+  struct fsr_task *s;
   struct fault_ctx c = {.addr = address};
   struct fault_key k = {};
   struct file *fp;
@@ -49,10 +49,13 @@ int BPF_PROG(on_fault_vma, unsigned long address, struct pt_regs *regs, unsigned
   __u8 one = 1;
   if (!record_faults)
     return 0;
-  gen = bpf_map_lookup_elem(&tracked, &tgid);
+  s = task_get(task);
+  if (!s)
+    return 0;
+  gen = bpf_map_lookup_elem(&tracked, &s->pid);
   if (!gen)
     return 0;
-  if (bpf_find_vma(bpf_get_current_task_btf(), address, fault_vma, &c, 0) != 0 || !c.file)
+  if (bpf_find_vma(task, address, fault_vma, &c, 0) != 0 || !c.file)
     return 0;
   fp = c.file;
   ino = BPF_CORE_READ(fp, f_inode);
@@ -67,7 +70,7 @@ int BPF_PROG(on_fault_vma, unsigned long address, struct pt_regs *regs, unsigned
   sc = get_scratch();
   if (!sc)
     return 0;
-  r = begin_rec(sc, FSR_REC_FAULT, tgid, (__u32)pid_tgid, 3);
+  r = begin_rec(sc, FSR_REC_FAULT, s->pid, s->tid, 3);
   sc->args[0] = c.off;
   sc->args[1] = address;
   sc->args[2] = error_code;

@@ -13,12 +13,12 @@
 static __always_inline void emit_file_fault(struct address_space *mapping, __u64 pgoff)
 {
   struct task_struct *task = bpf_get_current_task_btf();
-  struct inflight *s = bpf_task_storage_get(&inflight, task, 0, 0);
+  struct fsr_task *s = task_get(task);
   struct scratch *sc;
   struct fsr_rec *r;
   struct fsr_inode *in;
   struct inode *ino;
-  __u64 pid_tgid, magic = 0;
+  __u64 magic = 0;
   __u32 mode = 0;
   /* Only a fault a user access started: populate, mlock and GUP from
    * syscalls reach the page cache without one and are the syscall's work. */
@@ -31,8 +31,7 @@ static __always_inline void emit_file_fault(struct address_space *mapping, __u64
   sc = get_scratch();
   if (!sc)
     return;
-  pid_tgid = bpf_get_current_pid_tgid();
-  r = begin_rec(sc, FSR_REC_FAULT, pid_tgid >> 32, (__u32)pid_tgid, 3);
+  r = begin_rec(sc, FSR_REC_FAULT, s->pid, s->tid, 3);
   sc->args[0] = pgoff << 12;
   sc->args[1] = s->fault_addr;
   sc->args[2] = s->fault_err;

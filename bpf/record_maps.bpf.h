@@ -1,4 +1,4 @@
-/* The recorder's rodata knobs, maps and per-task state, shared by every
+/* The recorder's rodata knobs and maps, shared by every
  * program file of the recorder (the .bpf.c files). Everything is __weak: each
  * program file includes this header, and `bpftool gen object` merges the
  * identical definitions into one (falcosecurity/libs' modern_bpf does the
@@ -57,6 +57,7 @@ __weak const volatile __u64 lane_min_cycle_ns = 0;
 #define S_IFIFO_ 0010000
 #define S_IFSOCK_ 0140000
 
+/* The tracked processes, by tgid in the recording's PID namespace. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 65536);
@@ -64,9 +65,10 @@ struct {
   __type(value, __u32);  /* address-space generation: new at fork and exec */
 } tracked __weak SEC(".maps");
 
-/* Set by user space when some tracked task may lack task storage (--pid:
- * threads that existed before the recording; or pidfd seeding failed). Then
- * sys_enter falls back to the tracked hash for tasks without storage. */
+/* Set by user space when some tracked task may lack task state (--pid:
+ * threads that existed before the recording; pidfd seeding failed; task
+ * state in the task hash, which user space cannot seed). Then sys_enter
+ * looks tasks without state up in the tracked hash. */
 __weak __u32 lazy_track = 0;
 
 /* Generations handed out by the kernel side; user space seeds with values
@@ -94,25 +96,6 @@ static __always_inline __u32 new_gen(void)
 {
   return __sync_fetch_and_add(&next_gen, 1) & 0x7fffffff;
 }
-
-struct inflight {
-  __u64 ts;
-  __u64 args[6];
-  __u32 nr;
-  __u32 active;
-  /* The user page fault in progress (page_fault_user), consumed by the page
-   * cache's fault tracepoints of the same task when the fault reads a file. */
-  __u64 fault_addr;
-  __u32 fault_err;
-  __u32 fault_armed;
-};
-
-struct {
-  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, int);
-  __type(value, struct inflight);
-} inflight __weak SEC(".maps");
 
 /* A record in its lane layout. Syscall records are built in the lane itself
  * when a frame of the largest size fits there; the others (fork, exec, exit,

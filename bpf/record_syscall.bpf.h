@@ -1,4 +1,4 @@
-/* Syscall records: built from the call saved at sys_enter (struct inflight)
+/* Syscall records: built from the call saved at sys_enter (struct fsr_task)
  * when it returns (sys_exit), or when its task exits without returning
  * (sched_process_exit), and the start of the other record kinds. Strings are
  * read here, at exit, when the user pages they live in are resident. */
@@ -7,6 +7,7 @@
 
 #include "record_inode.bpf.h"
 #include "record_lane.bpf.h"
+#include "record_task.bpf.h"
 
 static __always_inline __u32 read_path(char *dst, __u64 uptr, struct fsr_rec *r,
                                        struct fsr_counters *c)
@@ -49,7 +50,7 @@ static __always_inline struct fsr_inode *inode_at(struct scratch *sc, __u32 args
 /* Builds the record of the syscall saved in `s` at `sc` (this CPU's lane, or
  * the scratch slot) but its `end`, and returns its length. */
 static __always_inline __u32 build_syscall(struct scratch *sc, struct task_struct *task,
-                                           struct inflight *s, long ret, __u16 extra_flags,
+                                           struct fsr_task *s, long ret, __u16 extra_flags,
                                            struct fsr_counters *c)
 {
   struct fsr_rec *r = &sc->rec;
@@ -59,8 +60,8 @@ static __always_inline __u32 build_syscall(struct scratch *sc, struct task_struc
   /* Every header field is set here (no memset of the record). */
   r->ts = s->ts;
   r->ret = ret;
-  r->pid = task->tgid;
-  r->tid = task->pid;
+  r->pid = s->pid;
+  r->tid = s->tid;
   r->nr = nr;
   r->kind = FSR_REC_SYSCALL;
   r->arg_mask = sys_args[nr];
@@ -104,7 +105,7 @@ static __always_inline __u32 build_syscall(struct scratch *sc, struct task_struc
 /* Builds and submits the record of the syscall saved in `s`: in place, in
  * this CPU's lane, when a frame of the largest size fits there (saves a
  * copy of every record), else in the scratch slot, copied if it fits. */
-static __always_inline void emit_syscall(struct task_struct *task, struct inflight *s, long ret,
+static __always_inline void emit_syscall(struct task_struct *task, struct fsr_task *s, long ret,
                                          __u16 extra_flags)
 {
   struct fsr_counters *c = get_counters();
@@ -151,20 +152,37 @@ drop:
   }
 }
 
-/* Starts a non-syscall record (fork, exec, exit, fault) in the scratch slot.
- * These carry the first `nargs` arguments (sc->args[0..nargs)), set by the
- * caller; the record's sections start at FSR_REC_SIZE + 8 * nargs. */
-static __always_inline struct fsr_rec *begin_rec(struct scratch *sc, __u32 kind, __u32 pid, __u32 tid,
-                                                 __u32 nargs)
+/* Starts a non-syscall record (fork, exec, exit, fault) in the scratch slot,
+ * at time `ts`. These carry the first `nargs` arguments
+ * (sc->args[0..nargs)), set by the caller; the record's sections start at
+ * FSR_REC_SIZE + 8 * nargs. */
+static __always_inline struct fsr_rec *begin_rec_at(struct scratch *sc, __u32 kind, __u32 pid, __u32 tid,
+                                                    __u32 nargs, __u64 ts)
 {
   struct fsr_rec *r = &sc->rec;
   __builtin_memset(r, 0, sizeof(*r));
-  r->ts = bpf_ktime_get_ns();
+  r->ts = ts;
   r->kind = kind;
   r->arg_mask = (1u << nargs) - 1;
   r->pid = pid;
   r->tid = tid;
   return r;
+}
+
+static __always_inline struct fsr_rec *begin_rec(struct scratch *sc, __u32 kind, __u32 pid, __u32 tid,
+                                                 __u32 nargs)
+{
+  return begin_rec_at(sc, kind, pid, tid, nargs, bpf_ktime_get_ns());
+}
+
+/* The time of a fork or exec record: the enter time of the call it happens
+ * in (`s`, the task's state), so that the record, a marker of no duration,
+ * sits before that call instead of inside it (a thread's records never
+ * overlap: the replay relies on it); now, when that call was not recorded.
+ * Its `end` stays its submission time: lanes are in `end` order. */
+static __always_inline __u64 marker_ts(const struct fsr_task *s)
+{
+  return s && s->active ? s->ts : bpf_ktime_get_ns();
 }
 
 #endif

@@ -1,29 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tp_btf/sched_process_exec: the exec record (the program's path and its
  * arguments, read here: the old address space is gone by sys_exit) and a new
- * address-space generation for the page-fault dedupe. */
+ * address-space generation for the page-fault dedupe. A thread other than
+ * the leader that execs takes the leader's pid: its state follows. */
 #include "record_syscall.bpf.h"
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-  __u32 tgid = p->tgid;
+  struct fsr_task *s = task_rekey(p, old_pid);
   struct scratch *sc;
   struct fsr_rec *r;
   const char *fname;
   __u64 start, end, len;
   long n;
-  __u32 n0 = 0;
+  __u32 n0 = 0, old_tid, *gen;
   char *str;
-  __u32 *gen = bpf_map_lookup_elem(&tracked, &tgid);
+  if (!s)
+    return 0;
+  gen = bpf_map_lookup_elem(&tracked, &s->pid);
   if (!gen)
     return 0;
   *gen = new_gen();  /* a new address space: its pages are touched anew */
+  old_tid = s->tid;
+  s->tid = s->pid;
   sc = get_scratch();
   if (!sc)
     return 0;
-  r = begin_rec(sc, FSR_REC_EXEC, tgid, p->pid, 1);
-  sc->args[0] = old_pid;
+  r = begin_rec_at(sc, FSR_REC_EXEC, s->pid, s->tid, 1, marker_ts(s));
+  sc->args[0] = old_tid;
   str = (char *)&sc->args[1];
   fname = BPF_CORE_READ(bprm, filename);
   n = bpf_probe_read_kernel_str(str, FSR_PATH_MAX, fname);

@@ -8,21 +8,21 @@
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
-  __u32 tgid = p->tgid;
+  struct task_struct *task = bpf_get_current_task_btf();
+  struct fsr_task *s = task_get_or_lazy(task, class_process);
   struct scratch *sc;
   struct fsr_rec *r;
+  __u32 tgid;
   int live;
-  struct task_struct *task = bpf_get_current_task_btf();
-  struct inflight *s;
-  if (!is_tracked(tgid))
+  if (!s)
     return 0;
-  s = bpf_task_storage_get(&inflight, task, 0, 0);
-  if (s && s->active)
+  tgid = s->pid;
+  if (s->active)
     emit_syscall(task, s, 0, FSR_RF_UNFINISHED);
   live = BPF_CORE_READ(p, signal, live.counter);
   sc = get_scratch();
   if (sc) {
-    r = begin_rec(sc, FSR_REC_EXIT, tgid, p->pid, 2);
+    r = begin_rec(sc, FSR_REC_EXIT, tgid, s->tid, 2);
     r->ret = p->exit_code;
     sc->args[0] = p->exit_code;
     sc->args[1] = live == 0;
@@ -30,5 +30,6 @@ int BPF_PROG(on_exit, struct task_struct *p)
   }
   if (live == 0)
     bpf_map_delete_elem(&tracked, &tgid);
+  task_drop(task);
   return 0;
 }

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tp_btf/sys_enter: saves a recorded call of a tracked task (its number,
  * arguments and enter time) in the task's state, for sys_exit. Untracked
- * tasks leave after a rodata test and a task-storage pointer test. */
-#include "record_maps.bpf.h"
+ * tasks leave after a rodata test and a task-state lookup (a pointer test
+ * with task storage). */
+#include "record_task.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
-  __u32 tgid;
-  struct inflight *s;
+  struct fsr_task *s;
   __u8 f;
   /* Cheapest test first: a rodata byte, no map. Most syscalls system-wide
    * (futex, epoll, clock_*, ...) of untracked tasks leave here. */
@@ -19,25 +19,12 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
   f = sys_flags[id];
   if (!(f & FSR_SF_RECORD))
     return 0;
-  /* Tracked tasks carry task storage from birth (on_fork; user space seeds
-   * the first one through a pidfd): for every other task this is a pointer
-   * test, cheaper than a hash lookup. */
-  s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
-  if (!s) {
-    if (!lazy_track)
-      return 0;
-    tgid = bpf_get_current_pid_tgid() >> 32;
-    if (!is_tracked(tgid))
-      return 0;
-    s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
-                             BPF_LOCAL_STORAGE_GET_F_CREATE);
-    if (!s) {
-      struct fsr_counters *c = get_counters();
-      if (c)
-        c->drops[sys_class[id] & (FSR_CLASS_MAX - 1)]++;
-      return 0;
-    }
-  }
+  /* Tracked tasks carry their state from birth (on_fork; user space seeds
+   * the first one through a pidfd); with lazy tracking, a task of a tracked
+   * process gets it at its first recorded call. */
+  s = task_get_or_lazy(bpf_get_current_task_btf(), sys_class[id]);
+  if (!s)
+    return 0;
   s->nr = id;
   s->fault_armed = 0;  /* a user fault noted earlier has been handled */
   /* The syscall-argument macros name the registers of the target

@@ -7,16 +7,15 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
   struct task_struct *task;
-  struct inflight *s;
+  struct fsr_task *s;
   __u64 nr = FSR_SYSCALL_NR(regs);
-  /* Only tasks that entered a recorded syscall while tracked have storage:
-   * the task-storage lookup (a pointer test for every other task) replaces
-   * the tracked-hash lookup. The rodata test first skips unrecorded calls
-   * without touching any map. */
+  /* Only tracked tasks have state: its lookup (a pointer test for every
+   * other task with task storage) replaces the tracked-hash lookup. The
+   * rodata test first skips unrecorded calls without touching any map. */
   if (nr >= FSR_MAX_NR || !(sys_flags[nr] & FSR_SF_RECORD))
     return 0;
   task = bpf_get_current_task_btf();
-  s = bpf_task_storage_get(&inflight, task, 0, 0);
+  s = task_get(task);
   if (!s || !s->active)
     return 0;
   emit_syscall(task, s, ret, 0);

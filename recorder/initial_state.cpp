@@ -12,13 +12,13 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
-#include "tools/detect/detect.h"
-
 #include "recorder/unique_fd.h"
+#include "traces/mountinfo.h"
 
 namespace fsr {
 namespace {
@@ -154,6 +154,29 @@ Result<ProcessState> read_process_state(uint32_t pid) {
   }
   std::sort(st.fds.begin(), st.fds.end(), [](const FdEntry& a, const FdEntry& b) { return a.fd < b.fd; });
   return st;
+}
+
+std::vector<uint32_t> descendants(uint32_t pid) {
+  std::vector<std::pair<uint32_t, uint32_t>> all;  // (pid, ppid)
+  std::unique_ptr<DIR, int (*)(DIR*)> d(opendir("/proc"), closedir);
+  while (d) {
+    struct dirent* de = readdir(d.get());
+    if (!de) break;
+    uint32_t p = static_cast<uint32_t>(atoi(de->d_name));
+    if (p == 0) continue;
+    std::ifstream st(fmt::format("/proc/{}/status", p));
+    std::string line;
+    while (std::getline(st, line))
+      if (line.rfind("PPid:", 0) == 0) all.emplace_back(p, static_cast<uint32_t>(std::stoul(line.substr(5))));
+  }
+  std::set<uint32_t> in{pid};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (auto [p, pp] : all)
+      if (in.count(pp) && !in.count(p)) grew = in.insert(p).second;
+  }
+  in.erase(pid);
+  return {in.begin(), in.end()};
 }
 
 }  // namespace fsr

@@ -1,6 +1,7 @@
 // What the recorder captures before the workload starts: the prestate tree
-// walk of --root, the mount table and a process's cwd and open fds. Reads
-// only; never follows symlinks; never records file contents.
+// walk of --root, the mount table, a process's cwd and open fds, and the
+// processes below a running one. Reads only; never follows symlinks; never
+// records file contents.
 #pragma once
 
 #include <cstdint>
@@ -25,5 +26,9 @@ Result<std::vector<MountEntry>> read_mountinfo(const std::string& path = "/proc/
 
 // cwd and open fds (targets, flags, positions) of a running process.
 Result<ProcessState> read_process_state(uint32_t pid);
+
+// Descendants of `pid` (by PPid in /proc), for --pid: pids as the recorder's
+// PID namespace (its /proc) numbers them.
+std::vector<uint32_t> descendants(uint32_t pid);
 
 }  // namespace fsr

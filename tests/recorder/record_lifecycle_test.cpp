@@ -167,13 +167,19 @@ TEST(RecordLifecycle, PidFollowsARunningTree) {
   pid_t p = fork();
   ASSERT_GE(p, 0);
   if (p == 0) {
-    execl("/bin/sh", "sh", "-c", ("sleep 1; cd " + d.path() + " && cat f > /dev/null; sleep 0.2").c_str(), nullptr);
+    // cats for 4 s: however long the recorder takes to attach on a loaded
+    // machine, some start after it.
+    execl("/bin/sh", "sh", "-c",
+          ("cd " + d.path() + " && for i in $(seq 40); do sleep 0.1; cat f > /dev/null; done").c_str(), nullptr);
     _exit(127);
   }
   RecordOptions o;
   o.output = d.path() + "/pid.trace";
   o.root = d.path();
   o.attach_pid = static_cast<uint32_t>(p);
+  auto bpf = bpf_options_from_env();  // FSREPLAY_RECORD_WITHOUT: through a fallback
+  ASSERT_TRUE(bpf) << bpf.message();
+  o.bpf = bpf.value();
   std::thread reaper([p] {
     int st;
     waitpid(p, &st, 0);
