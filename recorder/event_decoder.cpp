@@ -4,13 +4,13 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <climits>
 
-#include "recorder/path_util.h"
 #include "recorder/syscall_arity.h"
 #include "traces/syscalls.h"
 
@@ -38,30 +38,6 @@ EventDecoder::EventDecoder(uint64_t mono_start_ns, InternFn intern, uint64_t pid
     if (s.nr < arity_.size()) arity_[s.nr] = syscall_arity(s.name);
 }
 
-// The slot of (dev, ino): its own, or the empty one where it would go.
-EventDecoder::InodePath& EventDecoder::inode_path_slot(uint64_t dev, uint64_t ino) {
-  const size_t mask = inode_paths_.size() - 1;
-  for (size_t i = std::hash<uint64_t>{}(ino * 0x9e3779b97f4a7c15ull ^ dev) & mask;; i = (i + 1) & mask) {
-    InodePath& x = inode_paths_[i];
-    if (x.path == kNoStr || (x.ino == ino && x.dev == dev)) return x;
-  }
-}
-
-void EventDecoder::set_inode_path(uint64_t dev, uint64_t ino, StrId path) {
-  InodePath* x = &inode_path_slot(dev, ino);
-  if (x->path == kNoStr) {
-    if (2 * (inode_paths_used_ + 1) > inode_paths_.size()) {  // keep the table at most half full
-      std::vector<InodePath> old(inode_paths_.size() * 2);
-      old.swap(inode_paths_);
-      for (const InodePath& o : old)
-        if (o.path != kNoStr) inode_path_slot(o.dev, o.ino) = o;
-      x = &inode_path_slot(dev, ino);
-    }
-    ++inode_paths_used_;
-  }
-  *x = {dev, ino, path};
-}
-
 EventDecoder::Task& EventDecoder::task(uint32_t pid, uint32_t tid) {
   auto it = tasks_.find(tid);
   if (it != tasks_.end()) return it->second;
@@ -83,7 +59,7 @@ EventDecoder::Task& EventDecoder::task(uint32_t pid, uint32_t tid) {
 
 void EventDecoder::seed_process(const ProcessState& state) {
   Task& t = task(state.pid, state.pid);
-  if (!state.cwd.empty()) t.fs->cwd = intern(state.cwd);
+  if (!state.cwd.empty()) t.fs->cwd = dir_id(intern(state.cwd));
   for (const FdEntry& f : state.fds) {
     bool pipe = f.path.rfind("pipe:", 0) == 0 || f.path.rfind("socket:", 0) == 0 ||
                 f.path.rfind("anon_inode:", 0) == 0;
@@ -107,7 +83,7 @@ void EventDecoder::set_fd(Task& t, int64_t fd, StrId path, bool cloexec, bool pi
 
 StrId EventDecoder::resolve(Task& t, int64_t dirfd, std::string_view p, bool* unresolved) {
   if (!p.empty() && p.front() == '/') {
-    join_path(scratch_, "", p);
+    paths_.resolve(scratch_, "/", p);
     return intern(scratch_);
   }
   StrId base = kNoStr;
@@ -122,7 +98,15 @@ StrId EventDecoder::resolve(Task& t, int64_t dirfd, std::string_view p, bool* un
     return p.empty() ? kNoStr : intern(p);
   }
   if (p.empty()) return base;  // AT_EMPTY_PATH: the fd itself
-  join_path(scratch_, str(base), p);
+  paths_.resolve(scratch_, str(base), p);
+  return intern(scratch_);
+}
+
+// A directory's path with its last component physical too: a cwd or a
+// directory fd is where relative paths start from.
+StrId EventDecoder::dir_id(StrId path) {
+  if (path == kNoStr) return kNoStr;
+  paths_.resolve_dir(scratch_, str(path));
   return intern(scratch_);
 }
 
@@ -190,7 +174,7 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
       e.args[1] = v.args[1];
       e.args[2] = v.args[2];
       e.ret = 0;
-      e.path[0] = inode_path_slot(v.inode.dev, v.inode.ino).path;
+      e.path[0] = inode_paths_.find(v.inode.dev, v.inode.ino);
       return true;
     }
     case FSR_REC_SYSCALL:
@@ -236,7 +220,7 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
   if (wants_inode && r.ret >= 0 && !(r.flags & FSR_RF_HAS_INODE)) e.flags |= kEfNoInode;
   if ((r.flags & FSR_RF_HAS_INODE) && e.path[0] != kNoStr && r.ret >= 0 && !(info->flags & kSfStatBuf) &&
       !(info->flags & kSfStatxBuf))
-    set_inode_path(v.inode.dev, v.inode.ino, e.path[0]);
+    inode_paths_.set(v.inode.dev, v.inode.ino, e.path[0]);
   if (t.pidns) map_ns_pids(t, e);
   if (r.ret >= 0) apply(v, t, e);
   return true;
@@ -282,6 +266,8 @@ void EventDecoder::apply(const RecordView& v, Task& t, Event& e) {
   const fsr_rec& r = v.hdr;
   const int64_t ret = r.ret;
   const bool pipe = (r.flags & FSR_RF_FD_IS_PIPE) != 0;
+  // The fd of a directory opened through a symlink is the directory itself.
+  auto opened = [&] { return (r.flags & FSR_RF_HAS_INODE) && S_ISDIR(v.inode.mode) ? dir_id(e.path[0]) : e.path[0]; };
   auto dup_to = [&](int64_t from, int64_t to, bool cloexec) {
     if (from == to) return;
     FdSlot* src = slot(t, from);
@@ -289,14 +275,14 @@ void EventDecoder::apply(const RecordView& v, Task& t, Event& e) {
   };
   switch (r.nr) {
     case SYS_open:
-      set_fd(t, ret, e.path[0], (v.args[1] & O_CLOEXEC) != 0, pipe);
+      set_fd(t, ret, opened(), (v.args[1] & O_CLOEXEC) != 0, pipe);
       break;
     case SYS_creat:
     case SYS_openat2:  // how->flags is behind a pointer: close-on-exec unknown, assumed off
-      set_fd(t, ret, e.path[0], false, pipe);
+      set_fd(t, ret, opened(), false, pipe);
       break;
     case SYS_openat:
-      set_fd(t, ret, e.path[0], (v.args[2] & O_CLOEXEC) != 0, pipe);
+      set_fd(t, ret, opened(), (v.args[2] & O_CLOEXEC) != 0, pipe);
       break;
     case SYS_dup:
     case SYS_dup2:
@@ -351,7 +337,26 @@ void EventDecoder::apply(const RecordView& v, Task& t, Event& e) {
       set_fd(t, ret, kNoStr, (v.args[0] & O_CLOEXEC) != 0, true);
       break;
     case SYS_chdir:
-      if (e.path[0] != kNoStr && !(e.flags & kEfPathUnresolved)) t.fs->cwd = e.path[0];
+      if (e.path[0] != kNoStr && !(e.flags & kEfPathUnresolved)) t.fs->cwd = dir_id(e.path[0]);
+      break;
+    // What the trace changes about which paths are symlinks.
+    case SYS_symlink:
+    case SYS_symlinkat:
+      if (e.path[0] != kNoStr && e.path[1] != kNoStr) paths_.add_link(str(e.path[1]), str(e.path[0]));
+      break;
+    case SYS_unlink:
+    case SYS_unlinkat:
+    case SYS_rmdir:
+      if (e.path[0] != kNoStr) paths_.removed(str(e.path[0]));
+      break;
+    case SYS_mkdir:
+    case SYS_mkdirat:
+      if (e.path[0] != kNoStr) paths_.made_dir(str(e.path[0]));
+      break;
+    case SYS_rename:
+    case SYS_renameat:
+    case SYS_renameat2:
+      if (e.path[0] != kNoStr && e.path[1] != kNoStr) paths_.renamed(str(e.path[0]), str(e.path[1]));
       break;
     case SYS_fchdir:
       if (FdSlot* sl = slot(t, static_cast<int32_t>(v.args[0])); sl && sl->path) t.fs->cwd = sl->path;

@@ -16,6 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "recorder/inode_paths.h"
+#include "recorder/path_resolver.h"
 #include "recorder/record_view.h"
 #include "recorder/string_interner.h"
 #include "traces/event.h"
@@ -44,6 +46,10 @@ class EventDecoder {
 
   uint64_t unresolved_paths() const { return unresolved_; }
 
+  // Which paths are symlinks (the recorded root, the prestate's symlinks):
+  // paths are resolved as the kernel walked them (path_resolver.h).
+  PathResolver& paths() { return paths_; }
+
  private:
   struct FdSlot {
     StrId path = kNoStr;
@@ -69,6 +75,7 @@ class EventDecoder {
   FdSlot* slot(Task& t, int64_t fd);
   void set_fd(Task& t, int64_t fd, StrId path, bool cloexec, bool pipe);
   StrId resolve(Task& t, int64_t dirfd, std::string_view p, bool* unresolved);
+  StrId dir_id(StrId path);
   bool decode(const RecordView& rec, Event& out);
   void apply(const RecordView& rec, Task& t, Event& e);
   uint64_t note_ns_pids(const RecordView& rec);
@@ -81,17 +88,8 @@ class EventDecoder {
   std::unordered_map<uint32_t, Task> tasks_;
   // (namespace below the recording's, pid there) -> pid in the recording's.
   std::unordered_map<uint64_t, uint32_t> ns_pids_;
-  // (dev, ino) -> the path it was last opened by, for page faults: open
-  // addressing over flat slots (a tree map allocated a node for each new
-  // inode in the drain loop). path == kNoStr marks an empty slot.
-  struct InodePath {
-    uint64_t dev = 0, ino = 0;
-    StrId path = kNoStr;
-  };
-  std::vector<InodePath> inode_paths_ = std::vector<InodePath>(1u << 12);
-  size_t inode_paths_used_ = 0;
-  InodePath& inode_path_slot(uint64_t dev, uint64_t ino);
-  void set_inode_path(uint64_t dev, uint64_t ino, StrId path);
+  InodePaths inode_paths_;  // for page faults: the file behind a (dev, ino)
+  PathResolver paths_;
   std::string scratch_;
   RecordView view_;
   uint64_t unresolved_ = 0;

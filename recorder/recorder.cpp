@@ -105,13 +105,21 @@ Result<RecordSummary> record(const RecordOptions& o) {
     if (chown(o.output.c_str(), as.uid, as.gid) != 0) { /* the trace stays root's: not fatal */ }
   }
 
-  uint64_t unreadable = 0;
-  Status ps = walk_prestate(root, [&](const PrestateEntry& e) { return writer->add_prestate(e); }, &unreadable);
-  if (!ps) return ps;
-  if (unreadable) sum.warnings += fmt::format("{} directories under {} could not be read for the prestate\n", unreadable, root);
-
   EventDecoder decoder(h.mono_start_ns, [&](std::string_view s) { return writer->add_string(s); },
                        session->plan().pidns.inum);
+  // The prestate also tells the decoder which paths under the root are
+  // symlinks (physical path resolution: path_resolver.h).
+  decoder.paths().set_root(root);
+  uint64_t unreadable = 0;
+  Status ps = walk_prestate(
+      root,
+      [&](const PrestateEntry& e) {
+        if (e.kind == PrestateKind::kSymlink) decoder.paths().add_link(e.path, e.target);
+        return writer->add_prestate(e);
+      },
+      &unreadable);
+  if (!ps) return ps;
+  if (unreadable) sum.warnings += fmt::format("{} directories under {} could not be read for the prestate\n", unreadable, root);
   decoder.seed_process(h.initial);
 
   // Track, then release: no event of the workload can precede its filter entry.
