@@ -11,6 +11,7 @@
 
 #include <climits>
 
+#include "recorder/initial_state.h"
 #include "recorder/syscall_arity.h"
 #include "traces/syscalls.h"
 
@@ -52,7 +53,7 @@ EventDecoder::Task& EventDecoder::task(uint32_t pid, uint32_t tid) {
     char link[64], buf[PATH_MAX];
     snprintf(link, sizeof(link), "/proc/%u/cwd", tid);
     ssize_t n = readlink(link, buf, sizeof(buf));
-    if (n > 0) t.fs->cwd = intern(std::string_view(buf, static_cast<size_t>(n)));
+    if (n > 0) t.fs->cwd = intern(path_in_root(std::string_view(buf, static_cast<size_t>(n)), process_root(tid)));
   }
   return tasks_.emplace(tid, std::move(t)).first->second;
 }

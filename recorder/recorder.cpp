@@ -92,7 +92,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   h.uid = as.uid;
   h.gid = as.gid;
   h.recorder_choices = sum.choices;
-  if (auto m = read_mountinfo()) h.mounts = std::move(m.value());
+  if (auto m = read_mountinfo(fmt::format("/proc/{}/mountinfo", first_pid))) h.mounts = std::move(m.value());
   if (auto st = read_process_state(first_pid)) h.initial = std::move(st.value());
   else return st.status();
   h.wall_start_ns = now_ns(CLOCK_REALTIME);
