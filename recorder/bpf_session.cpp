@@ -78,13 +78,13 @@ static uint64_t lane_fill(uint64_t head, uint64_t tail, uint64_t floor, uint64_t
 }
 
 // The early rewind (fsreplay_record.h). Window: a quarter of the lane, at
-// most 1 MiB; 1 MiB lanes cost a clone 1.19x against 1.25x for 8 MiB ones
-// walked end to end. Cycle: a lane rewinds early only if its lap so far took
-// 200 ms, so the room a rewind leaves lasts >= 100 ms at that rate: ten of
-// the drain governor's checks, which raise a drain that falls behind. With
-// 50 ms, a 2-thread fstat storm (both CPUs busy, the drain at nice 19) lost
-// 661 to 10,588 records a run (8,122 to 57,638 without the rule); with
-// 200 ms none in five runs.
+// most 1 MiB: a lane that stays that small is as cheap to write as a 1 MiB
+// one, where a large lane walked end to end is cold. Cycle: a lane rewinds
+// early only if its lap so far took 200 ms, so the room a rewind leaves
+// lasts >= 100 ms at that rate: ten of the drain governor's checks, which
+// raise a drain that falls behind. A much shorter cycle let a 2-thread
+// syscall storm (both CPUs busy, the drain at idle priority) lose records
+// to a drain that came too late.
 static uint64_t lane_window_for(uint64_t lane_bytes) {
   return std::min<uint64_t>(lane_bytes / 4, uint64_t{1} << 20);
 }

@@ -198,12 +198,11 @@ Result<RecordSummary> record(const RecordOptions& o) {
     }
     if (!done) {
       // No wake-ups from the kernel: drain on a timer. 10 ms while the lanes
-      // fill slowly (shorter timers cost the recorder CPU in wake-ups: 12% of
-      // its samples at 1 ms on a git clone); sooner, down to 1 ms, when the
-      // fullest lane filled at a rate that would take it past 1/8 of its size
-      // in 10 ms. That lets smaller lanes (--buffer-mib 2 or 4: sys_exit writes
-      // each record into lane memory, and a smaller lane stays in cache) still
-      // absorb storms (~0.7 M records/s on one CPU fill 4 MiB in ~45 ms).
+      // fill slowly (shorter timers cost the recorder CPU in wake-ups);
+      // sooner, down to 1 ms, when the fullest lane filled at a rate that
+      // would take it past 1/8 of its size in 10 ms. That lets smaller lanes
+      // (--buffer-mib 2 or 4: sys_exit writes each record into lane memory,
+      // and a smaller lane stays in cache) still absorb syscall storms.
       uint64_t sleep_ns = kDrainIdleNs;
       const uint64_t peak = session->last_peak_bytes(), budget = session->lane_bytes() / 8;
       if (peak > 0 && since_drain > 0 && peak * kDrainIdleNs > budget * since_drain)
