@@ -87,21 +87,42 @@ static __always_inline int inode_facts(struct fsr_inode *in, struct inode *ino, 
   return 0;
 }
 
-static __always_inline void file_facts(struct fsr_rec *r, struct fsr_inode *in, struct file *f,
-                                       int facts)
+/* Returns the file's super block magic (0 if unread). */
+static __always_inline __u64 file_facts(struct fsr_rec *r, struct fsr_inode *in, struct file *f, int facts)
 {
   struct inode *ino;
   __u32 mode = 0;
   __u64 magic = 0;
   if (!f)
-    return;
+    return 0;
   ino = BPF_CORE_READ(f, f_inode);
   if (!ino || inode_facts(in, ino, &mode, &magic))
-    return;
+    return 0;
   if ((mode & S_IFMT_) == S_IFIFO_ || (mode & S_IFMT_) == S_IFSOCK_ || magic == ANON_INODE_MAGIC)
     r->flags |= FSR_RF_FD_IS_PIPE;
   if (facts)
     r->flags |= FSR_RF_HAS_INODE;
+  return magic;
+}
+
+/* A mapping of a file on a stacking file system (overlayfs: containers)
+ * maps the file beneath it, and the page faults that follow name that
+ * file's inode, not the one the fd shows: the mapping's facts are the ones
+ * the faults will be matched by. Needs bpf_find_vma (5.17; `mmap_real_inode`). */
+#define OVERLAYFS_SUPER_MAGIC_ 0x794c7630
+
+static long vma_file(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+  *(struct file **)data = vma->vm_file;
+  return 0;
+}
+
+static __always_inline void mapped_file_facts(struct fsr_rec *r, struct fsr_inode *in, struct task_struct *task,
+                                              __u64 addr)
+{
+  struct file *f = 0;
+  if (mmap_real_inode && bpf_find_vma(task, addr, vma_file, &f, 0) == 0 && f)
+    file_facts(r, in, f, 1);
 }
 
 /* The facts a stat (FSR_SF_STAT: struct stat) or statx (struct statx) call

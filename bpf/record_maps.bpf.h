@@ -28,6 +28,7 @@ __weak const volatile __u32 class_process = 0;
 __weak const volatile __u32 class_mmap = 0;
 /* Knobs. */
 __weak const volatile __u32 record_faults = 1;
+__weak const volatile __u32 mmap_real_inode = 0;  /* bpf_find_vma is there (record_inode.bpf.h) */
 
 /* Segments per lane minus one (a power of two minus one). */
 __weak const volatile __u32 lane_seg_mask = 0;

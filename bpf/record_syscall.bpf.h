@@ -80,8 +80,11 @@ static __always_inline __u32 build_syscall(struct scratch *sc, struct task_struc
         read_stat(r, in, s->args[idx], f);
     }
     idx = sys_fd[nr];
-    if (idx < 6 && !(r->flags & FSR_RF_HAS_INODE))
-      file_facts(r, in, fd_file(task, (__s64)(__s32)s->args[idx]), (f & FSR_SF_FD_INODE) != 0);
+    if (idx < 6 && !(r->flags & FSR_RF_HAS_INODE) &&
+        file_facts(r, in, fd_file(task, (__s64)(__s32)s->args[idx]), (f & FSR_SF_FD_INODE) != 0) ==
+            OVERLAYFS_SUPER_MAGIC_ &&
+        (f & FSR_SF_FD_INODE) && ret > 0 && ret < 0x800000000000LL)
+      mapped_file_facts(r, in, task, ret);
   }
   off += sizeof(*r);
   if (r->flags & FSR_RF_HAS_INODE)

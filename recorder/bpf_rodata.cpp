@@ -49,6 +49,7 @@ void fill_rodata(fsr_bpf* skel, const ProgramPlan& plan) {
   ro->class_process = static_cast<uint32_t>(SyscallClass::kProcess);
   ro->class_mmap = static_cast<uint32_t>(SyscallClass::kMmap);
   ro->record_faults = plan.faults != FaultSource::kOff ? 1 : 0;
+  ro->mmap_real_inode = plan.find_vma ? 1 : 0;
   ro->use_task_storage = plan.task_state == TaskStateStore::kTaskStorage ? 1 : 0;
   ro->pidns_init = plan.pidns.initial() ? 1 : 0;
   ro->pidns_inum = static_cast<uint32_t>(plan.pidns.inum);

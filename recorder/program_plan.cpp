@@ -25,6 +25,7 @@ Result<ProgramPlan> plan_programs(const KernelFeatures& f, const PidNamespace& n
   p.pidns = ns;
   p.forced = f.forced;
   p.task_state = f.has(kFeatTaskStorage) ? TaskStateStore::kTaskStorage : TaskStateStore::kHash;
+  p.find_vma = f.has(kFeatFindVma);
   if (!page_faults) {
     p.faults = FaultSource::kOff;
     p.faults_off_reason = "--no-page-faults";
@@ -57,6 +58,7 @@ std::vector<std::string> ProgramPlan::describe() const {
       out.push_back("page_faults=off (" + faults_off_reason + ")");
       break;
   }
+  if (!find_vma) out.emplace_back("overlay_mmaps=fd_inode (no helper/find_vma: faults on overlayfs files lose their path)");
   out.push_back(fmt::format("pid_namespace={} (inode {})", pidns.initial() ? "initial" : "below the initial one",
                             pidns.inum));
   if (!forced.empty()) {

@@ -44,6 +44,7 @@ struct ProgramPlan {
   TaskStateStore task_state = TaskStateStore::kTaskStorage;
   FaultSource faults = FaultSource::kOff;
   std::string faults_off_reason;  // when faults is kOff
+  bool find_vma = false;          // bpf_find_vma: file mappings on overlayfs get the mapped file's facts
   PidNamespace pidns;
   std::set<std::string> forced;   // features forced off
   // "name=value" lines, for the trace header and `record --verbose`.

@@ -85,8 +85,10 @@ Recorded record_command(const std::vector<std::string>& cmd_in, const std::strin
 }
 
 TempDir::TempDir() {
-  char tmpl[] = "/tmp/fsr_test_XXXXXX";
-  const char* p = mkdtemp(tmpl);
+  // FSR_TEST_TMPDIR: where the test trees go (e.g. an overlayfs mount).
+  const char* base = getenv("FSR_TEST_TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/fsr_test_XXXXXX";
+  const char* p = mkdtemp(tmpl.data());
   path_ = p ? p : "";
 }
 

@@ -30,7 +30,7 @@ struct Recorded {
 Recorded record_command(const std::vector<std::string>& cmd, const std::string& root,
                         uint32_t buffer_mib = 8);
 
-// A fresh directory under /tmp, removed by the destructor.
+// A fresh directory under $FSR_TEST_TMPDIR (default /tmp), removed by the destructor.
 class TempDir {
  public:
   TempDir();
