@@ -4,7 +4,9 @@
  * namespace, before it runs; a fork record says whether it is a thread, what
  * it shares with its parent and, for namespaces below the recording's, how
  * its pids there map (fsreplay_record.h). A child outside the recording's
- * namespace cannot be named in the trace: it is counted, not followed. */
+ * namespace could not be named in the trace: it would be counted, not
+ * followed (never expected: setns enters only namespaces below the
+ * caller's, so a tree that starts in ours stays in it or below). */
 #include "record_syscall.bpf.h"
 
 SEC("tp_btf/sched_process_fork")

@@ -248,7 +248,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
     f.notes += "lane damage: records skipped\n";
   }
   if (sum.kernel.foreign_children) {
-    sum.warnings += fmt::format("{} processes were started in a PID namespace outside the recording's (setns): "
+    sum.warnings += fmt::format("{} processes were started in a PID namespace outside the recording's: "
                                 "not followed, their events are not in the trace\n",
                                 sum.kernel.foreign_children);
     f.notes += fmt::format("children outside the PID namespace, not followed: {}\n", sum.kernel.foreign_children);
