@@ -49,6 +49,7 @@
 #define FSR_CNT_STRING_DROPS 0
 #define FSR_CNT_IO_URING 1
 #define FSR_CNT_ENTER_MISS 2      /* sys_exit without task storage (entered before tracking) */
+#define FSR_CNT_FOREIGN 3         /* children of tracked tasks outside the recording's PID namespace: not followed */
 #define FSR_CNT_EXTRA 4
 
 struct fsr_counters {
@@ -89,8 +90,33 @@ struct fsr_inode {
   __u32 pad0;
 };
 
+/* Per-task state of a tracked task (task storage, or the task hash on
+ * kernels without it): the recorded call in progress, the user page fault
+ * in progress, and the task's ids in the recording's PID namespace (the
+ * records' pid and tid). User space writes one when it seeds a task through
+ * a pidfd: zeros but pid and tid. */
+struct fsr_task {
+  __u64 ts;          /* enter time of the call in progress */
+  __u64 args[6];
+  __u32 nr;
+  __u32 active;      /* a call is in progress */
+  __u64 fault_addr;  /* page_fault_user, for the page cache's fault tracepoints */
+  __u32 fault_err;
+  __u32 fault_armed;
+  __u32 pid;         /* tgid in the recording's PID namespace */
+  __u32 tid;
+};
+
+/* Fork records: args[0] the child's tid, args[1] its tgid; when the parent
+ * or the child is in a PID namespace below the recording's (a workload that
+ * unshares one), also args[2] the child's pid as its parent sees it, args[3]
+ * the inode number of the parent's PID namespace, args[4] the child's pid in
+ * its own namespace and args[5] that namespace's inode number. */
+#define FSR_FORK_NS_ARGS 6
+
 #define FSR_REC_SIZE 40
 #define FSR_INODE_SIZE 32
+#define FSR_TASK_SIZE 88
 #define FSR_ARGS_MAX 6
 /* The largest record: header, every argument, inode facts, two full paths. */
 #define FSR_REC_MAX (FSR_REC_SIZE + 8 * FSR_ARGS_MAX + FSR_INODE_SIZE + 2 * FSR_PATH_MAX)
@@ -101,7 +127,7 @@ struct fsr_inode {
  * programs running on CPU c write its lane, with preemption disabled (syscall
  * and scheduler tracepoints), so a lane has one writer and needs no lock:
  * that is what makes it cheaper than a BPF ring buffer, whose spinlock and
- * interrupt masking cost ~300 ns per record on this project's test VM.
+ * interrupt masking cost more per record than the rest of the record does.
  *
  * `head` and `tail` are byte positions that only grow; position p lives in
  * segment (p >> FSR_SEG_SHIFT) mod nseg at offset p mod FSR_SEG_SIZE. A frame
@@ -117,8 +143,8 @@ struct fsr_inode {
  * the lane until it has released them).
  *
  * Rewind: a lane's memory is cold except where it was written lately, and
- * writing cold memory cost ~200 ns a record with 8 MiB lanes against 1 MiB
- * ones here. So when the writer finds its lane empty (tail == head) away from
+ * writing cold memory makes a record markedly dearer in a large lane than in
+ * a small one that stays in cache. So when the writer finds its lane empty (tail == head) away from
  * the lane's first byte, it goes on at the next position that is the lane's
  * first byte (the next multiple of the capacity): it stores that in `floor`
  * and the position it left in `rewind_from` before it publishes head. A
@@ -131,8 +157,8 @@ struct fsr_inode {
  *
  * Early rewind: a busy lane is seldom empty (the reader keeps the records of
  * the last ms or two, waiting for other CPUs' older ones), so the rule above
- * alone let it walk all its capacity, cold: a `git clone` cost 1.25x with
- * 8 MiB lanes against 1.19x with 1 MiB ones. So the writer also rewinds a
+ * alone let it walk all its capacity, cold: a large lane cost a clone
+ * measurably more than a small one. So the writer also rewinds a
  * lane that is not empty, when
  *   - the tail is at least `window` bytes into the lane's current lap and
  *     the head in that lap too, at most window/2 bytes ahead of it (the
@@ -147,8 +173,8 @@ struct fsr_inode {
  * from max(tail, floor) after. That room is at least `window` bytes and at
  * least half the lap so far, so at the lap's rate it lasts min_cycle_ns / 2
  * or more: time for a drain running late (at low priority, on CPUs the
- * workload keeps busy) to come. A storm (~30 MB/s of records on one CPU
- * here) fills its lap too fast and keeps the whole lane. What the rule does
+ * workload keeps busy) to come. A storm (a tight loop of recorded
+ * calls) fills its lap too fast and keeps the whole lane. What the rule does
  * not cover: a burst that starts right after an early rewind has only that
  * room until the reader takes the jump (one drain period when the drain
  * keeps up; the governor raises a drain that leaves it less than half the

@@ -12,16 +12,16 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "bpf/fsreplay_record.h"
-#include "recorder/lane_reader.h"
 #include "fsreplay_record.skel.h"
-#include "recorder/syscall_arity.h"
+#include "recorder/bpf_features.h"
+#include "recorder/bpf_rodata.h"
+#include "recorder/lane_reader.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -29,61 +29,11 @@ namespace {
 
 static_assert(sizeof(fsr_counters) == 8 * (2 * FSR_CLASS_MAX + FSR_CNT_EXTRA));
 static_assert(kClassCount <= FSR_CLASS_MAX, "FSR_CLASS_MAX too small for the class table");
-static_assert(kMaxSyscallNr == FSR_MAX_NR, "BPF and syscall table disagree on the nr bound");
+static_assert(sizeof(fsr_task) == FSR_TASK_SIZE, "fsr_task layout changed: update FSR_TASK_SIZE");
 
-bool g_debug = false;
-
-int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list ap) {
-  if (!g_debug && level != LIBBPF_WARN) return 0;
-  if (!g_debug) return 0;
-  return vfprintf(stderr, fmt, ap);
-}
-
-uint8_t arg_or_none(int8_t a) { return a >= 0 && a < 6 ? static_cast<uint8_t>(a) : FSR_NO_ARG; }
-
-void fill_rodata(fsr_bpf* skel, bool faults) {
-  auto* ro = skel->rodata;
-  for (int i = 0; i < FSR_MAX_NR; ++i) {
-    ro->sys_path0[i] = ro->sys_path1[i] = ro->sys_statbuf[i] = ro->sys_fd[i] = FSR_NO_ARG;
-  }
-  for (const SyscallInfo& s : syscall_table()) {
-    if (s.nr >= FSR_MAX_NR) continue;  // pseudo events
-    uint8_t f = FSR_SF_RECORD;
-    if (s.flags & kSfReturnsFd) f |= FSR_SF_RET_FD;
-    if (s.flags & kSfStatBuf) f |= FSR_SF_STAT;
-    if (s.flags & kSfStatxBuf) f |= FSR_SF_STATX;
-    if (s.flags & kSfIoUring) f |= FSR_SF_IO_URING;
-    if (s.cls == SyscallClass::kMmap) f |= FSR_SF_FD_INODE;
-    if (path_only_on_failure(s)) f |= FSR_SF_EXEC;
-    uint8_t out = arg_or_none(s.stat_buf);
-    if (s.flags & kSfFdPairOut) {
-      f |= FSR_SF_FD_PAIR;
-      out = static_cast<uint8_t>(fd_pair_arg(s));
-    }
-    ro->sys_flags[s.nr] = f;
-    ro->sys_class[s.nr] = static_cast<uint8_t>(s.cls);
-    ro->sys_path0[s.nr] = arg_or_none(s.path[0]);
-    ro->sys_path1[s.nr] = arg_or_none(s.path[1]);
-    ro->sys_statbuf[s.nr] = out;
-    ro->sys_args[s.nr] = recorded_arg_mask(s);
-    // The kernel looks at the fd operand only where it matters: to flag pipe,
-    // socket and eventfd I/O (causality) and to give mmap its inode. Other fd
-    // calls (close, lseek, fsync...) get their path from the user-side fd table.
-    const bool inspect_fd = s.cls == SyscallClass::kRead || s.cls == SyscallClass::kWrite ||
-                            s.cls == SyscallClass::kMmap || s.cls == SyscallClass::kCopy;
-    ro->sys_fd[s.nr] = inspect_fd ? arg_or_none(s.fd) : FSR_NO_ARG;
-  }
-  ro->class_process = static_cast<uint32_t>(SyscallClass::kProcess);
-  ro->class_mmap = static_cast<uint32_t>(SyscallClass::kMmap);
-  ro->record_faults = faults ? 1 : 0;
-}
-
-// Whether the running kernel has raw tracepoint `name` (its btf_trace_ typedef).
-bool kernel_has_tracepoint(const char* name) {
-  static btf* vmlinux = btf__load_vmlinux_btf();
-  if (!vmlinux) return false;
-  return btf__find_by_name_kind(vmlinux, fmt::format("btf_trace_{}", name).c_str(), BTF_KIND_TYPEDEF) > 0;
-}
+// libbpf's messages: all of them (the verifier's log too), or none.
+int libbpf_print_all(enum libbpf_print_level, const char* fmt, va_list ap) { return vfprintf(stderr, fmt, ap); }
+int libbpf_print_none(enum libbpf_print_level, const char*, va_list) { return 0; }
 
 std::string load_error(int err) {
   if (err == EPERM || err == EACCES)
@@ -128,32 +78,35 @@ static uint64_t lane_fill(uint64_t head, uint64_t tail, uint64_t floor, uint64_t
 }
 
 // The early rewind (fsreplay_record.h). Window: a quarter of the lane, at
-// most 1 MiB; 1 MiB lanes cost a clone 1.19x against 1.25x for 8 MiB ones
-// walked end to end. Cycle: a lane rewinds early only if its lap so far took
-// 200 ms, so the room a rewind leaves lasts >= 100 ms at that rate: ten of
-// the drain governor's checks, which raise a drain that falls behind. With
-// 50 ms, a 2-thread fstat storm (both CPUs busy, the drain at nice 19) lost
-// 661 to 10,588 records a run (8,122 to 57,638 without the rule); with
-// 200 ms none in five runs.
+// most 1 MiB: a lane that stays that small is as cheap to write as a 1 MiB
+// one, where a large lane walked end to end is cold. Cycle: a lane rewinds
+// early only if its lap so far took 200 ms, so the room a rewind leaves
+// lasts >= 100 ms at that rate: ten of the drain governor's checks, which
+// raise a drain that falls behind. A much shorter cycle let a 2-thread
+// syscall storm (both CPUs busy, the drain at idle priority) lose records
+// to a drain that came too late.
 static uint64_t lane_window_for(uint64_t lane_bytes) {
   return std::min<uint64_t>(lane_bytes / 4, uint64_t{1} << 20);
 }
 static constexpr uint64_t kLaneMinCycleNs = 200'000'000;
+// Threads the task hash holds at most (task state without task storage).
+static constexpr uint32_t kTaskHashEntries = 65536;
 
 Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, RecordFn fn,
                                                      void* ctx) {
-  g_debug = getenv("FSREPLAY_BPF_DEBUG") != nullptr;
-  libbpf_set_print(libbpf_print);
-  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-    return Status::error("kernel BTF missing (/sys/kernel/btf/vmlinux): the recorder needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
-  if (geteuid() != 0 && access("/sys/kernel/btf/vmlinux", R_OK) == 0) {
-    // Not fatal by itself (CAP_BPF may be enough), but the usual cause of a refused load.
-  }
+  libbpf_set_print(options.libbpf_log ? libbpf_print_all : libbpf_print_none);
   if (options.buffer_mib == 0 || (options.buffer_mib & (options.buffer_mib - 1)) != 0 ||
       options.buffer_mib > 1024)
     return Status::error(fmt::format("--buffer-mib {}: must be a power of two between 1 and 1024", options.buffer_mib));
+  auto features = probe_kernel(options.without);
+  if (!features) return features.status();
+  auto ns = read_pid_namespace();
+  if (!ns) return ns.status();
+  auto plan = plan_programs(features.value(), ns.value(), options.page_faults);
+  if (!plan) return plan.status();
 
   std::unique_ptr<BpfSession> s(new BpfSession());
+  s->plan_ = plan.value();
   s->fn_ = fn;
   s->ctx_ = ctx;
   int ncpu = libbpf_num_possible_cpus();
@@ -164,7 +117,8 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   s->skel_.reset(fsr_bpf__open());
   if (!s->skel_) return Status::error(load_error(errno));
   fsr_bpf* skel = s->skel_.get();
-  fill_rodata(skel, options.page_faults);
+  const ProgramPlan& p = s->plan_;
+  fill_rodata(skel, p);
   static_assert(sizeof(fsr_lane_ctl) % 8 == 0, "lane control blocks must pack in the array");
   static_assert(FSR_FRAME_MAX < FSR_SEG_SIZE / 64, "segments too small for the largest frame");
   // --buffer-mib is per CPU, a power of two: that many 1 MiB segments per lane.
@@ -176,15 +130,21 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   skel->rodata->lane_min_cycle_ns = kLaneMinCycleNs;
   bpf_map__set_max_entries(skel->maps.lanes, s->ncpu_ * s->segs_per_lane_);
   bpf_map__set_max_entries(skel->maps.lane_ctl, s->ncpu_);
-  // File page faults: through the page cache's fault tracepoints where the
-  // kernel has them (cheap: anonymous faults make no record and no lookup),
-  // else a VMA lookup on every user fault of a tracked task.
-  const bool filemap_tps = options.page_faults && kernel_has_tracepoint("mm_filemap_fault") &&
-                           kernel_has_tracepoint("mm_filemap_map_pages");
-  bpf_program__set_autoload(skel->progs.on_fault, filemap_tps);
-  bpf_program__set_autoload(skel->progs.on_filemap_fault, filemap_tps);
-  bpf_program__set_autoload(skel->progs.on_filemap_map_pages, filemap_tps);
-  bpf_program__set_autoload(skel->progs.on_fault_vma, options.page_faults && !filemap_tps);
+  // Task state: in task storage, or in a hash the programs key by kernel tid.
+  // Only the store in use is created (the other's code is dead once the
+  // verifier knows the rodata).
+  const bool storage = p.task_state == TaskStateStore::kTaskStorage;
+  bpf_map__set_autocreate(skel->maps.tasks, storage);
+  bpf_map__set_autocreate(skel->maps.task_hash, !storage);
+  if (!storage) bpf_map__set_max_entries(skel->maps.task_hash, kTaskHashEntries);
+  // File page faults (program_plan.h): through the page cache's fault
+  // tracepoints (anonymous faults make no record and no lookup), or a VMA
+  // lookup on every user fault of a tracked task.
+  const bool filemap = p.faults == FaultSource::kFilemapTracepoints;
+  bpf_program__set_autoload(skel->progs.on_fault, filemap);
+  bpf_program__set_autoload(skel->progs.on_filemap_fault, filemap);
+  bpf_program__set_autoload(skel->progs.on_filemap_map_pages, filemap);
+  bpf_program__set_autoload(skel->progs.on_fault_vma, p.faults == FaultSource::kVmaLookup);
 
   if (int err = fsr_bpf__load(skel); err != 0) return Status::error(load_error(-err));
 
@@ -237,12 +197,19 @@ Status BpfSession::track(uint32_t tgid) {
   uint32_t gen = 0x80000000u | tgid;
   if (bpf_map_update_elem(bpf_map__fd(skel_->maps.tracked), &tgid, &gen, BPF_ANY) != 0)
     return Status::error(fmt::format("adding pid {} to the BPF filter failed: {}", tgid, strerror(errno)));
-  // Give the task its storage: the syscall programs test only that (no hash
-  // lookup). Its other threads, if any, are found through the tracked hash.
+  // Give the task its state: the syscall programs test only that (no hash
+  // lookup). Its other threads, if any, are found through the tracked hash;
+  // so is the task itself where its state is in the task hash, whose kernel
+  // tids user space does not know.
+  if (plan_.task_state != TaskStateStore::kTaskStorage) {
+    enable_lazy_tracking();
+    return Status::ok();
+  }
   UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, static_cast<pid_t>(tgid), 0)));
-  std::vector<uint8_t> zero(bpf_map__value_size(skel_->maps.inflight), 0);
+  fsr_task seed{};
+  seed.pid = seed.tid = tgid;
   int key = pidfd.get();
-  if (!pidfd.valid() || bpf_map_update_elem(bpf_map__fd(skel_->maps.inflight), &key, zero.data(), BPF_ANY) != 0)
+  if (!pidfd.valid() || bpf_map_update_elem(bpf_map__fd(skel_->maps.tasks), &key, &seed, BPF_ANY) != 0)
     enable_lazy_tracking();
   return Status::ok();
 }
@@ -319,6 +286,7 @@ KernelCounters BpfSession::counters() const {
       }
       k.string_drops += c.extra[FSR_CNT_STRING_DROPS];
       k.io_uring += c.extra[FSR_CNT_IO_URING];
+      k.foreign_children += c.extra[FSR_CNT_FOREIGN];
     }
   }
   for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) {

@@ -7,10 +7,12 @@
 
 #include <array>
 #include <cstdint>
-#include <string>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "recorder/bpf_options.h"
+#include "recorder/program_plan.h"
 #include "recorder/unique_fd.h"
 #include "traces/status.h"
 #include "traces/trace_model.h"
@@ -20,11 +22,6 @@ struct fsr_lane_ctl;
 
 namespace fsr {
 
-struct BpfOptions {
-  uint32_t buffer_mib = 8;   // per CPU
-  bool page_faults = true;   // record first faults on file mappings
-};
-
 struct KernelCounters {
   std::array<uint64_t, kClassCount> seen{};
   std::array<uint64_t, kClassCount> drops{};
@@ -33,6 +30,7 @@ struct KernelCounters {
   uint64_t prog_misses = 0;  // program runs the kernel skipped (recursion)
   uint64_t lane_nested = 0;  // records refused by a lane already being written (never expected)
   uint64_t early_rewinds = 0;  // lanes rewound while not empty (bpf/fsreplay_record.h)
+  uint64_t foreign_children = 0;  // children outside the recording's PID namespace: not followed
   bool lane_damage = false;  // a frame with an impossible length was met (the rest of that drain skipped)
 };
 
@@ -43,14 +41,16 @@ using RecordFn = int (*)(void* ctx, uint32_t cpu, const void* data, size_t size,
 
 class BpfSession {
  public:
-  // Checks privileges and BTF, loads and attaches. Errors are one line.
+  // Probes the kernel (bpf_features.h), plans the program variants, loads and
+  // attaches. Errors are one line.
   static Result<std::unique_ptr<BpfSession>> open(const BpfOptions& options, RecordFn fn,
                                                   void* ctx);
   ~BpfSession();
   BpfSession(const BpfSession&) = delete;
   BpfSession& operator=(const BpfSession&) = delete;
 
-  // Adds a thread-group id to the in-kernel filter.
+  // Adds a process (by its pid in the recorder's PID namespace) to the
+  // in-kernel filter.
   Status track(uint32_t tgid);
   // Lets sys_enter find tracked tasks that have no task storage through the
   // tracked hash (costs every untracked task one more lookup). Needed for
@@ -88,6 +88,8 @@ class BpfSession {
   uint32_t cpu_count() const { return ncpu_; }
   // Non-fatal problems found while attaching (e.g. page faults not available).
   const std::string& warnings() const { return warnings_; }
+  // The program variants chosen (which fallbacks).
+  const ProgramPlan& plan() const { return plan_; }
 
  private:
   BpfSession() = default;
@@ -113,6 +115,7 @@ class BpfSession {
   std::vector<uint64_t> read_pos_;  // per lane: where the next consume() reads
   bool lane_damage_ = false;
   std::string warnings_;
+  ProgramPlan plan_;
   RecordFn fn_ = nullptr;
   void* ctx_ = nullptr;
   fsr_lane_ctl* lane_ctl(uint32_t cpu) const;

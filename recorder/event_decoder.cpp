@@ -4,12 +4,14 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <climits>
 
-#include "recorder/path_util.h"
+#include "recorder/initial_state.h"
 #include "recorder/syscall_arity.h"
 #include "traces/syscalls.h"
 
@@ -29,84 +31,12 @@ std::string_view rec_str(const char* s, size_t len) {
 
 }  // namespace
 
-EventDecoder::EventDecoder(uint64_t mono_start_ns, InternFn intern)
-    : mono_start_(mono_start_ns), intern_fn_(std::move(intern)) {
+EventDecoder::EventDecoder(uint64_t mono_start_ns, InternFn intern, uint64_t pidns_inum)
+    : mono_start_(mono_start_ns), pidns_inum_(pidns_inum), strings_(std::move(intern)) {
   scratch_.reserve(2 * PATH_MAX);
   arity_.fill(6);
   for (const SyscallInfo& s : syscall_table())
     if (s.nr < arity_.size()) arity_[s.nr] = syscall_arity(s.name);
-}
-
-StrId EventDecoder::intern(std::string_view s) {
-  const uint64_t h = std::hash<std::string_view>{}(s);
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = h & mask;; i = (i + 1) & mask) {
-    const InternSlot& x = slots_[i];
-    if (x.id == kNoStr) break;
-    if (x.hash == h && x.len == s.size() && std::memcmp(x.data, s.data(), s.size()) == 0) return x.id;
-  }
-  StrId id = intern_fn_(s);
-  if (id == kNoStr) return kNoStr;  // (the writer gives no id to an empty string)
-  std::string_view stored = store(s);
-  auto place = [this](const InternSlot& x) {
-    const size_t m = slots_.size() - 1;
-    size_t i = x.hash & m;
-    while (slots_[i].id != kNoStr) i = (i + 1) & m;
-    slots_[i] = x;
-  };
-  if (2 * (interned_ + 1) > slots_.size()) {  // keep the table at most half full
-    std::vector<InternSlot> old(slots_.size() * 2);
-    old.swap(slots_);
-    for (const InternSlot& x : old)
-      if (x.id != kNoStr) place(x);
-  }
-  place({h, stored.data(), static_cast<uint32_t>(stored.size()), id});
-  ++interned_;
-  if (id >= by_id_.size()) by_id_.resize(std::max<size_t>(id + 1, by_id_.size() * 2));
-  by_id_[id] = stored;
-  return id;
-}
-
-std::string_view EventDecoder::store(std::string_view s) {
-  if (arena_left_ < s.size()) {
-    const size_t block = std::max<size_t>(kArenaBlock, s.size());
-    arena_.push_back(std::make_unique_for_overwrite<char[]>(block));
-    arena_next_ = arena_.back().get();
-    arena_left_ = block;
-  }
-  char* at = arena_next_;
-  std::memcpy(at, s.data(), s.size());
-  arena_next_ += s.size();
-  arena_left_ -= s.size();
-  return {at, s.size()};
-}
-
-// The slot of (dev, ino): its own, or the empty one where it would go.
-EventDecoder::InodePath& EventDecoder::inode_path_slot(uint64_t dev, uint64_t ino) {
-  const size_t mask = inode_paths_.size() - 1;
-  for (size_t i = std::hash<uint64_t>{}(ino * 0x9e3779b97f4a7c15ull ^ dev) & mask;; i = (i + 1) & mask) {
-    InodePath& x = inode_paths_[i];
-    if (x.path == kNoStr || (x.ino == ino && x.dev == dev)) return x;
-  }
-}
-
-void EventDecoder::set_inode_path(uint64_t dev, uint64_t ino, StrId path) {
-  InodePath* x = &inode_path_slot(dev, ino);
-  if (x->path == kNoStr) {
-    if (2 * (inode_paths_used_ + 1) > inode_paths_.size()) {  // keep the table at most half full
-      std::vector<InodePath> old(inode_paths_.size() * 2);
-      old.swap(inode_paths_);
-      for (const InodePath& o : old)
-        if (o.path != kNoStr) inode_path_slot(o.dev, o.ino) = o;
-      x = &inode_path_slot(dev, ino);
-    }
-    ++inode_paths_used_;
-  }
-  *x = {dev, ino, path};
-}
-
-std::string_view EventDecoder::str(StrId id) const {
-  return id < by_id_.size() ? by_id_[id] : std::string_view();
 }
 
 EventDecoder::Task& EventDecoder::task(uint32_t pid, uint32_t tid) {
@@ -123,14 +53,14 @@ EventDecoder::Task& EventDecoder::task(uint32_t pid, uint32_t tid) {
     char link[64], buf[PATH_MAX];
     snprintf(link, sizeof(link), "/proc/%u/cwd", tid);
     ssize_t n = readlink(link, buf, sizeof(buf));
-    if (n > 0) t.fs->cwd = intern(std::string_view(buf, static_cast<size_t>(n)));
+    if (n > 0) t.fs->cwd = intern(path_in_root(std::string_view(buf, static_cast<size_t>(n)), process_root(tid)));
   }
   return tasks_.emplace(tid, std::move(t)).first->second;
 }
 
 void EventDecoder::seed_process(const ProcessState& state) {
   Task& t = task(state.pid, state.pid);
-  if (!state.cwd.empty()) t.fs->cwd = intern(state.cwd);
+  if (!state.cwd.empty()) t.fs->cwd = dir_id(intern(state.cwd));
   for (const FdEntry& f : state.fds) {
     bool pipe = f.path.rfind("pipe:", 0) == 0 || f.path.rfind("socket:", 0) == 0 ||
                 f.path.rfind("anon_inode:", 0) == 0;
@@ -154,7 +84,7 @@ void EventDecoder::set_fd(Task& t, int64_t fd, StrId path, bool cloexec, bool pi
 
 StrId EventDecoder::resolve(Task& t, int64_t dirfd, std::string_view p, bool* unresolved) {
   if (!p.empty() && p.front() == '/') {
-    join_path(scratch_, "", p);
+    paths_.resolve(scratch_, "/", p);
     return intern(scratch_);
   }
   StrId base = kNoStr;
@@ -169,7 +99,15 @@ StrId EventDecoder::resolve(Task& t, int64_t dirfd, std::string_view p, bool* un
     return p.empty() ? kNoStr : intern(p);
   }
   if (p.empty()) return base;  // AT_EMPTY_PATH: the fd itself
-  join_path(scratch_, str(base), p);
+  paths_.resolve(scratch_, str(base), p);
+  return intern(scratch_);
+}
+
+// A directory's path with its last component physical too: a cwd or a
+// directory fd is where relative paths start from.
+StrId EventDecoder::dir_id(StrId path) {
+  if (path == kNoStr) return kNoStr;
+  paths_.resolve_dir(scratch_, str(path));
   return intern(scratch_);
 }
 
@@ -202,6 +140,7 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
   switch (r.kind) {
     case FSR_REC_FORK: {
       e.nr = kEvProcFork;
+      e.dur = 0;  // a marker at the enter time of the call it happened in
       e.args[0] = v.args[0];
       e.args[1] = v.args[1];
       e.args[2] = (r.flags & FSR_RF_SHARED_FS) ? 1 : 0;
@@ -209,11 +148,14 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
       Task child;
       child.files = (r.flags & FSR_RF_SHARED_FILES) ? t.files : std::make_shared<FileTable>(*t.files);
       child.fs = (r.flags & FSR_RF_SHARED_FS) ? t.fs : std::make_shared<FsState>(*t.fs);
+      child.pidns = t.pidns;
+      if (r.arg_mask & (1u << (FSR_FORK_NS_ARGS - 1))) child.pidns = note_ns_pids(v);
       tasks_[static_cast<uint32_t>(v.args[0])] = std::move(child);
       return true;
     }
     case FSR_REC_EXEC:
       e.nr = kEvProcExec;
+      e.dur = 0;
       e.args[0] = v.args[0];
       e.ret = 0;
       e.path[0] = p0.empty() ? kNoStr : resolve(t, kAtFdcwd, p0, &unresolved);
@@ -233,7 +175,7 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
       e.args[1] = v.args[1];
       e.args[2] = v.args[2];
       e.ret = 0;
-      e.path[0] = inode_path_slot(v.inode.dev, v.inode.ino).path;
+      e.path[0] = inode_paths_.find(v.inode.dev, v.inode.ino);
       return true;
     }
     case FSR_REC_SYSCALL:
@@ -279,15 +221,54 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
   if (wants_inode && r.ret >= 0 && !(r.flags & FSR_RF_HAS_INODE)) e.flags |= kEfNoInode;
   if ((r.flags & FSR_RF_HAS_INODE) && e.path[0] != kNoStr && r.ret >= 0 && !(info->flags & kSfStatBuf) &&
       !(info->flags & kSfStatxBuf))
-    set_inode_path(v.inode.dev, v.inode.ino, e.path[0]);
+    inode_paths_.set(v.inode.dev, v.inode.ino, e.path[0]);
+  if (t.pidns) map_ns_pids(t, e);
   if (r.ret >= 0) apply(v, t, e);
   return true;
+}
+
+// A fork in or into a PID namespace below the recording's: the pids the
+// parent's and the child's namespaces give the child, for map_ns_pids.
+uint64_t EventDecoder::note_ns_pids(const RecordView& v) {
+  const uint32_t tid = static_cast<uint32_t>(v.args[0]);
+  const uint64_t parent_ns = v.args[3], child_ns = v.args[5];
+  if (parent_ns != pidns_inum_ && v.args[2] != 0) ns_pids_[ns_key(parent_ns, v.args[2])] = tid;
+  if (child_ns == pidns_inum_) return 0;
+  if (v.args[4] != 0) ns_pids_[ns_key(child_ns, v.args[4])] = tid;
+  return child_ns;
+}
+
+// Pids a task in a namespace below the recording's got from the kernel (what
+// fork-like calls return, what wait4 takes and returns) are that
+// namespace's: numbered as the recording's namespace numbers the same tasks.
+void EventDecoder::map_ns_pids(const Task& t, Event& e) {
+  auto ours = [&](int64_t local) -> int64_t {
+    if (local <= 0) return local;
+    auto it = ns_pids_.find(ns_key(t.pidns, static_cast<uint64_t>(local)));
+    return it != ns_pids_.end() ? it->second : local;
+  };
+  switch (e.nr) {
+    case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
+      e.ret = ours(e.ret);
+      break;
+    case SYS_wait4:
+      e.ret = ours(e.ret);
+      if (static_cast<int32_t>(e.args[0]) > 0) e.args[0] = static_cast<uint64_t>(ours(static_cast<int32_t>(e.args[0])));
+      break;
+    case SYS_waitid:
+      if (e.args[0] == P_PID) e.args[1] = static_cast<uint64_t>(ours(static_cast<int32_t>(e.args[1])));
+      break;
+    default:
+      break;
+  }
 }
 
 void EventDecoder::apply(const RecordView& v, Task& t, Event& e) {
   const fsr_rec& r = v.hdr;
   const int64_t ret = r.ret;
   const bool pipe = (r.flags & FSR_RF_FD_IS_PIPE) != 0;
+  // The fd of a directory opened through a symlink is the directory itself.
+  auto opened = [&] { return (r.flags & FSR_RF_HAS_INODE) && S_ISDIR(v.inode.mode) ? dir_id(e.path[0]) : e.path[0]; };
   auto dup_to = [&](int64_t from, int64_t to, bool cloexec) {
     if (from == to) return;
     FdSlot* src = slot(t, from);
@@ -295,14 +276,14 @@ void EventDecoder::apply(const RecordView& v, Task& t, Event& e) {
   };
   switch (r.nr) {
     case SYS_open:
-      set_fd(t, ret, e.path[0], (v.args[1] & O_CLOEXEC) != 0, pipe);
+      set_fd(t, ret, opened(), (v.args[1] & O_CLOEXEC) != 0, pipe);
       break;
     case SYS_creat:
     case SYS_openat2:  // how->flags is behind a pointer: close-on-exec unknown, assumed off
-      set_fd(t, ret, e.path[0], false, pipe);
+      set_fd(t, ret, opened(), false, pipe);
       break;
     case SYS_openat:
-      set_fd(t, ret, e.path[0], (v.args[2] & O_CLOEXEC) != 0, pipe);
+      set_fd(t, ret, opened(), (v.args[2] & O_CLOEXEC) != 0, pipe);
       break;
     case SYS_dup:
     case SYS_dup2:
@@ -357,7 +338,26 @@ void EventDecoder::apply(const RecordView& v, Task& t, Event& e) {
       set_fd(t, ret, kNoStr, (v.args[0] & O_CLOEXEC) != 0, true);
       break;
     case SYS_chdir:
-      if (e.path[0] != kNoStr && !(e.flags & kEfPathUnresolved)) t.fs->cwd = e.path[0];
+      if (e.path[0] != kNoStr && !(e.flags & kEfPathUnresolved)) t.fs->cwd = dir_id(e.path[0]);
+      break;
+    // What the trace changes about which paths are symlinks.
+    case SYS_symlink:
+    case SYS_symlinkat:
+      if (e.path[0] != kNoStr && e.path[1] != kNoStr) paths_.add_link(str(e.path[1]), str(e.path[0]));
+      break;
+    case SYS_unlink:
+    case SYS_unlinkat:
+    case SYS_rmdir:
+      if (e.path[0] != kNoStr) paths_.removed(str(e.path[0]));
+      break;
+    case SYS_mkdir:
+    case SYS_mkdirat:
+      if (e.path[0] != kNoStr) paths_.made_dir(str(e.path[0]));
+      break;
+    case SYS_rename:
+    case SYS_renameat:
+    case SYS_renameat2:
+      if (e.path[0] != kNoStr && e.path[1] != kNoStr) paths_.renamed(str(e.path[0]), str(e.path[1]));
       break;
     case SYS_fchdir:
       if (FdSlot* sl = slot(t, static_cast<int32_t>(v.args[0])); sl && sl->path) t.fs->cwd = sl->path;

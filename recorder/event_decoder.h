@@ -16,7 +16,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "recorder/inode_paths.h"
+#include "recorder/path_resolver.h"
 #include "recorder/record_view.h"
+#include "recorder/string_interner.h"
 #include "traces/event.h"
 #include "traces/trace_model.h"
 
@@ -26,8 +29,10 @@ class EventDecoder {
  public:
   // `intern` is called once per distinct string and returns its id in the
   // trace (TraceWriter::add_string: the decoder keeps strings unique itself).
-  using InternFn = std::function<StrId(std::string_view)>;
-  EventDecoder(uint64_t mono_start_ns, InternFn intern);
+  // `pidns_inum`: the nsfs inode number of the recording's PID namespace
+  // (the one whose pids the records carry; 0: unknown).
+  using InternFn = StringInterner::InternFn;
+  EventDecoder(uint64_t mono_start_ns, InternFn intern, uint64_t pidns_inum = 0);
 
   // Initial cwd and fds of an already running process (from /proc).
   void seed_process(const ProcessState& state);
@@ -37,9 +42,13 @@ class EventDecoder {
   bool decode(const void* rec, size_t size, Event& out);
 
   // The string behind an id this decoder interned ("" when unknown).
-  std::string_view str(StrId id) const;
+  std::string_view str(StrId id) const { return strings_.str(id); }
 
   uint64_t unresolved_paths() const { return unresolved_; }
+
+  // Which paths are symlinks (the recorded root, the prestate's symlinks):
+  // paths are resolved as the kernel walked them (path_resolver.h).
+  PathResolver& paths() { return paths_; }
 
  private:
   struct FdSlot {
@@ -58,49 +67,29 @@ class EventDecoder {
     std::shared_ptr<FileTable> files;
     std::shared_ptr<FsState> fs;
     StrId pending_exec = kNoStr;
+    uint64_t pidns = 0;  // its PID namespace's inode number when below the recording's, else 0
   };
 
-  StrId intern(std::string_view s);
+  StrId intern(std::string_view s) { return strings_.intern(s); }
   Task& task(uint32_t pid, uint32_t tid);
   FdSlot* slot(Task& t, int64_t fd);
   void set_fd(Task& t, int64_t fd, StrId path, bool cloexec, bool pipe);
   StrId resolve(Task& t, int64_t dirfd, std::string_view p, bool* unresolved);
+  StrId dir_id(StrId path);
   bool decode(const RecordView& rec, Event& out);
   void apply(const RecordView& rec, Task& t, Event& e);
+  uint64_t note_ns_pids(const RecordView& rec);
+  void map_ns_pids(const Task& t, Event& e);
+  static uint64_t ns_key(uint64_t ns, uint64_t pid) { return ns << 32 | (pid & 0xffffffffu); }
 
   uint64_t mono_start_;
-  InternFn intern_fn_;
-  // The interned strings' bytes, packed in blocks (one allocation per 256 KiB,
-  // not one per string).
-  std::string_view store(std::string_view s);
-  static constexpr size_t kArenaBlock = 256 * 1024;
-  std::vector<std::unique_ptr<char[]>> arena_;
-  char* arena_next_ = nullptr;
-  size_t arena_left_ = 0;
-  // Interned strings: open addressing over flat slots (one probe line and the
-  // string's bytes per lookup; a node-based map took ~3 cache misses per
-  // event, a quarter of the drain's CPU). id == kNoStr marks an empty slot.
-  struct InternSlot {
-    uint64_t hash = 0;
-    const char* data = nullptr;
-    uint32_t len = 0;
-    StrId id = kNoStr;
-  };
-  std::vector<InternSlot> slots_ = std::vector<InternSlot>(1u << 16);
-  size_t interned_ = 0;
-  std::vector<std::string_view> by_id_;  // index: StrId
+  uint64_t pidns_inum_;
+  StringInterner strings_;
   std::unordered_map<uint32_t, Task> tasks_;
-  // (dev, ino) -> the path it was last opened by, for page faults: open
-  // addressing over flat slots (a tree map allocated a node for each new
-  // inode in the drain loop). path == kNoStr marks an empty slot.
-  struct InodePath {
-    uint64_t dev = 0, ino = 0;
-    StrId path = kNoStr;
-  };
-  std::vector<InodePath> inode_paths_ = std::vector<InodePath>(1u << 12);
-  size_t inode_paths_used_ = 0;
-  InodePath& inode_path_slot(uint64_t dev, uint64_t ino);
-  void set_inode_path(uint64_t dev, uint64_t ino, StrId path);
+  // (namespace below the recording's, pid there) -> pid in the recording's.
+  std::unordered_map<uint64_t, uint32_t> ns_pids_;
+  InodePaths inode_paths_;  // for page faults: the file behind a (dev, ino)
+  PathResolver paths_;
   std::string scratch_;
   RecordView view_;
   uint64_t unresolved_ = 0;

@@ -1,9 +1,8 @@
 // Warms the recorder's memory before the workload starts. On a VM a page
 // fault costs microseconds, and a drain that starts cold pays one for every
-// page of code it runs and of heap it touches first: the offline drain of a
-// `git status` ×10 trace ran its first round at 690-730 ns/event with 1,312
-// faults (~1,150 of them code), its later ones at ~240. Warmed, the first
-// round took 507-522 ns/event with no fault. So, at setup, where the workload
+// page of code it runs and of heap it touches first, mostly code: its first
+// round over a trace is then much slower than the later ones
+// (tools/bench/drain_bench.cpp --rounds 1 shows it). So, at setup, where the workload
 // does not wait for it: the heap keeps what it is given (no trimming, no mmap
 // for large blocks) and `heap_bytes` of it are touched, and every page mapped
 // then (the code of the binary and its libraries) is faulted in.

@@ -12,13 +12,13 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
-#include "tools/detect/detect.h"
-
 #include "recorder/unique_fd.h"
+#include "traces/mountinfo.h"
 
 namespace fsr {
 namespace {
@@ -113,6 +113,19 @@ Result<std::vector<MountEntry>> read_mountinfo(const std::string& path) {
   return mounts;
 }
 
+std::string process_root(uint32_t pid) {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink(fmt::format("/proc/{}/root", pid).c_str(), buf, sizeof(buf));
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("/");
+}
+
+std::string path_in_root(std::string_view path, std::string_view root) {
+  if (root.empty() || root == "/" || !path.starts_with(root)) return std::string(path);
+  if (path.size() == root.size()) return "/";
+  if (path[root.size()] != '/') return std::string(path);
+  return std::string(path.substr(root.size()));
+}
+
 Result<ProcessState> read_process_state(uint32_t pid) {
   ProcessState st;
   st.pid = pid;
@@ -120,7 +133,10 @@ Result<ProcessState> read_process_state(uint32_t pid) {
   std::string base = fmt::format("/proc/{}", pid);
   ssize_t n = readlink((base + "/cwd").c_str(), buf, sizeof(buf));
   if (n < 0) return Status::error(fmt::format("{}/cwd: {} (is process {} running?)", base, strerror(errno), pid));
-  st.cwd.assign(buf, static_cast<size_t>(n));
+  // /proc names paths from the recorder's root; the workload's paths start
+  // at its own (a chroot, a container's pivot_root).
+  const std::string root = process_root(pid);
+  st.cwd = path_in_root(std::string_view(buf, static_cast<size_t>(n)), root);
   {
     std::ifstream status(base + "/status");
     std::string line;
@@ -135,7 +151,7 @@ Result<ProcessState> read_process_state(uint32_t pid) {
     f.fd = atoi(de->d_name);
     n = readlink(fmt::format("{}/fd/{}", base, f.fd).c_str(), buf, sizeof(buf));
     if (n < 0) continue;
-    f.path.assign(buf, static_cast<size_t>(n));
+    f.path = path_in_root(std::string_view(buf, static_cast<size_t>(n)), root);
     std::ifstream info(fmt::format("{}/fdinfo/{}", base, f.fd));
     std::string key;
     while (info >> key) {
@@ -154,6 +170,29 @@ Result<ProcessState> read_process_state(uint32_t pid) {
   }
   std::sort(st.fds.begin(), st.fds.end(), [](const FdEntry& a, const FdEntry& b) { return a.fd < b.fd; });
   return st;
+}
+
+std::vector<uint32_t> descendants(uint32_t pid) {
+  std::vector<std::pair<uint32_t, uint32_t>> all;  // (pid, ppid)
+  std::unique_ptr<DIR, int (*)(DIR*)> d(opendir("/proc"), closedir);
+  while (d) {
+    struct dirent* de = readdir(d.get());
+    if (!de) break;
+    uint32_t p = static_cast<uint32_t>(atoi(de->d_name));
+    if (p == 0) continue;
+    std::ifstream st(fmt::format("/proc/{}/status", p));
+    std::string line;
+    while (std::getline(st, line))
+      if (line.rfind("PPid:", 0) == 0) all.emplace_back(p, static_cast<uint32_t>(std::stoul(line.substr(5))));
+  }
+  std::set<uint32_t> in{pid};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (auto [p, pp] : all)
+      if (in.count(pp) && !in.count(p)) grew = in.insert(p).second;
+  }
+  in.erase(pid);
+  return {in.begin(), in.end()};
 }
 
 }  // namespace fsr

@@ -1,8 +1,6 @@
 #include "recorder/recorder.h"
 
-#include <dirent.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -13,12 +11,10 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <fstream>
-#include <set>
-#include <thread>
 
 #include <fmt/format.h>
 
+#include "recorder/drain_governor.h"
 #include "recorder/event_decoder.h"
 #include "recorder/heap_warmup.h"
 #include "recorder/initial_state.h"
@@ -45,101 +41,10 @@ void free_lanes(BpfSession& session, const RingMerger& merger) {
     session.free_through(cpu, merger.staged(cpu) ? merger.released_through(cpu) : session.read_through(cpu));
 }
 
-// Descendants of `pid` (by PPid in /proc), for --pid.
-std::vector<uint32_t> descendants(uint32_t pid) {
-  std::vector<std::pair<uint32_t, uint32_t>> all;  // (pid, ppid)
-  std::unique_ptr<DIR, int (*)(DIR*)> d(opendir("/proc"), closedir);
-  while (d) {
-    struct dirent* de = readdir(d.get());
-    if (!de) break;
-    uint32_t p = static_cast<uint32_t>(atoi(de->d_name));
-    if (p == 0) continue;
-    std::ifstream st(fmt::format("/proc/{}/status", p));
-    std::string line;
-    while (std::getline(st, line))
-      if (line.rfind("PPid:", 0) == 0) all.emplace_back(p, static_cast<uint32_t>(std::stoul(line.substr(5))));
-  }
-  std::set<uint32_t> in{pid};
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (auto [p, pp] : all)
-      if (in.count(pp) && !in.count(p)) grew = in.insert(p).second;
-  }
-  in.erase(pid);
-  return {in.begin(), in.end()};
-}
-
 std::string canonical(const std::string& p) {
   char buf[PATH_MAX];
   return realpath(p.c_str(), buf) ? std::string(buf) : std::string();
 }
-
-// Runs the drain in the machine's idle time. The drain costs ~1 us of CPU
-// per event (decode, path resolution, encoding), and on a machine the
-// workload keeps busy it would take that CPU from the workload. So the
-// draining thread runs at the lowest priority, and the lanes (8 MiB per CPU
-// by default: ~80,000 records) hold what it has not taken yet; a governor
-// thread raises its priority above the workload's while any lane is more
-// than a quarter full, or has less than half its early-rewind window free
-// (after an early rewind only the lane's start is free until the reader
-// takes the jump: bpf/fsreplay_record.h), or the last flush is 750 ms old (a
-// flush at least once a second: a killed recorder leaves the trace up to it).
-class DrainGovernor {
- public:
-  explicit DrainGovernor(const BpfSession& s) : session_(s), drain_tid_(gettid()) {
-    set_nice(drain_tid_, kIdle);
-    last_flush_ = now_ns(CLOCK_MONOTONIC);
-    thread_ = std::thread([this] { run(); });
-  }
-  ~DrainGovernor() { stop(); }
-  DrainGovernor(const DrainGovernor&) = delete;
-  DrainGovernor& operator=(const DrainGovernor&) = delete;
-
-  void flushed(uint64_t now) { last_flush_.store(now, std::memory_order_relaxed); }
-  // Ends the governor and leaves the drain raised (the final drain competes
-  // with nothing). Returns how many times it was raised.
-  uint64_t stop() {
-    if (thread_.joinable()) {
-      stop_.store(true);
-      thread_.join();
-      set_nice(drain_tid_, kRaised);
-    }
-    return boosts_;
-  }
-
- private:
-  static constexpr int kIdle = 19, kRaised = -5;
-  static constexpr uint64_t kCheckNs = 10'000'000, kFlushAgeNs = 750'000'000;
-  static void set_nice(pid_t tid, int v) {
-    if (setpriority(PRIO_PROCESS, static_cast<id_t>(tid), v) != 0) { /* not fatal: drops are counted */ }
-  }
-  void run() {
-    set_nice(gettid(), kRaised);
-    bool raised = false;
-    const uint64_t quarter = session_.lane_bytes() / 4, sixteenth = session_.lane_bytes() / 16;
-    const uint64_t tight = session_.lane_window() / 2;
-    while (!stop_.load()) {
-      timespec d{0, static_cast<long>(kCheckNs)};
-      nanosleep(&d, nullptr);
-      const BpfSession::LaneLoad load = session_.lane_load_now();
-      const uint64_t age = now_ns(CLOCK_MONOTONIC) - last_flush_.load(std::memory_order_relaxed);
-      if (!raised && (load.fill > quarter || load.room < tight || age > kFlushAgeNs)) {
-        set_nice(drain_tid_, kRaised);
-        raised = true;
-        ++boosts_;
-      } else if (raised && load.fill < sixteenth && load.room >= 2 * tight && age < kFlushAgeNs) {
-        set_nice(drain_tid_, kIdle);
-        raised = false;
-      }
-    }
-  }
-  const BpfSession& session_;
-  const pid_t drain_tid_;
-  std::atomic<uint64_t> last_flush_{0};
-  std::atomic<bool> stop_{false};
-  uint64_t boosts_ = 0;
-  std::thread thread_;
-};
 
 }  // namespace
 
@@ -151,17 +56,15 @@ Result<RecordSummary> record(const RecordOptions& o) {
   if (root.empty()) return Status::error(fmt::format("--root {}: {}", o.root, strerror(errno)));
 
   RingMerger merger(static_cast<uint32_t>(std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)))));
-  BpfOptions bo;
-  bo.buffer_mib = o.buffer_mib;
-  bo.page_faults = o.page_faults;
   // The merger must know every possible CPU: the session tells us how many lanes it made.
-  auto session_r = BpfSession::open(bo, push_record, &merger);
+  auto session_r = BpfSession::open(o.bpf, push_record, &merger);
   if (!session_r) return session_r.status();
   std::unique_ptr<BpfSession> session = std::move(session_r.value());
   if (session->cpu_count() > sysconf(_SC_NPROCESSORS_CONF)) merger = RingMerger(session->cpu_count());
   // What the governor lets a lane hold before it raises the drain, in records of 64 bytes or more.
   merger.reserve(session->lane_bytes() / 4 / 64);
   if (!session->warnings().empty()) sum.warnings += session->warnings() + "\n";
+  sum.choices = session->plan().describe();
 
   RunAs as = o.run_as_invoker ? invoking_user() : RunAs{getuid(), getgid(), {}, {}};
   HeldChild child;
@@ -188,7 +91,8 @@ Result<RecordSummary> record(const RecordOptions& o) {
   h.root = root;
   h.uid = as.uid;
   h.gid = as.gid;
-  if (auto m = read_mountinfo()) h.mounts = std::move(m.value());
+  h.recorder_choices = sum.choices;
+  if (auto m = read_mountinfo(fmt::format("/proc/{}/mountinfo", first_pid))) h.mounts = std::move(m.value());
   if (auto st = read_process_state(first_pid)) h.initial = std::move(st.value());
   else return st.status();
   h.wall_start_ns = now_ns(CLOCK_REALTIME);
@@ -201,19 +105,28 @@ Result<RecordSummary> record(const RecordOptions& o) {
     if (chown(o.output.c_str(), as.uid, as.gid) != 0) { /* the trace stays root's: not fatal */ }
   }
 
+  EventDecoder decoder(h.mono_start_ns, [&](std::string_view s) { return writer->add_string(s); },
+                       session->plan().pidns.inum);
+  // The prestate also tells the decoder which paths under the root are
+  // symlinks (physical path resolution: path_resolver.h).
+  decoder.paths().set_root(root);
   uint64_t unreadable = 0;
-  Status ps = walk_prestate(root, [&](const PrestateEntry& e) { return writer->add_prestate(e); }, &unreadable);
+  Status ps = walk_prestate(
+      root,
+      [&](const PrestateEntry& e) {
+        if (e.kind == PrestateKind::kSymlink) decoder.paths().add_link(e.path, e.target);
+        return writer->add_prestate(e);
+      },
+      &unreadable);
   if (!ps) return ps;
   if (unreadable) sum.warnings += fmt::format("{} directories under {} could not be read for the prestate\n", unreadable, root);
-
-  EventDecoder decoder(h.mono_start_ns, [&](std::string_view s) { return writer->add_string(s); });
   decoder.seed_process(h.initial);
 
   // Track, then release: no event of the workload can precede its filter entry.
   Status t = session->track(first_pid);
   if (!t) return t;
   if (o.attach_pid) {
-    session->enable_lazy_tracking();  // threads of running processes have no task storage
+    session->enable_lazy_tracking();  // threads of running processes have no task state
     for (uint32_t p : descendants(o.attach_pid)) {
       (void)session->track(p);
       if (auto st = read_process_state(p)) decoder.seed_process(st.value());
@@ -247,6 +160,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   uint64_t last_drain = last_flush;
   bool done = false;
   int forwarded = 0;
+  const bool pid1 = getpid() == 1;
   while (!done) {
     uint64_t horizon = now_ns(CLOCK_MONOTONIC);
     Status c = session->consume();
@@ -264,10 +178,13 @@ Result<RecordSummary> record(const RecordOptions& o) {
     }
     if (!o.command.empty()) {
       int st = 0;
-      pid_t w = waitpid(child.pid(), &st, WNOHANG);
-      if (w == child.pid()) {
+      // As a PID namespace's first process (unshare --pid --fork fsreplay
+      // record ...), the recorder inherits the workload's orphans: reap them.
+      for (pid_t w; (w = waitpid(pid1 ? -1 : child.pid(), &st, WNOHANG)) > 0;) {
+        if (w != child.pid()) continue;
         sum.wait_status = st;
         done = true;
+        break;
       }
       // Ctrl-C reaches the workload through the terminal; a second one, or
       // SIGTERM to us, is forwarded.
@@ -281,12 +198,11 @@ Result<RecordSummary> record(const RecordOptions& o) {
     }
     if (!done) {
       // No wake-ups from the kernel: drain on a timer. 10 ms while the lanes
-      // fill slowly (shorter timers cost the recorder CPU in wake-ups: 12% of
-      // its samples at 1 ms on a git clone); sooner, down to 1 ms, when the
-      // fullest lane filled at a rate that would take it past 1/8 of its size
-      // in 10 ms. That lets smaller lanes (--buffer-mib 2 or 4: sys_exit writes
-      // each record into lane memory, and a smaller lane stays in cache) still
-      // absorb storms (~0.7 M records/s on one CPU fill 4 MiB in ~45 ms).
+      // fill slowly (shorter timers cost the recorder CPU in wake-ups);
+      // sooner, down to 1 ms, when the fullest lane filled at a rate that
+      // would take it past 1/8 of its size in 10 ms. That lets smaller lanes
+      // (--buffer-mib 2 or 4: sys_exit writes each record into lane memory,
+      // and a smaller lane stays in cache) still absorb syscall storms.
       uint64_t sleep_ns = kDrainIdleNs;
       const uint64_t peak = session->last_peak_bytes(), budget = session->lane_bytes() / 8;
       if (peak > 0 && since_drain > 0 && peak * kDrainIdleNs > budget * since_drain)
@@ -330,6 +246,12 @@ Result<RecordSummary> record(const RecordOptions& o) {
   if (sum.kernel.lane_damage) {
     sum.warnings += "a damaged lane frame was met: records after it in that drain were skipped\n";
     f.notes += "lane damage: records skipped\n";
+  }
+  if (sum.kernel.foreign_children) {
+    sum.warnings += fmt::format("{} processes were started in a PID namespace outside the recording's: "
+                                "not followed, their events are not in the trace\n",
+                                sum.kernel.foreign_children);
+    f.notes += fmt::format("children outside the PID namespace, not followed: {}\n", sum.kernel.foreign_children);
   }
   if (sum.kernel.io_uring) {
     sum.warnings += fmt::format("{} io_uring calls: their I/O is not in the trace (libuv tools: set UV_USE_IO_URING=0)\n",

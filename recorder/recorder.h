@@ -5,39 +5,23 @@
 // trace. Never allocates per event in the drain loop.
 #pragma once
 
-#include <time.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "recorder/bpf_session.h"
+#include "recorder/drain_pace.h"
 #include "traces/status.h"
 
 namespace fsr {
-
-// Clock `c` in ns (the drain's pace and CPU figures).
-inline uint64_t now_ns(clockid_t c) {
-  timespec ts;
-  clock_gettime(c, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-// The drain's pace (recorder.cpp; modelled by tools/bench/drain_bench.cpp).
-inline constexpr uint64_t kDrainHorizonMarginNs = 2'000'000;  // records still being committed
-inline constexpr uint64_t kDrainFlushEveryNs = 1'000'000'000;
-inline constexpr uint64_t kDrainIdleNs = 10'000'000;  // drain period while the lanes fill slowly
-inline constexpr uint64_t kDrainMinNs = 1'000'000;    // ... and while they fill fast
-inline constexpr size_t kDrainWarmHeapBytes = 16u << 20;  // heap touched before the workload starts (heap_warmup.h)
 
 struct RecordOptions {
   std::string output = "fsreplay.trace";
   std::string root;                    // default: current directory
   std::vector<std::string> command;    // workload (or use attach_pid)
   uint32_t attach_pid = 0;             // --pid: follow a running tree
-  uint32_t buffer_mib = 8;             // per-CPU lane size (bpf/fsreplay_record.h)
-  bool page_faults = true;
+  BpfOptions bpf;                      // lane size, page faults, forced fallbacks (bpf_options.h)
   bool progress = false;               // progress line on stderr
   bool run_as_invoker = true;          // under sudo, run the workload as $SUDO_USER
 };
@@ -55,6 +39,7 @@ struct RecordSummary {
   uint64_t unresolved_paths = 0;
   KernelCounters kernel;
   std::string warnings;                // one line each
+  std::vector<std::string> choices;    // the program variants chosen (ProgramPlan::describe)
 };
 
 Result<RecordSummary> record(const RecordOptions& options);

@@ -22,6 +22,7 @@ Action add_record_verb(CLI::App& app) {
     uint32_t buffer_mib = 8;
     bool allow_drops = false;
     bool no_faults = false;
+    bool verbose = false;
     uint32_t pid = 0;
     std::vector<std::string> command;
   };
@@ -32,7 +33,8 @@ Action add_record_verb(CLI::App& app) {
   sub->add_option("--buffer-mib", o->buffer_mib, "Record buffer (lane) size per CPU, MiB (power of two). Larger survives longer bursts without drops; an emptied lane rewinds to its start, so the size barely changes the cost")->capture_default_str();
   sub->add_flag("--allow-drops", o->allow_drops, "Exit 0 even if events were lost");
   sub->add_flag("--no-page-faults", o->no_faults, "Do not record page faults on file mappings");
-  sub->add_option("--pid", o->pid, "Follow an already running process tree until it exits or Ctrl-C");
+  sub->add_option("--pid", o->pid, "Follow an already running process tree (its pid as this PID namespace numbers it) until it exits or Ctrl-C");
+  sub->add_flag("-v,--verbose", o->verbose, "Print what the recorder chose for this kernel (program variants, fallbacks, PID namespace) and lane statistics");
   sub->add_option("command", o->command, "-- CMD ARGS...");
   return [o]() -> int {
 #ifndef FSREPLAY_HAVE_RECORDER
@@ -45,13 +47,17 @@ Action add_record_verb(CLI::App& app) {
     ro.root = o->root;
     ro.command = o->command;
     ro.attach_pid = o->pid;
-    ro.buffer_mib = o->buffer_mib;
-    ro.page_faults = !o->no_faults;
+    auto bpf = bpf_options_from_env();
+    if (!bpf) return fail("record", bpf.message(), kExitUsage);
+    ro.bpf = bpf.value();
+    ro.bpf.buffer_mib = o->buffer_mib;
+    ro.bpf.page_faults = !o->no_faults;
     ro.progress = stderr_is_tty();
     auto r = record(ro);
     if (!r) {
       const std::string& m = r.message();
-      bool priv = m.find("root") != std::string::npos || m.find("BTF") != std::string::npos;
+      bool priv = m.find("root") != std::string::npos || m.find("BTF") != std::string::npos ||
+                  m.find("the kernel lacks") != std::string::npos || m.find("refused") != std::string::npos;
       return fail("record", m, priv ? kExitNoPrivilege : kExitError);
     }
     const RecordSummary& s = r.value();
@@ -63,9 +69,11 @@ Action add_record_verb(CLI::App& app) {
     fmt::print(stderr, "fsreplay record: {} events, {} drops, {} ({:.2f} B/event), {} -> {}; recorder CPU {} while it ran\n",
                s.events, s.drops, human_bytes(s.bytes), s.events ? double(s.bytes) / double(s.events) : 0.0,
                human_ns(s.duration_ns), o->output, human_ns(s.drain_cpu_ns));
-    if (getenv("FSREPLAY_BPF_DEBUG"))
+    if (o->verbose) {
+      for (const std::string& c : s.choices) fmt::print(stderr, "fsreplay record: chose {}\n", c);
       fmt::print(stderr, "fsreplay record: lanes rewound early {} times; drain raised {} times\n",
                  s.kernel.early_rewinds, s.drain_boosts);
+    }
     if (s.drops) {
       std::string by;
       for (int c = 0; c < kClassCount; ++c)

@@ -84,6 +84,8 @@ void encode_header(const TraceHeader& h, std::vector<uint8_t>& out) {
   w.setOptionsJson(h.options_json);
   auto fb = w.initFallbacks(static_cast<unsigned>(h.fallbacks.size()));
   for (size_t i = 0; i < h.fallbacks.size(); ++i) fb.set(i, h.fallbacks[i]);
+  auto rc = w.initRecorderChoices(static_cast<unsigned>(h.recorder_choices.size()));
+  for (size_t i = 0; i < h.recorder_choices.size(); ++i) rc.set(i, h.recorder_choices[i]);
   serialise(mb, out);
 }
 
@@ -133,6 +135,8 @@ Status decode_header(std::span<const capnp::word> msg, TraceHeader& h) {
     h.options_json = r.getOptionsJson();
     h.fallbacks.clear();
     for (auto f : r.getFallbacks()) h.fallbacks.emplace_back(f);
+    h.recorder_choices.clear();
+    for (auto c : r.getRecorderChoices()) h.recorder_choices.emplace_back(c);
     return Status::ok();
   });
 }

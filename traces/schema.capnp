@@ -63,6 +63,8 @@ struct Header {
   environmentJson @18 :Text;
   optionsJson @19 :Text;
   fallbacks @20 :List(Text);
+  recorderChoices @21 :List(Text);  # traces: the recorder's program variants ("name=value"), e.g.
+                                    # task_state, page_faults, pid_namespace (absent before)
 }
 
 # Frame type 2: strings interned since the previous string block. Ids are

@@ -86,6 +86,9 @@ struct TraceHeader {
   std::string environment_json; // environment fingerprint (detect), JSON text
   std::string options_json;     // replay options, JSON text
   std::vector<std::string> fallbacks;  // feature fallbacks used
+  // Traces: what the recorder chose for this kernel ("name=value": task
+  // state store, page-fault source, PID namespace, features forced off).
+  std::vector<std::string> recorder_choices;
 };
 
 // Written once at the end; absent when the writer died (the reader says so).

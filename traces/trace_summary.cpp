@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
-#include <set>
+#include <map>
 
 #include "traces/syscalls.h"
 
@@ -15,18 +15,27 @@ std::string basename_of(std::string_view p) {
   return std::string(i == std::string_view::npos ? p : p.substr(i + 1));
 }
 
+// Per thread: the end of its previous event and that event's number.
+using ThreadEnds = std::map<uint64_t, std::pair<uint64_t, uint16_t>>;
+
 template <typename Rec>
-void account(TraceSummary& s, const TraceReader& r, const std::vector<Rec>& recs,
-             std::set<uint64_t>& threads) {
+void account(TraceSummary& s, const TraceReader& r, const std::vector<Rec>& recs, ThreadEnds& threads) {
   for (const Rec& e : recs) {
     ++s.by_class[static_cast<size_t>(class_of(e.nr))];
     ++s.by_syscall[syscall_name(e.nr)];
-    threads.insert((static_cast<uint64_t>(e.pid) << 32) | e.tid);
+    auto [th, fresh] = threads.try_emplace((static_cast<uint64_t>(e.pid) << 32) | e.tid, 0, 0);
     if (!s.processes.count(e.pid)) s.processes[e.pid] = "?";
     if constexpr (std::is_same_v<Rec, Event>) {
       if (e.nr == kEvProcExec && e.path[0]) s.processes[e.pid] = basename_of(r.str(e.path[0]));
       if (s.records == 0) s.first_ts = e.ts;
       s.last_end = std::max(s.last_end, e.ts + e.dur);
+      if (!fresh && e.ts < th->second.first) {
+        if (s.overlapping_calls++ == 0)
+          s.first_overlap = fmt::format("event {}: thread {} entered {} at {} ns, {} ns before its previous call ({}) returned",
+                                        s.records, e.tid, syscall_name(e.nr), e.ts, th->second.first - e.ts,
+                                        syscall_name(th->second.second));
+      }
+      th->second = {e.ts + e.dur, e.nr};
     } else {
       if (e.nr == kEvProcExec && e.path) s.processes[e.pid] = basename_of(r.str(e.path));
       if (e.flags & kOfDivergent) ++s.divergences;
@@ -45,7 +54,7 @@ Result<TraceSummary> summarise(const std::string& path) {
   TraceSummary s;
   s.path = path;
   s.header = r.header();
-  std::set<uint64_t> threads;
+  ThreadEnds threads;
   if (r.kind() == PayloadKind::kTrace) {
     std::vector<Event> ev;
     while (true) {
@@ -106,6 +115,7 @@ std::string summary_to_json(const TraceSummary& s) {
   j["root"] = s.header.root;
   j["kernel_release"] = s.header.kernel_release;
   j["hostname"] = s.header.hostname;
+  if (s.header.kind == PayloadKind::kTrace) j["recorder_choices"] = s.header.recorder_choices;
   if (s.header.kind == PayloadKind::kResult) {
     j["target"] = s.header.target;
     j["divergences"] = s.divergences;
@@ -113,6 +123,7 @@ std::string summary_to_json(const TraceSummary& s) {
   }
   j["complete"] = s.problems.complete() && s.footer.has_value();
   j["problems"] = s.problems.messages;
+  if (s.header.kind == PayloadKind::kTrace) j["overlapping_calls"] = s.overlapping_calls;
   j["missing_events"] = s.problems.missing_records;
   return j.dump(2);
 }
@@ -132,6 +143,7 @@ std::string summary_to_text(const TraceSummary& s) {
   if (!h.root.empty()) line("root", h.root);
   if (!h.target.empty()) line("target", h.target);
   line("host", fmt::format("{} (kernel {}, {} cpus)", h.hostname, h.kernel_release, h.cpu_count));
+  for (const std::string& c : h.recorder_choices) line("recorder", c);
   double span = s.last_end > s.first_ts ? static_cast<double>(s.last_end - s.first_ts) / 1e9 : 0.0;
   line("span", fmt::format("{:.3f} s", span));
   line("events", fmt::format("{}", s.records));
@@ -153,6 +165,9 @@ std::string summary_to_text(const TraceSummary& s) {
     if (s.by_class[c])
       o += fmt::format("  {:<10} {:>12}  {:5.1f}%\n", class_name(static_cast<SyscallClass>(c)), s.by_class[c],
                        100.0 * static_cast<double>(s.by_class[c]) / static_cast<double>(s.records));
+  if (s.overlapping_calls)
+    o += fmt::format("\noverlapping calls: {} (a thread's call entered before its previous one returned; first: {})\n",
+                     s.overlapping_calls, s.first_overlap);
   if (!s.problems.messages.empty()) {
     o += "\nproblems:\n";
     for (const auto& m : s.problems.messages) o += "  " + m + "\n";

@@ -29,6 +29,10 @@ struct TraceSummary {
   uint64_t drops = 0;
   uint64_t divergences = 0;  // results: ops flagged divergent
   uint64_t prestate_entries = 0;
+  // Traces: events that entered before their thread's previous event ended
+  // (a recorder never writes one; the replay counts them as damage).
+  uint64_t overlapping_calls = 0;
+  std::string first_overlap;  // what the first one was
   ReadProblems problems;
 
   double bytes_per_record() const {

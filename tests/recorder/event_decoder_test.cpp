@@ -28,6 +28,13 @@ class DecoderTest : public ::testing::Test {
           strings_.emplace_back(s);
           return static_cast<StrId>(strings_.size());
         }) {
+    // No live lookups: this file system's symlinks are not the test's. The
+    // test's own: /lib -> usr/lib (merged /usr).
+    dec_.paths() = PathResolver([](const std::string& p, std::string* target) {
+      if (p != "/lib") return false;
+      *target = "usr/lib";
+      return true;
+    });
     ProcessState st;
     st.pid = 100;
     st.cwd = "/work";
@@ -95,6 +102,45 @@ TEST_F(DecoderTest, CwdRelativeAndChdir) {
   sys(100, SYS_openat, {uint64_t(AT_FDCWD), 0, O_DIRECTORY}, 5, "/etc");
   sys(100, SYS_fchdir, {5}, 0);
   EXPECT_EQ(path(sys(100, SYS_access, {0, 0}, 0, "passwd"), 0), "/etc/passwd");
+}
+
+// Paths are resolved as the kernel walked them: a symlinked directory in the
+// directory part is replaced by its target, so `..` after it goes where the
+// kernel went; the last component stays as given.
+TEST_F(DecoderTest, PathsThroughSymlinkedDirectoriesArePhysical) {
+  const uint64_t cwd = static_cast<uint64_t>(AT_FDCWD);
+  EXPECT_EQ(path(sys(100, SYS_openat, {cwd, 0, 0}, 3, "/lib/x86_64-linux-gnu/libc.so.6"), 0),
+            "/usr/lib/x86_64-linux-gnu/libc.so.6");
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "/lib/x86_64-linux-gnu/../../share/doc"), 0), "/usr/share/doc")
+      << "`..` from the link's target, not lexically (which gives /share/doc)";
+  EXPECT_EQ(path(sys(100, SYS_lstat, {}, 0, "/lib"), 0), "/lib") << "the last component is kept";
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "/a/./b//c/../d"), 0), "/a/b/d") << "no link: lexical";
+  // A directory fd opened through the link is the directory itself.
+  fsr_inode dir{};
+  dir.mode = 040755;
+  sys(100, SYS_openat, {cwd, 0, O_DIRECTORY}, 7, "/lib", nullptr, FSR_REC_SYSCALL, FSR_RF_HAS_INODE, dir);
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {7}, 0, "../bin/ls"), 0), "/usr/bin/ls");
+  // So is a cwd.
+  sys(100, SYS_chdir, {}, 0, "/lib/x86_64-linux-gnu");
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "../../include/stdio.h"), 0), "/usr/include/stdio.h");
+}
+
+TEST_F(DecoderTest, SymlinksTheTraceMakesAndRemovesAreFollowedInOrder) {
+  const uint64_t cwd = static_cast<uint64_t>(AT_FDCWD);
+  dec_.paths().set_root("/work");
+  dec_.paths().add_link("/work/old", "real");  // from the prestate
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "old/../x"), 0), "/work/x");
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "old/f"), 0), "/work/real/f");
+  sys(100, SYS_symlink, {}, 0, "/work/deep/er", "/work/ln");  // symlink(target, linkpath)
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "ln/../y"), 0), "/work/deep/y");
+  sys(100, SYS_rename, {}, 0, "/work/ln", "/work/ln2");
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "ln2/z"), 0), "/work/deep/er/z");
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "ln/z"), 0), "/work/ln/z") << "moved away";
+  sys(100, SYS_unlink, {}, 0, "/work/ln2");
+  sys(100, SYS_mkdir, {0755}, 0, "/work/ln2");
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "ln2/../w"), 0), "/work/w") << "a directory now";
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "/lib/../etc"), 0), "/usr/etc")
+      << "outside the root, looked up";
 }
 
 TEST_F(DecoderTest, ExecClosesCloexecFdsOnly) {
@@ -210,6 +256,7 @@ class CompactArgs {
           return static_cast<StrId>(strings_.size());
         }),
         flag_bits_(flag_bits) {
+    dec_.paths() = PathResolver([](const std::string&, std::string*) { return false; });
     ProcessState st;
     st.pid = 100;
     st.cwd = "/work";

@@ -1,5 +1,5 @@
 // Test helpers: kernel records in the ring layout that
-// bpf/fsreplay_record.bpf.c writes (header, arguments of arg_mask, inode
+// the recorder's BPF programs write (header, arguments of arg_mask, inode
 // facts when FSR_RF_HAS_INODE, path0, path1 to the end), laid out by
 // recorder/record_builder rather than through the parser under test; and
 // records as the BPF side fills them in, for tests that feed a decoder a

@@ -23,12 +23,14 @@ struct Recorded {
 };
 
 // Records `cmd` (workload runs as the current user) with --root `root` and
-// lanes of `buffer_mib` MiB per CPU. Fails the current test (ADD_FAILURE) and
-// returns an empty result on error.
+// lanes of `buffer_mib` MiB per CPU, with the environment's recorder knobs
+// (bpf_options_from_env) and FSR_TEST_WORKLOAD_WRAP's words before `cmd`.
+// Fails the current test (ADD_FAILURE) and returns an empty result on
+// error; also fails it if the trace has overlapping calls.
 Recorded record_command(const std::vector<std::string>& cmd, const std::string& root,
                         uint32_t buffer_mib = 8);
 
-// A fresh directory under /tmp, removed by the destructor.
+// A fresh directory under $FSR_TEST_TMPDIR (default /tmp), removed by the destructor.
 class TempDir {
  public:
   TempDir();
@@ -41,5 +43,8 @@ class TempDir {
 
 // Runs a shell command, returns its exit status.
 int sh(const std::string& cmd);
+
+// `text` split on whitespace (nullptr: none).
+std::vector<std::string> split_words(const char* text);
 
 }  // namespace fsr::test

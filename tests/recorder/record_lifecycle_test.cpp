@@ -7,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
+#include "recorder/initial_state.h"
 #include "tests/recorder/record_helper.h"
 #include "traces/syscalls.h"
 
@@ -161,38 +163,88 @@ TEST(RecordLifecycle, KilledRecorderLeavesReadableTrace) {
   EXPECT_TRUE(rd.value()->problems().truncated);
 }
 
-TEST(RecordLifecycle, PidFollowsARunningTree) {
-  TempDir d;
-  ASSERT_EQ(sh("echo hi > " + d.path() + "/f"), 0);
-  pid_t p = fork();
-  ASSERT_GE(p, 0);
-  if (p == 0) {
-    execl("/bin/sh", "sh", "-c", ("sleep 1; cd " + d.path() + " && cat f > /dev/null; sleep 0.2").c_str(), nullptr);
-    _exit(127);
-  }
+// Records the running tree of `p` (--pid) into DIR/pid.trace, reaping `p`;
+// `opens` gets the paths of its successful openat calls.
+struct Attached {
+  TraceHeader header;
+  std::vector<std::string> opens;
+};
+Attached record_pid(pid_t p, const std::string& dir) {
+  Attached a;
   RecordOptions o;
-  o.output = d.path() + "/pid.trace";
-  o.root = d.path();
+  o.output = dir + "/pid.trace";
+  o.root = dir;
   o.attach_pid = static_cast<uint32_t>(p);
+  auto bpf = bpf_options_from_env();  // FSREPLAY_RECORD_WITHOUT: through a fallback
+  EXPECT_TRUE(bpf) << bpf.message();
+  if (bpf) o.bpf = bpf.value();
   std::thread reaper([p] {
     int st;
     waitpid(p, &st, 0);
   });
   auto r = record(o);
   reaper.join();
-  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_TRUE(r.is_ok()) << r.message();
   auto rd = TraceReader::open(o.output);
-  ASSERT_TRUE(rd.is_ok());
+  if (!rd.is_ok()) {
+    ADD_FAILURE() << rd.message();
+    return a;
+  }
+  a.header = rd.value()->header();
   std::vector<Event> chunk;
-  bool cat_open = false;
   while (true) {
     auto more = rd.value()->next(chunk);
-    ASSERT_TRUE(more.is_ok());
-    if (!more.value()) break;
+    EXPECT_TRUE(more.is_ok());
+    if (!more.is_ok() || !more.value()) break;
     for (const Event& e : chunk)
-      if (e.nr == SYS_openat && rd.value()->str(e.path[0]) == d.path() + "/f" && e.ret >= 0) cat_open = true;
+      if (e.nr == SYS_openat && e.ret >= 0 && e.path[0]) a.opens.emplace_back(rd.value()->str(e.path[0]));
   }
-  EXPECT_TRUE(cat_open) << "the cat started after attaching is followed, its relative path resolved";
+  return a;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+TEST(RecordLifecycle, PidFollowsARunningTree) {
+  TempDir d;
+  ASSERT_EQ(sh("echo hi > " + d.path() + "/f"), 0);
+  pid_t p = fork();
+  ASSERT_GE(p, 0);
+  if (p == 0) {
+    // cats for 4 s: however long the recorder takes to attach on a loaded
+    // machine, some start after it.
+    execl("/bin/sh", "sh", "-c",
+          ("cd " + d.path() + " && for i in $(seq 40); do sleep 0.1; cat f > /dev/null; done").c_str(), nullptr);
+    _exit(127);
+  }
+  Attached a = record_pid(p, d.path());
+  EXPECT_TRUE(contains(a.opens, d.path() + "/f")) << "the cat started after attaching is followed, its relative path resolved";
+}
+
+// Mount namespaces: a workload chrooted (into a bind mount of /, in a mount
+// namespace of its own) is recorded as it sees its paths: its cwd, as /proc
+// shows it to the recorder, is under the bind mount; the trace has the
+// workload's. (The same holds for a container's pivot_root.)
+TEST(RecordLifecycle, PidOfAChrootedTreeRecordsItsOwnPaths) {
+  TempDir d;
+  ASSERT_EQ(sh("echo hi > " + d.path() + "/f && mkdir " + d.path() + "/R"), 0);
+  pid_t p = fork();
+  ASSERT_GE(p, 0);
+  if (p == 0) {
+    const std::string inner = "cd " + d.path() + " && for i in $(seq 40); do sleep 0.1; cat f > /dev/null; done";
+    const std::string outer = "mount --make-rprivate / && mount --rbind / " + d.path() + "/R && exec chroot " +
+                              d.path() + "/R sh -c '" + inner + "'";
+    execl("/usr/bin/unshare", "unshare", "--mount", "sh", "-c", outer.c_str(), nullptr);
+    _exit(127);
+  }
+  // Attach once it is chrooted: its root is no longer ours.
+  for (int i = 0; i < 100 && process_root(static_cast<uint32_t>(p)) == "/"; ++i) usleep(20000);
+  ASSERT_EQ(process_root(static_cast<uint32_t>(p)), d.path() + "/R");
+  Attached a = record_pid(p, d.path());
+  EXPECT_EQ(a.header.initial.cwd, d.path()) << "the workload's cwd, not " << d.path() << "/R/...";
+  for (const std::string& path : a.opens) EXPECT_EQ(path.find(d.path() + "/R"), std::string::npos) << path;
+  EXPECT_TRUE(contains(a.opens, d.path() + "/f")) << "the chrooted cat's relative open, as it saw it";
 }
 
 }  // namespace

@@ -75,6 +75,8 @@ TEST(ContainerRoundTrip, HeaderEveryField) {
   EXPECT_EQ(a.super_options, b.super_options);
   EXPECT_EQ(g.initial.pid, h.initial.pid);
   EXPECT_EQ(g.initial.cwd, h.initial.cwd);
+  EXPECT_EQ(g.recorder_choices, h.recorder_choices);
+  EXPECT_FALSE(g.recorder_choices.empty());
   EXPECT_EQ(g.initial.umask, h.initial.umask);
   ASSERT_EQ(g.initial.fds.size(), 2u);
   EXPECT_EQ(g.initial.fds[1].fd, 3);

@@ -23,6 +23,7 @@ void expect_trace(const std::string& path, uint16_t version, uint64_t timing_tol
   ASSERT_TRUE(r) << r.message();
   EXPECT_EQ((*r)->header().format_version, version);
   EXPECT_EQ((*r)->header().root, "/home/u/repo");
+  EXPECT_TRUE((*r)->header().recorder_choices.empty()) << "written before the field: read as none";
   int chunks = 0;
   const auto all = test::read_records<Event>(**r, &chunks);
   EXPECT_TRUE((*r)->problems().complete()) << (*r)->problems().messages.size();

@@ -197,6 +197,8 @@ def main():
               f"wall {facts.get('wall_s')} s", flush=True)
         check(info["drops"] == 0, f"no drops ({info['drops']}, by class {info.get('drops_by_class')})")
         check(info["complete"] is True, f"trace complete (problems: {info.get('problems')})")
+        check(info.get("overlapping_calls") == 0,
+              f"no call enters before its thread's previous one returned ({info.get('overlapping_calls')})")
         check(info.get("exit_status") == 0, f"workload exit status 0 in the trace ({info.get('exit_status')})")
         check(facts["status"] == 0, "workload exit status 0 passed through by record")
         check(info.get("io_uring_submissions", 0) == 0,

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "traces/mountinfo.h"  // parse_mountinfo, mount_for_path (used with these)
 #include "traces/status.h"
 #include "traces/trace_model.h"
 
@@ -44,10 +45,6 @@ struct Environment {
 
 // Pure functions over fixture text.
 Platform classify_platform(std::string_view osrelease, bool has_wsl_interop);
-Result<std::vector<MountEntry>> parse_mountinfo(std::string_view text);
-std::string unescape_mountinfo(std::string_view field);  // "C:\134" -> "C:\"
-// The entry whose mount point is the longest prefix of `abs_path` (last wins on ties, as the kernel stacks).
-const MountEntry* mount_for_path(const std::vector<MountEntry>& mounts, std::string_view abs_path);
 MountClass classify_mount(const MountEntry& m, uint64_t statfs_type, Platform platform);
 
 // Mount options split on ',' and ';' (WSL puts ';' inside aname=): "a=1,b" -> {a:1, b:""}.

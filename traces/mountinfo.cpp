@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/detect/detect.h"
+#include "traces/mountinfo.h"
 
 namespace fsr {
 namespace {

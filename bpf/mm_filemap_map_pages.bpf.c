@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tp_btf/mm_filemap_map_pages (6.11 on): fault-around mapped cached pages
+ * [start, last] including the faulting one; the window's first page stands
+ * for it (touching it again in replay maps the same window). */
+#include "record_fault.bpf.h"
+
+SEC("tp_btf/mm_filemap_map_pages")
+int BPF_PROG(on_filemap_map_pages, struct address_space *mapping, unsigned long start, unsigned long last)
+{
+  emit_file_fault(mapping, start);
+  return 0;
+}
