@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tools/report/critical_path.h"
+#include "tools/report/dep_wait.h"
 #include "tools/report/histogram.h"
 #include "tools/report/result_set.h"
 #include "tools/report/stats.h"
@@ -30,6 +31,8 @@ struct RunInfo {      // one result as the report names it
   uint64_t wall_ns = 0;
   uint64_t ops = 0, skipped = 0, divergent = 0;
   bool complete = true;
+  bool diverged = false;            // replay marked it diverged (result options)
+  double max_divergence_pct = 0;    // the threshold it passed
   std::vector<std::string> problems;
 };
 
@@ -60,6 +63,8 @@ struct Report {
   PathAttribution target_path, baseline_path;
   std::optional<WallSplit> split;      // with a baseline
   std::vector<ClassRow> classes;       // classes seen in either result, in class order
+  DepWaitSummary dep_wait;             // where the target's workers waited on each other
+  std::optional<DepWaitSummary> baseline_dep_wait;
   std::vector<GroupRow> processes;     // top N by added time
   std::vector<GroupRow> dirs;          // top N by added time
   size_t processes_total = 0, dirs_total = 0;  // groups before the top-N cut
