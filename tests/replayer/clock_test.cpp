@@ -23,7 +23,17 @@ using test::kAtCwd;
 using test::ReplayDirs;
 using test::Synth;
 
-class Clock : public ReplayDirs {};
+class Clock : public ReplayDirs {
+ protected:
+  // Think mode without the executor calibration (its figures are the
+  // machine's); with or without the trace's recorder cost taken out.
+  Result<ReplaySummary> think(const std::string& trace, bool correct_recorder) {
+    ReplayOptions o = options(TimingMode::kThink);
+    o.calibrate_issue = false;
+    o.correct_recorder = correct_recorder;
+    return run_replay(trace, o);
+  }
+};
 
 nlohmann::json result_options(const std::string& result) {
   auto rd = TraceReader::open(result);
@@ -44,14 +54,9 @@ TEST_F(Clock, AKnownRecorderCostComesOutOfKnownGaps) {
   cost.gap_ns.fill(1'000'000);
   cost.method = "test";
   std::string trace = write_trace(t, "/w/p", {}, &cost);
-  ReplayOptions o = options(TimingMode::kThink);
-  o.calibrate_issue = false;
-  auto corrected = run_replay(trace, o);
+  auto corrected = think(trace, true);
   ASSERT_TRUE(corrected.is_ok()) << corrected.message();
-  ReplayOptions u = options(TimingMode::kThink);
-  u.calibrate_issue = false;
-  u.correct_recorder = false;
-  auto plain = run_replay(trace, u);
+  auto plain = think(trace, false);
   ASSERT_TRUE(plain.is_ok()) << plain.message();
   const double ratio = double(corrected->wall_ns) / double(plain->wall_ns);
   EXPECT_GT(ratio, 0.30) << corrected->wall_ns << " vs " << plain->wall_ns;
@@ -79,14 +84,9 @@ TEST_F(Clock, EmulatedFdCallsSleepTheirRecordedWorkLessRecordingsPart) {
   cost.present = true;
   cost.dur_ns.fill(400'000);
   std::string trace = write_trace(t, "/w/p", {ReplayDirs::entry("/w/p/f", PrestateKind::kFile, 10)}, &cost);
-  ReplayOptions o = options(TimingMode::kThink);
-  o.calibrate_issue = false;
-  auto r = run_replay(trace, o);
+  auto r = think(trace, true);
   ASSERT_TRUE(r.is_ok()) << r.message();
-  ReplayOptions u = options(TimingMode::kThink);
-  u.calibrate_issue = false;
-  u.correct_recorder = false;  // the whole 800 µs slept
-  auto whole = run_replay(trace, u);
+  auto whole = think(trace, false);  // the whole 800 µs slept
   ASSERT_TRUE(whole.is_ok()) << whole.message();
   const double ratio = double(r->wall_ns) / double(whole->wall_ns);
   EXPECT_GT(ratio, 0.30) << r->wall_ns << " vs " << whole->wall_ns;
