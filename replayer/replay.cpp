@@ -323,7 +323,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
       if (!m) return m.status();
       wrote = true;
     }
-    if (Status v = verify_tree(ss.spec, ss.roots.fd, ss.features); !v) return v;
+    if (o.verify)
+      if (Status v = verify_tree(ss.spec, ss.roots.fd, ss.features); !v) return v;
   }
   // What preparing wrote is written back now, not by the kernel's writeback
   // in the middle of the measured replay.

@@ -33,6 +33,8 @@ struct ReplayOptions {
   std::string scratch;           // empty = fresh dir under $TMPDIR (removed afterwards)
   TimingMode timing = TimingMode::kThink;
   bool prepare = true;           // false: verify the tree is prepared, change nothing before the clock
+  bool verify = true;            // with prepare = false: check the tree first (benches that remount
+                                 // the target between prepare and replay skip it: it warms the mount's caches)
   bool mmap_touch = true;
   std::string output;            // result file path; empty = TRACE with .result instead of .trace
   bool progress = true;          // report progress through on_progress

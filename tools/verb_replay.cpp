@@ -15,7 +15,7 @@ namespace {
 
 struct ReplayArgs {
   std::string trace, timing = "think", mmap = "touch", dir_order = "listing";
-  bool no_prepare = false, json = false, keep_tree = false, no_correction = false;
+  bool no_prepare = false, no_verify = false, json = false, keep_tree = false, no_correction = false;
   std::vector<std::string> inject;
   ReplayOptions opt;
 };
@@ -102,6 +102,9 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
   sub->add_option("--mmap", a.mmap, "Re-touch recorded pages of file mappings (touch) or not (skip)")
       ->check(CLI::IsMember({"touch", "skip"}));
   sub->add_flag("--no-prepare", a.no_prepare, "Verify the tree made by 'fsreplay prepare' instead of preparing it");
+  sub->add_flag("--no-verify", a.no_verify,
+                "With --no-prepare: trust the prepared tree without checking it (its stat walk would warm the "
+                "target's caches before the clock; for benches that remount the target after preparing)");
   sub->add_flag("--keep-tree", a.keep_tree, "Leave the tree as the replay left it (default: reset to the initial state)");
   sub->add_flag("--json", a.json, "Print the summary as JSON");
   sub->add_option("--max-divergence", a.opt.max_divergence_pct,
@@ -159,6 +162,8 @@ Action add_replay_verb(CLI::App& app) {
     if (!t) return fail("replay", t.message(), kExitUsage);
     a->opt.timing = t.value();
     a->opt.prepare = !a->no_prepare;
+    a->opt.verify = !a->no_verify;
+    if (a->no_verify && !a->no_prepare) return fail("replay", "--no-verify goes with --no-prepare", kExitUsage);
     a->opt.mmap_touch = a->mmap == "touch";
     a->opt.reset_after = !a->keep_tree;
     a->opt.serial_dirs = a->dir_order == "serial";
