@@ -133,7 +133,8 @@ std::string render_compare_text(const Comparison& c) {
   std::string out = "fsreplay compare\n";
   for (size_t i = 0; i < c.columns.size(); ++i) {
     const RunInfo& ri = c.columns[i].run;
-    out += fmt::format("  [{}] {}  ops {}\n", i + 1, fmtx::fit_left(ri.label, 70), ri.ops);
+    out += fmt::format("  [{}] {}  ops {}{}\n", i + 1, fmtx::fit_left(ri.label, 70), ri.ops,
+                       ri.diverged ? "  DIVERGED" : "");
     for (const std::string& p : ri.problems) out += "      warning: " + p + "\n";
   }
   // Columns: value per mount, then "k/1" after every mount but the first. More
