@@ -19,6 +19,7 @@
 #include "recorder/heap_warmup.h"
 #include "recorder/initial_state.h"
 #include "recorder/launcher.h"
+#include "recorder/record_cost.h"
 #include "recorder/ring_merger.h"
 #include "traces/trace_writer.h"
 
@@ -65,6 +66,9 @@ Result<RecordSummary> record(const RecordOptions& o) {
   merger.reserve(session->lane_bytes() / 4 / 64);
   if (!session->warnings().empty()) sum.warnings += session->warnings() + "\n";
   sum.choices = session->plan().describe();
+  // What recording adds to the timings, measured before anything is tracked.
+  const RecordCostRun cost = measure_record_cost(*session, merger);
+  if (!cost.warning.empty()) sum.warnings += cost.warning + "\n";
 
   RunAs as = o.run_as_invoker ? invoking_user() : RunAs{getuid(), getgid(), {}, {}};
   HeldChild child;
@@ -97,6 +101,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   else return st.status();
   h.wall_start_ns = now_ns(CLOCK_REALTIME);
   h.mono_start_ns = now_ns(CLOCK_MONOTONIC);
+  h.record_cost = cost.cost;
 
   auto writer_r = TraceWriter::create(o.output, h);
   if (!writer_r) return writer_r.status();
@@ -225,6 +230,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   if (!werr) return Status::error(fmt::format("{}: writing the trace failed: {}", o.output, werr.message()));
 
   sum.kernel = session->counters();
+  subtract_counters(sum.kernel, cost.counters);  // the calibration's calls are not the workload's
   TraceFooter f;
   f.end_ns = now_ns(CLOCK_MONOTONIC) - h.mono_start_ns;
   f.exit_status = sum.wait_status;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "replayer/path_map.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -13,13 +14,14 @@ namespace {
 
 struct Edge {
   uint32_t to, from;
-  bool approx;
+  DepKind kind;
 };
 
 class DepBuilder {
  public:
   DepBuilder(const std::vector<Event>& ev, const std::vector<OpFacts>& facts, Plan& plan)
-      : ev_(ev), facts_(facts), plan_(plan), key_end_(ev.size(), false), key_(ev.size(), 0) {}
+      : ev_(ev), facts_(facts), plan_(plan), key_end_(ev.size(), false), key_(ev.size(), 0),
+        parent_(plan.paths.size(), kUnset) {}
 
   void run() {
     classify_waiters();
@@ -39,13 +41,13 @@ class DepBuilder {
     return plan_.ops[a].thread == plan_.ops[b].thread;
   }
 
-  void edge(uint32_t from, uint32_t to, bool approx = false) {
+  void edge(uint32_t from, uint32_t to, DepKind kind) {
     if (from == kNoOp || from == to || same_thread(from, to)) return;
     if (!key_less(from, to)) {
       ++plan_.dropped_edges;
       return;
     }
-    edges_.push_back({to, from, approx});
+    edges_.push_back({to, from, kind});
   }
 
   bool is_blocking_read(uint32_t i) const {
@@ -87,34 +89,93 @@ class DepBuilder {
     }
   }
 
-  struct Shared {
-    uint32_t last_ns = kNoOp;
-    std::vector<uint32_t> readers;  // latest per thread since last_ns
+  // Readers of a resource since its last writer: the latest op of each
+  // thread. Appended, and compacted to one per thread when it grows (a path
+  // every process reads, such as a shared library, is read by thousands).
+  struct Readers {
+    std::vector<uint32_t> ops;
+    size_t compact_at = 16;
   };
-
-  void add_reader(Shared& s, uint32_t i) {
-    for (uint32_t& r : s.readers)
-      if (same_thread(r, i)) {
-        r = i;
-        return;
-      }
-    s.readers.push_back(i);
+  void add_reader(Readers& r, uint32_t i) {
+    if (!r.ops.empty() && same_thread(r.ops.back(), i)) {
+      r.ops.back() = i;
+      return;
+    }
+    r.ops.push_back(i);
+    if (r.ops.size() < r.compact_at) return;
+    // Latest per thread: ops arrive in event order, so keep the last of each.
+    std::sort(r.ops.begin(), r.ops.end(), [&](uint32_t a, uint32_t b) {
+      const uint32_t ta = plan_.ops[a].thread, tb = plan_.ops[b].thread;
+      return ta < tb || (ta == tb && a > b);
+    });
+    r.ops.erase(std::unique(r.ops.begin(), r.ops.end(), [&](uint32_t a, uint32_t b) { return same_thread(a, b); }),
+                r.ops.end());
+    r.compact_at = std::max<size_t>(16, 2 * r.ops.size());
   }
 
-  void writer(Shared& s, uint32_t i) {
-    edge(s.last_ns, i);
-    for (uint32_t r : s.readers) edge(r, i);
+  struct Shared {
+    uint32_t last_ns = kNoOp;
+    Readers readers;
+  };
+
+  void writer(Shared& s, uint32_t i, DepKind kind) {
+    edge(s.last_ns, i, kind);
+    for (uint32_t r : s.readers.ops) edge(r, i, kind);
     s.last_ns = i;
-    s.readers.clear();
+    s.readers.ops.clear();
+    s.readers.compact_at = 16;
+  }
+  void reader(Shared& s, uint32_t i, DepKind kind) {
+    edge(s.last_ns, i, kind);
+    add_reader(s.readers, i);
+  }
+
+  // A directory's entries (ROOT/ARTC): a listing follows the namespace
+  // changes in the directory before it, and a change follows the listings
+  // before it; changes of different names in one directory need no order
+  // among themselves (the same name is ordered by its path), nor do listings.
+  struct Contents {
+    bool listing = false;        // what the current group is
+    Readers cur;                 // the current group, latest op per thread
+    std::vector<uint32_t> prev;  // the group before it
+  };
+  void contents(Contents& c, uint32_t i, bool listing) {
+    if (c.listing != listing) {
+      if (!c.cur.ops.empty()) {
+        c.prev.swap(c.cur.ops);
+        c.cur.ops.clear();
+        c.cur.compact_at = 16;
+      }
+      c.listing = listing;
+    }
+    for (uint32_t p : c.prev) edge(p, i, DepKind::kDirContents);
+    add_reader(c.cur, i);
   }
 
   void ofd_use(uint32_t ofd, uint32_t i) {
     if (ofd == kNoOfd) return;
     auto [it, fresh] = last_on_ofd_.try_emplace(ofd, i);
     if (!fresh) {
-      edge(it->second, i);
+      edge(it->second, i, DepKind::kOfd);
       it->second = i;
     }
+  }
+
+  // The plan path of the directory holding path `p` (kNoPath when no op
+  // names it): its namespace ops order the ops beneath it.
+  static constexpr uint32_t kUnset = UINT32_MAX - 1;
+  uint32_t parent_path(uint32_t p) {
+    if (parent_[p] != kUnset) return parent_[p];
+    if (by_abs_.empty())  // the paths ops name (not symlink texts, which are not paths)
+      for (uint32_t o = 0; o < plan_.ops.size(); ++o) {
+        const SyscallInfo* si = syscall_info(ev_[o].nr);
+        const bool literal0 = si && (si->flags & kSfLiteralPath0);
+        for (int k = literal0 ? 1 : 0; k < 2; ++k)
+          if (plan_.ops[o].path[k] != kNoPath) by_abs_.emplace(plan_.paths[plan_.ops[o].path[k]].abs, plan_.ops[o].path[k]);
+      }
+    const std::string& abs = plan_.paths[p].abs;
+    auto it = abs == "/" ? by_abs_.end() : by_abs_.find(parent_of(abs));
+    return parent_[p] = it == by_abs_.end() ? kNoPath : it->second;
   }
 
   void resources(uint32_t i) {
@@ -122,23 +183,23 @@ class DepBuilder {
     const OpFacts& f = facts_[i];
     const SyscallInfo* si = syscall_info(ev_[i].nr);
     bool literal0 = si && (si->flags & kSfLiteralPath0);
-    // Per path.
+    // Per path, and the directory holding it.
     for (int k = 0; k < 2; ++k) {
       if (op.path[k] == kNoPath || (k == 0 && literal0)) continue;
       Shared& s = paths_[op.path[k]];
-      if (f.ns_mask >> k & 1) writer(s, i);
-      else {
-        edge(s.last_ns, i);
-        add_reader(s, i);
-      }
+      if (f.ns_mask >> k & 1) writer(s, i, DepKind::kPath);
+      else reader(s, i, DepKind::kPath);
+      if (uint32_t par = parent_path(op.path[k]); par != kNoPath) reader(paths_[par], i, DepKind::kParentPath);
     }
-    // Per parent directory.
-    for (int k = 0; k < 2; ++k)
-      if (f.parent[k] != kNoPath) writer(dirs_[f.parent[k]], i);
-    if (f.readdir_dir != kNoPath) {
-      Shared& s = dirs_[f.readdir_dir];
-      edge(s.last_ns, i);
-      add_reader(s, i);
+    // Per parent directory's entries.
+    if (plan_.serial_dirs) {
+      for (int k = 0; k < 2; ++k)
+        if (f.parent[k] != kNoPath) writer(dirs_[f.parent[k]], i, DepKind::kSerialDir);
+      if (f.readdir_dir != kNoPath) reader(dirs_[f.readdir_dir], i, DepKind::kSerialDir);
+    } else {
+      for (int k = 0; k < 2; ++k)
+        if (f.parent[k] != kNoPath && (k == 0 || f.parent[1] != f.parent[0])) contents(contents_[f.parent[k]], i, false);
+      if (f.readdir_dir != kNoPath) contents(contents_[f.readdir_dir], i, true);
     }
     // Per open file (including the OFDs this op opens or finally closes).
     ofd_use(op.ofd, i);
@@ -146,8 +207,8 @@ class DepBuilder {
     ofd_use(op.new_ofd, i);
     for (uint32_t c = op.close_begin; c < op.close_end; ++c) ofd_use(plan_.closes[c], i);
     // A thread starts after the clone that created it; a page fault after its mmap.
-    edge(f.creator, i);
-    edge(op.ref_op, i);
+    edge(f.creator, i, DepKind::kThreadStart);
+    edge(op.ref_op, i, DepKind::kMapping);
     // Remember the last event per process (wait4 target) and writes per channel.
     const Event& e = ev_[i];
     uint64_t& le = last_of_pid_[e.pid];
@@ -186,7 +247,7 @@ class DepBuilder {
   void causal_edge(uint32_t from, uint32_t i) {
     if (from != kNoOp) {
       size_t before = edges_.size();
-      edge(from, i);
+      edge(from, i, DepKind::kCausal);
       if (edges_.size() > before) {
         ++plan_.exact_causal;
         plan_.ops[i].flags |= kPfCausal;
@@ -195,7 +256,7 @@ class DepBuilder {
     }
     uint32_t d = approximate(i);
     if (d == kNoOp) return;
-    edge(d, i, true);
+    edge(d, i, DepKind::kApproxCausal);
     plan_.ops[i].flags |= kPfApproxDep;
     ++plan_.approx_deps;
   }
@@ -300,6 +361,8 @@ class DepBuilder {
     });
     plan_.deps.clear();
     plan_.deps.reserve(edges_.size());
+    plan_.dep_kinds.clear();
+    plan_.dep_kinds.reserve(edges_.size());
     size_t k = 0;
     for (uint32_t i = 0; i < plan_.ops.size(); ++i) {
       PlanOp& op = plan_.ops[i];
@@ -309,6 +372,7 @@ class DepBuilder {
             plan_.deps.back() == edges_[k].from)
           continue;
         plan_.deps.push_back(edges_[k].from);
+        plan_.dep_kinds.push_back(edges_[k].kind);
         plan_.ops[edges_[k].from].flags |= kPfNotify;
       }
       op.dep_end = static_cast<uint32_t>(plan_.deps.size());
@@ -325,6 +389,9 @@ class DepBuilder {
   std::vector<Edge> edges_;
   std::vector<uint32_t> by_end_;
   std::unordered_map<uint32_t, Shared> paths_, dirs_;
+  std::unordered_map<uint32_t, Contents> contents_;
+  std::vector<uint32_t> parent_;                             // per plan path: parent_path(), memoised
+  std::unordered_map<std::string_view, uint32_t> by_abs_;    // plan path ids by text (parent_path)
   std::unordered_map<uint32_t, uint32_t> last_on_ofd_;
   std::unordered_map<uint32_t, uint64_t> last_of_pid_;  // pid -> event index + 1
   std::unordered_map<uint32_t, std::vector<std::pair<uint64_t, uint32_t>>> chan_writes_;

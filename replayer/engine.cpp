@@ -41,18 +41,25 @@ void prepare_worker_thread() {
 namespace {
 
 constexpr uint64_t kSpinTailNs = 60'000;  // sleep to this much before the deadline, then spin
+constexpr uint64_t kMaxSleptWorkNs = 1'000'000;  // an emulated call's work slept at most (sleeps_recorded_work)
 
 inline void cpu_relax() { __builtin_ia32_pause(); }
 
 // Sleeps until absolute monotonic time `t` (ns), precise to a few µs.
-void sleep_until(uint64_t t) {
+// Returns the clock when it woke (its last reading, so callers need none).
+uint64_t sleep_until(uint64_t t) {
   uint64_t now = mono_ns();
   if (t > now + kSpinTailNs) {
     uint64_t wake = t - kSpinTailNs;
     timespec ts{static_cast<time_t>(wake / 1'000'000'000ull), static_cast<long>(wake % 1'000'000'000ull)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {}
+    now = mono_ns();
   }
-  while (mono_ns() < t) cpu_relax();
+  while (now < t) {
+    cpu_relax();
+    now = mono_ns();
+  }
+  return now;
 }
 
 struct alignas(64) WorkerSlot {
@@ -60,6 +67,7 @@ struct alignas(64) WorkerSlot {
   std::atomic<bool> failed{false};
   std::exception_ptr error;
   std::string error_op;
+  ClockTotals clock;
 };
 
 struct Shared {
@@ -68,57 +76,91 @@ struct Shared {
   ExecEnv& env;
   TimingMode timing;
   const InjectedLatency& inject;
+  const ThinkClock& clock;
   std::unique_ptr<std::atomic<uint64_t>[]> done;  // completion time + 1 (ns since start); 0 = pending
   std::vector<OpRecord>& out;
   uint64_t start = 0;
   std::atomic<bool> go{false};
-  uint64_t syscall_ns = 0;  // paid back per issued call in think mode (measure_syscall_overhead_ns)
 };
 
-// Waits for op i's dependencies, up to the latest completion time, which it
-// returns with the dep it was.
-inline uint64_t wait_deps(Shared& s, uint32_t i, uint32_t& last_dep) {
-  const PlanOp& op = s.plan.ops[i];
+// Waits for op i's dependencies. Returns the latest completion time (ns since
+// start; 0 without dependencies), with the index in plan.deps of the
+// dependency it was, and whether it had to wait. `now` is the clock on entry.
+struct DepWait {
   uint64_t latest = 0;
-  last_dep = kNoOp;
+  uint32_t at = UINT32_MAX;  // index into plan.deps
+  bool waited = false;
+};
+inline DepWait wait_deps(Shared& s, uint32_t i, uint64_t now) {
+  const PlanOp& op = s.plan.ops[i];
+  DepWait d;
   for (uint32_t k = op.dep_begin; k < op.dep_end; ++k) {
-    uint32_t d = s.plan.deps[k];
-    std::atomic<uint64_t>& w = s.done[d];
+    std::atomic<uint64_t>& w = s.done[s.plan.deps[k]];
     uint64_t v = w.load(std::memory_order_acquire);
-    for (int spin = 0; v == 0 && spin < 2000; ++spin) {
-      cpu_relax();
-      v = w.load(std::memory_order_acquire);
+    if (v == 0) {
+      d.waited = true;
+      for (int spin = 0; v == 0 && spin < 2000; ++spin) {
+        cpu_relax();
+        v = w.load(std::memory_order_acquire);
+      }
+      while (v == 0) {
+        w.wait(0, std::memory_order_acquire);
+        v = w.load(std::memory_order_acquire);
+      }
     }
-    while (v == 0) {
-      w.wait(0, std::memory_order_acquire);
-      v = w.load(std::memory_order_acquire);
-    }
-    if (v - 1 >= latest) {
-      latest = v - 1;
-      last_dep = d;
+    if (v - 1 >= d.latest) {
+      d.latest = v - 1;
+      d.at = k;
     }
   }
   // A dependency may complete later than it was published: a held exit
   // (plan.h) announces the time its teardown ends.
-  if (latest > mono_ns() - s.start) sleep_until(s.start + latest);
-  return latest;
+  if (d.latest > now - s.start && !d.waited) {
+    d.waited = true;
+    sleep_until(s.start + d.latest);
+  } else if (d.waited && d.latest > mono_ns() - s.start) {
+    sleep_until(s.start + d.latest);
+  }
+  return d;
 }
+
+// Dependencies the original never blocked on: ordering the replay adds to
+// keep a shared resource's order. A late wake-up after one is the replayer's
+// cost; after a causal wait the original woke up as late.
+inline bool resource_dep(DepKind k) {
+  return k != DepKind::kCausal && k != DepKind::kApproxCausal && k != DepKind::kThreadStart;
+}
+
+inline uint64_t sat_sub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
 void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
   const std::vector<uint32_t>& list = s.plan.workers[w];
   prepare_worker_thread();
   std::vector<char> buf(max_io_size(s.plan, s.ev), 'f');
   while (!s.go.load(std::memory_order_acquire)) s.go.wait(false);
+  const bool think = s.timing == TimingMode::kThink;
+  const RecordCost& rc = s.clock.recorded;
+  ClockTotals& tot = slot.clock;
   uint64_t prev_done = 0;  // completion of this worker's previous op (ns since start)
-  // Oversleep owed back (think mode): a sleep that woke late (scheduler delay)
-  // shortens the next gaps, so that the replay's compute time sums to the
-  // recorded one instead of accumulating wake-up latency.
+  // Time owed back (think mode): sleeps that woke late, the replayer's own
+  // work between ops, and the costs a recorded gap holds that the replay pays
+  // again (entry/exit, the executor's work). Taken from the next gaps, so
+  // that the replay's compute time sums to the original's instead of
+  // accumulating the replayer's. Dropped when a dependency, not the gap,
+  // decides when an op issues: the thread is then on the dependency's time.
   uint64_t debt = 0;
   uint64_t carry = 0;  // think time owed by the previous op (see below)
   auto pay = [&debt](uint64_t gap) {
     uint64_t paid = std::min(gap, debt);
     debt -= paid;
     return gap - paid;
+  };
+  // The recorded gap less what recording added to it (record_cost.h).
+  auto gap_of = [&](const PlanOp& op, const Event& e) {
+    if (!think || !rc.present || e.nr >= kEvProcExec) return op.gap;
+    const uint64_t g = rc.gap_ns[static_cast<size_t>(class_of(e.nr))];
+    tot.recorder_gap_ns += std::min(g, op.gap);
+    return sat_sub(op.gap, g);
   };
   uint32_t cur = kNoOp;
   try {
@@ -129,45 +171,65 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       OpRecord& r = s.out[i];
       uint64_t now = mono_ns() - s.start;
       uint64_t target = now;
-      uint32_t last_dep = kNoOp;
-      uint64_t dep_done = 0, dep_wait = 0, slept = 0;
+      uint64_t t1 = now;  // after the sleep, before the dependencies
+      DepWait dw;
+      uint64_t slept = 0;
       const bool first = op.flags & kPfFirstOfThread;
       // A page fault's record is made at the end of the fault: the original's
       // fault work lies in the gap before it. Touch at once and let the touch
       // use up that gap; what is left of it is slept after (see `carry`).
       // (A thread's first op has no gap of its own: fault_gap stays 0.)
-      const bool think_fault = s.timing == TimingMode::kThink && e.nr == kEvPageFault;
+      const bool think_fault = think && e.nr == kEvPageFault;
       const bool fault_in_gap = think_fault && !first;
       uint64_t fault_gap = 0;
       if (s.timing == TimingMode::kExact) {
         target = e.ts - s.plan.base_ts;
       } else if (fault_in_gap) {
-        fault_gap = pay(op.gap + carry);
+        fault_gap = pay(gap_of(op, e) + carry);
         target = now;
-      } else if (s.timing == TimingMode::kThink) {
-        target = first ? (s.plan.threads[op.thread].creator == kNoOp ? op.gap : 0)
-                       : prev_done + pay(op.gap + carry);
+      } else if (think) {
+        target = first ? (s.plan.threads[op.thread].creator == kNoOp ? gap_of(op, e) : 0)
+                       : prev_done + pay(gap_of(op, e) + carry);
+        // The previous op's bookkeeping outlasted the gap: late already.
+        if (!first && target < now) {
+          debt += now - target;
+          tot.late_ns += now - target;
+        }
       }
-      if (first && s.timing == TimingMode::kThink && s.plan.threads[op.thread].creator != kNoOp) {
+      uint64_t t0, dep_wait;
+      if (first && think && s.plan.threads[op.thread].creator != kNoOp) {
         // A new thread: its creator first, then its start-up compute.
-        dep_done = wait_deps(s, i, last_dep);
-        uint64_t t1 = mono_ns() - s.start;
-        dep_wait = t1 - now;
-        target = t1 + pay(op.gap);
-        sleep_until(s.start + target);
-        slept = mono_ns() - s.start - t1;
-        if (t1 + slept > target) debt += t1 + slept - target;
+        dw = wait_deps(s, i, now + s.start);
+        uint64_t td = dw.waited ? mono_ns() - s.start : now;
+        dep_wait = td - now;
+        target = td + pay(gap_of(op, e));
+        t1 = target > td ? sleep_until(s.start + target) - s.start : td;
+        slept = t1 - td;
+        if (t1 > target) debt += t1 - target;
+        t0 = t1 + s.start;
       } else {
-        if (target > now) sleep_until(s.start + target);
-        uint64_t t1 = mono_ns() - s.start;
+        if (target > now) t1 = sleep_until(s.start + target) - s.start;
         slept = t1 - now;
-        if (s.timing == TimingMode::kThink && target > now && t1 > target) debt += t1 - target;
-        dep_done = wait_deps(s, i, last_dep);
-        dep_wait = mono_ns() - s.start - t1;
+        if (think && target > now && t1 > target) {
+          debt += t1 - target;
+          tot.late_ns += t1 - target;
+        }
+        dw = wait_deps(s, i, t1 + s.start);
+        t0 = dw.waited ? mono_ns() : t1 + s.start;
+        dep_wait = t0 - s.start - t1;
       }
       uint16_t flags = 0;
       int64_t ret = e.ret;
-      uint64_t t0 = mono_ns();
+      if (think && dw.latest > target) {
+        // The dependency decided the issue time, not the gap: the thread is on its time now.
+        tot.unpaid_ns += debt;
+        debt = 0;
+        const DepKind k = s.plan.dep_kinds[dw.at];
+        if (resource_dep(k) && t0 - s.start > dw.latest) {
+          debt += t0 - s.start - dw.latest;  // woken late by an order the original did not wait for
+          tot.late_ns += t0 - s.start - dw.latest;
+        }
+      }
       if (op.action == OpAction::kIssue) {
         ret = execute_op(i, s.env, buf.data(), buf.size(), flags);
         if (uint64_t extra = s.inject[static_cast<size_t>(class_of(e.nr))]) sleep_until(mono_ns() + extra);
@@ -180,7 +242,9 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
           (ret < 0 ? ret : 0) != (e.ret < 0 ? e.ret : 0))
         flags |= kOfDivergent;
       if (op.flags & kPfApproxDep) flags |= kOfApproxDep;
-      uint64_t intended = s.timing == TimingMode::kExact ? e.ts - s.plan.base_ts : std::max(target, dep_done);
+      if (dep_wait > 0 && dw.at != UINT32_MAX)
+        flags |= static_cast<uint16_t>(static_cast<unsigned>(s.plan.dep_kinds[dw.at]) << kOfDepKindShift);
+      uint64_t intended = s.timing == TimingMode::kExact ? e.ts - s.plan.base_ts : std::max(target, dw.latest);
       r.event_index = i;
       r.start = issue;
       r.latency = op.action == OpAction::kIssue ? t2 - t0 : 0;
@@ -189,7 +253,7 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       r.gap = slept;
       r.ret = ret;
       r.recorded_ret = e.ret;
-      r.waited_on = (last_dep != kNoOp && dep_wait > 0) ? last_dep + 1ull : 0;
+      r.waited_on = (dw.at != UINT32_MAX && dep_wait > 0) ? s.plan.deps[dw.at] + 1ull : 0;
       r.recorded_dur = e.dur;
       r.pid = e.pid;
       r.tid = e.tid;
@@ -207,15 +271,27 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
         // next op, or pay a longer touch back from the gaps after.
         if (r.latency < fault_gap) carry = fault_gap - r.latency;
         else debt += r.latency - fault_gap;
-      } else if (op.action == OpAction::kIssue && !(flags & kOfSkipped))
-        debt += std::min(s.syscall_ns, r.latency);  // the entry/exit the recorded gap already holds
+      } else if (think && op.action == OpAction::kIssue && !(flags & kOfSkipped)) {
+        // The entry/exit the recorded gap already holds, and what the
+        // executor did beyond the plain call (never more than the call took).
+        const uint64_t sys = std::min<uint64_t>(s.clock.syscall_ns, r.latency);
+        const uint64_t extra = std::min<uint64_t>(e.nr < kMaxSyscallNr ? s.clock.issue_ns[e.nr] : 0, r.latency - sys);
+        debt += sys + extra;
+        tot.syscall_ns += sys;
+        tot.issue_ns += extra;
+      } else if (think && op.action == OpAction::kEmulate && sleeps_recorded_work(e.nr)) {
+        // The kernel's work on the original's fd table, which the replay skips.
+        const uint64_t work = std::min(kMaxSleptWorkNs, sat_sub(e.dur, rc.present ? rc.dur_ns[static_cast<size_t>(class_of(e.nr))] : 0));
+        carry = work;
+        tot.recorder_dur_slept_ns += work;
+      }
       // A process's exit completes, for its waiting parent, after the
       // teardown the original's parent waited for (plan.h). The completion is
       // published as that future time, which the waiter sleeps to: this
       // worker goes on (it may carry a thread that started meanwhile).
       uint64_t completes = prev_done;
       if (e.nr == kEvProcExit) {
-        if (s.timing == TimingMode::kThink) completes += op.own_ns;
+        if (think) completes += op.own_ns;
       } else if (op.own_ns) {
         carry = op.own_ns > r.latency ? op.own_ns - r.latency : 0;
       }
@@ -223,6 +299,7 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       if (op.flags & kPfNotify) s.done[i].notify_all();
       slot.done.store(slot.done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
+    tot.unpaid_ns += debt;
   } catch (...) {
     slot.error = std::current_exception();
     slot.error_op = "event " + std::to_string(cur);
@@ -241,18 +318,28 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
 
 }  // namespace
 
+bool sleeps_recorded_work(uint16_t nr) {
+  switch (nr) {
+    case SYS_dup: case SYS_dup2: case SYS_dup3: case SYS_fcntl: case SYS_close: case SYS_close_range:
+    case SYS_pipe: case SYS_pipe2: case SYS_socketpair: case SYS_eventfd: case SYS_eventfd2:
+    case SYS_epoll_create1: case SYS_epoll_ctl: case SYS_getcwd: case SYS_umask: case SYS_fchdir:
+    case SYS_lseek:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Result<EngineResult> run_engine(const Plan& plan, const std::vector<Event>& events, ExecEnv& env,
                                 TimingMode timing, const EngineProgress& progress,
-                                const InjectedLatency& inject, uint64_t syscall_overhead_ns) {
+                                const InjectedLatency& inject, const ThinkClock& clock) {
   EngineResult res;
   res.ops.resize(events.size());
-  Shared s{plan, events, env, timing, inject,
+  Shared s{plan, events, env, timing, inject, clock,
            std::unique_ptr<std::atomic<uint64_t>[]>(new std::atomic<uint64_t>[events.size() + 1]),
            res.ops};
   for (size_t i = 0; i < events.size(); ++i) s.done[i].store(0, std::memory_order_relaxed);
-  if (timing == TimingMode::kThink)
-    s.syscall_ns = res.syscall_overhead_ns =
-        syscall_overhead_ns == kMeasureOverhead ? measure_syscall_overhead_ns() : syscall_overhead_ns;
+  if (timing == TimingMode::kThink) res.syscall_overhead_ns = clock.syscall_ns;
   const uint32_t nw = static_cast<uint32_t>(plan.workers.size());
   std::unique_ptr<WorkerSlot[]> slots(new WorkerSlot[nw]);
   std::vector<std::thread> threads;
@@ -277,6 +364,15 @@ Result<EngineResult> run_engine(const Plan& plan, const std::vector<Event>& even
   }
   for (auto& t : threads) t.join();
   res.wall_ns = mono_ns() - s.start;
+  for (uint32_t w = 0; w < nw; ++w) {
+    const ClockTotals& c = slots[w].clock;
+    res.clock.recorder_gap_ns += c.recorder_gap_ns;
+    res.clock.recorder_dur_slept_ns += c.recorder_dur_slept_ns;
+    res.clock.syscall_ns += c.syscall_ns;
+    res.clock.issue_ns += c.issue_ns;
+    res.clock.late_ns += c.late_ns;
+    res.clock.unpaid_ns += c.unpaid_ns;
+  }
   for (uint32_t w = 0; w < nw; ++w) {
     if (!slots[w].error) continue;
     try {

@@ -17,15 +17,37 @@
 #include "replayer/plan.h"
 #include "traces/event.h"
 #include "traces/status.h"
+#include "traces/trace_model.h"
 
 namespace fsr {
 
 enum class TimingMode { kThink, kAfap, kExact };
 
+// What think mode takes out of the recorded gaps, so that a replay aims at
+// the untraced original's wall time (DESIGN.md "The replay clock"): what
+// recording added (the trace header's RecordCost) and what the replayer
+// itself spends per op (replay_cost.h calibrates it at replay start).
+struct ThinkClock {
+  RecordCost recorded;      // recorder/record_cost.h; present = false: nothing to take out
+  uint64_t syscall_ns = 0;  // an issued call's entry and exit, which the recorded gap holds
+  std::array<uint32_t, kMaxSyscallNr> issue_ns{};  // the executor's work beyond the plain call, per syscall
+};
+
+// What the corrections came to in one replay (ns, summed over all workers).
+struct ClockTotals {
+  uint64_t recorder_gap_ns = 0;   // taken out of gaps: recording's addition
+  uint64_t recorder_dur_slept_ns = 0;  // emulated calls' recorded in-kernel work, slept (less recording's part)
+  uint64_t syscall_ns = 0;        // paid back: entry and exit of issued calls
+  uint64_t issue_ns = 0;          // paid back: the executor's work beyond the plain call
+  uint64_t late_ns = 0;           // paid back: the engine's own work, wake-ups late or after a dependency
+  uint64_t unpaid_ns = 0;         // owed but never paid: no gap left to take it from
+};
+
 struct EngineResult {
   std::vector<OpRecord> ops;  // one per event, path unset (the caller interns it)
   uint64_t wall_ns = 0;
   uint64_t syscall_overhead_ns = 0;  // think mode: the calibrated entry/exit cost paid back per op
+  ClockTotals clock;
 };
 
 using EngineProgress = std::function<void(uint64_t done, uint64_t total)>;
@@ -34,15 +56,20 @@ using EngineProgress = std::function<void(uint64_t done, uint64_t total)>;
 // class: a test hook that gives attribution a known truth. All zero normally.
 using InjectedLatency = std::array<uint64_t, kClassCount>;
 
-// run_engine's default: measure the syscall overhead paid back in think mode.
+// ReplayOptions' default: measure the syscall overhead paid back in think mode.
 inline constexpr uint64_t kMeasureOverhead = UINT64_MAX;
 
 // Runs the plan. `env` must be initialised (init_exec_env) with open roots.
 // Errors thrown inside a worker are reported after all workers joined.
+// `clock` is used in think mode only (the default takes nothing out).
 Result<EngineResult> run_engine(const Plan& plan, const std::vector<Event>& events, ExecEnv& env,
                                 TimingMode timing, const EngineProgress& progress,
-                                const InjectedLatency& inject = {},
-                                uint64_t syscall_overhead_ns = kMeasureOverhead);
+                                const InjectedLatency& inject = {}, const ThinkClock& clock = {});
+
+// Emulated calls whose recorded duration is the kernel's own work on the fd
+// table (dup, fcntl, pipe creation, ...), which think mode sleeps: the
+// replay reduces them to bookkeeping, the original spent that time.
+bool sleeps_recorded_work(uint16_t nr);
 
 uint64_t mono_ns();
 

@@ -57,6 +57,7 @@ class Builder {
     for (uint32_t i = 0; i < ev_.size(); ++i) step(i);
     mark_devices();
     assign_workers();
+    plan_.serial_dirs = in_.serial_dirs;
     add_dependencies(ev_, facts_, plan_);
     return std::move(plan_);
   }

@@ -98,6 +98,7 @@ struct RecordedThread {
 struct Plan {
   std::vector<PlanOp> ops;          // ops[i] is events[i]
   std::vector<uint32_t> deps;
+  std::vector<DepKind> dep_kinds;   // parallel to deps: why (deps.h)
   std::vector<uint32_t> closes;
   // mmap ops whose mapping ends with its process (exec, last exit): without
   // this the replayer would keep every short-lived process's libraries mapped.
@@ -113,6 +114,7 @@ struct Plan {
   uint64_t dep_edges = 0;
   uint64_t dropped_edges = 0;       // edges refused because they could deadlock the replay
   uint64_t overlapping_ops = 0;     // ops that entered before the previous op of their worker returned (damaged trace)
+  bool serial_dirs = false;         // PlanInputs::serial_dirs
 
   std::vector<uint32_t> deps_of(uint32_t op) const {
     return {deps.begin() + ops[op].dep_begin, deps.begin() + ops[op].dep_end};
@@ -125,6 +127,9 @@ struct PlanInputs {
   std::string scratch_dir;
   ProcessState initial;     // the first process's cwd and fds
   bool mmap_touch = true;
+  // Keep every namespace op in a directory in its recorded order, as before
+  // ROOT/ARTC's rule (deps.h); the default orders them only against listings.
+  bool serial_dirs = false;
 };
 
 using StringLookup = std::function<std::string_view(StrId)>;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -220,6 +221,46 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
   stats.first_unmade = first_unmade;
   if (progress) progress(total, total);
   return stats;
+}
+
+Status check_target_writable(int fd, const std::string& path, const TreeSpec& spec) {
+  struct statvfs sv;
+  if (fstatvfs(fd, &sv) == 0) {
+    if (sv.f_flag & ST_RDONLY)
+      return Status::error("target " + path + " is on a read-only mount: remount it read-write or choose another --target");
+    // What the tree still needs: entries not there yet, files not yet at their size.
+    uint64_t bytes = 0, inodes = 0;
+    for (const TreeEntry& t : spec.entries) {
+      if (t.where.root != Root::kTarget) continue;
+      struct stat st;
+      const char* rel = t.where.rel.empty() ? "." : t.where.rel.c_str();
+      const bool there = fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
+      if (!there) ++inodes;
+      if (t.kind == PrestateKind::kFile && t.link_to == UINT32_MAX &&
+          (!there || static_cast<uint64_t>(st.st_size) != t.size))
+        bytes += t.size;
+    }
+    const uint64_t free_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+    if (bytes + (1u << 20) > free_bytes)
+      return Status::error("target " + path + " is full: " + std::to_string(free_bytes >> 20) + " MiB free, the trace's tree and the replay need at least " +
+                           std::to_string((bytes >> 20) + 1) + " MiB before the replay writes anything; free space or choose another --target");
+    if (sv.f_files > 0 && sv.f_favail < inodes + 16)
+      return Status::error("target " + path + " has no free inodes (" + std::to_string(sv.f_favail) + " free, the tree needs " +
+                           std::to_string(inodes) + "): free some or choose another --target");
+  }
+  // Whatever statvfs says: can this user make an entry there?
+  const std::string probe = ".fsreplay-write-check-" + std::to_string(getpid());
+  if (mkdirat(fd, probe.c_str(), 0700) != 0 && errno != EEXIST) {
+    const int e = errno;
+    if (e == EROFS) return Status::error("target " + path + " is on a read-only mount: remount it read-write or choose another --target");
+    if (e == ENOSPC || e == EDQUOT) return Status::error("target " + path + " is full (" + strerror(e) + "): free space or choose another --target");
+    if (e == EACCES || e == EPERM)
+      return Status::error("target " + path + " is not writable by uid " + std::to_string(geteuid()) +
+                           ": give this user write access (chown/chmod) or choose another --target");
+    return Status::error("target " + path + ": cannot create entries in it (" + strerror(e) + "): choose another --target");
+  }
+  unlinkat(fd, probe.c_str(), AT_REMOVEDIR);
+  return Status::ok();
 }
 
 namespace {

@@ -35,6 +35,13 @@ using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f,
                                  unsigned threads, const ProgressFn& progress);
 
+// Before anything is made: the target (open as `fd`, named `path`) must be
+// writable by this process with room for the tree `spec` needs. Fails with
+// one line naming the target and what to do, for a read-only mount, a full
+// one (space or inodes) and a directory this user cannot write: a replay
+// there would diverge in most of its ops and measure nothing.
+Status check_target_writable(int fd, const std::string& path, const TreeSpec& spec);
+
 // Checks the tree matches `spec` (kinds, sizes, absence of created paths) and
 // that no symlink in it points outside its root. First mismatch as an error.
 Status verify_tree(const TreeSpec& spec, const int roots[2], const Features& f);

@@ -10,12 +10,16 @@
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <thread>
+#include <tuple>
 
 #include "replayer/features.h"
 #include "replayer/plan.h"
+#include "replayer/replay_cost.h"
 #include "replayer/resolver.h"
 #include "tools/detect/detect.h"
+#include "traces/in_flight.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
@@ -199,6 +203,7 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   in.scratch_dir = s->roots.scratch;
   in.initial = h.initial;
   in.mmap_touch = o.mmap_touch;
+  in.serial_dirs = o.serial_dirs;
   TraceReader* rd = s->trace.reader.get();
   s->plan = build_plan(s->trace.events, [rd](StrId id) { return rd->str(id); }, in);
   s->spec = tree_spec(s->trace.prestate, s->plan, s->trace.events, PathMap(in.recorded_root),
@@ -210,6 +215,66 @@ ProgressFn phase_progress(const ReplayOptions& o, const char* phase) {
   if (!o.progress || !o.on_progress) return nullptr;
   auto cb = o.on_progress;
   return [cb, phase](uint64_t d, uint64_t t) { cb(phase, d, t); };
+}
+
+// The think clock's corrections and what they came to, for the result's
+// options (DESIGN.md "The replay clock": every figure can be explained).
+nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockTotals& t) {
+  nlohmann::json j;
+  const RecordCost& rc = c.recorded;
+  if (rc.present) {
+    nlohmann::json gap = nlohmann::json::object(), dur = nlohmann::json::object();
+    for (int k = 0; k < kClassCount; ++k) {
+      const std::string n(class_name(static_cast<SyscallClass>(k)));
+      gap[n] = rc.gap_ns[k];
+      dur[n] = rc.dur_ns[k];
+    }
+    j["recorder"] = {{"gap_ns", gap}, {"dur_ns", dur}, {"unrecorded_ns", rc.unrecorded_ns}, {"method", rc.method}};
+  } else {
+    j["recorder"] = nullptr;  // the trace predates the measurement: gaps replayed as recorded
+  }
+  nlohmann::json issue = nlohmann::json::object();
+  for (uint16_t nr : ic.measured) issue[syscall_name(nr)] = ic.ns[nr];
+  j["replayer"] = {{"syscall_ns", c.syscall_ns}, {"issue_ns", issue}, {"calibration_ns", ic.took_ns}};
+  j["totals_ns"] = {{"recorder_gap", t.recorder_gap_ns}, {"emulated_work_slept", t.recorder_dur_slept_ns},
+                    {"syscall", t.syscall_ns}, {"issue", t.issue_ns}, {"late", t.late_ns},
+                    {"unpaid", t.unpaid_ns}};
+  return j;
+}
+
+// Issued calls in flight while any is, in the original and in the replay.
+nlohmann::json overlap_json(const Plan& plan, const std::vector<Event>& ev, const std::vector<OpRecord>& ops) {
+  std::vector<std::pair<uint64_t, uint64_t>> rec, rep;
+  for (size_t i = 0; i < ev.size(); ++i) {
+    if (plan.ops[i].action != OpAction::kIssue) continue;
+    rec.push_back({ev[i].ts, ev[i].ts + ev[i].dur});
+    if (!(ops[i].flags & kOfSkipped)) rep.push_back({ops[i].start, ops[i].start + ops[i].latency});
+  }
+  return {{"recorded", mean_in_flight(rec)}, {"replayed", mean_in_flight(rep)}};
+}
+
+std::string fmt_pct(double p) {
+  char b[32];
+  snprintf(b, sizeof b, "%g%%", p);
+  return b;
+}
+
+std::string result_class(int64_t r) {
+  if (r >= 0) return "ok";
+  const char* n = strerrorname_np(static_cast<int>(-r));
+  return n ? n : "errno " + std::to_string(-r);
+}
+
+// The most frequent (syscall, recorded result, replayed result) of the divergent ops.
+std::vector<DivergenceRow> top_divergences(const std::vector<OpRecord>& ops) {
+  std::map<std::tuple<uint16_t, std::string, std::string>, uint64_t> by;
+  for (const OpRecord& r : ops)
+    if (r.flags & kOfDivergent) ++by[{r.nr, result_class(r.recorded_ret), result_class(r.ret)}];
+  std::vector<DivergenceRow> rows;
+  for (const auto& [k, n] : by) rows.push_back({syscall_name(std::get<0>(k)), std::get<1>(k), std::get<2>(k), n});
+  std::stable_sort(rows.begin(), rows.end(), [](const DivergenceRow& a, const DivergenceRow& b) { return a.count > b.count; });
+  if (rows.size() > 8) rows.resize(8);
+  return rows;
 }
 
 unsigned prepare_threads() { return std::max(2u, std::min(8u, std::thread::hardware_concurrency())); }
@@ -231,6 +296,7 @@ Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOpti
   auto s = open_session(trace_path, o);
   if (!s) return s.status();
   Session& ss = *s.value();
+  if (Status w = check_target_writable(ss.roots.fd[0], ss.roots.target, ss.spec); !w) return w;
   // Without --scratch there is nothing to keep outside the target: replay
   // prepares its own fresh scratch.
   auto r = materialise(ss.roots.scratch_is_ours ? only(ss.spec, Root::kTarget) : ss.spec, ss.roots.fd,
@@ -243,6 +309,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   auto sr = open_session(trace_path, o);
   if (!sr) return sr.status();
   Session& ss = *sr.value();
+  if (Status w = check_target_writable(ss.roots.fd[0], ss.roots.target, ss.spec); !w) return w;
   // The tree: prepared now, or verified (a fresh scratch is always prepared).
   bool wrote = false;
   if (o.prepare) {
@@ -256,7 +323,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
       if (!m) return m.status();
       wrote = true;
     }
-    if (Status v = verify_tree(ss.spec, ss.roots.fd, ss.features); !v) return v;
+    if (o.verify)
+      if (Status v = verify_tree(ss.spec, ss.roots.fd, ss.features); !v) return v;
   }
   // What preparing wrote is written back now, not by the kernel's writeback
   // in the middle of the measured replay.
@@ -283,8 +351,20 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     auto cb = o.on_progress;
     prog = [cb](uint64_t d, uint64_t t) { cb("replay", d, t); };
   }
-  auto er = run_engine(ss.plan, ss.trace.events, env, o.timing, prog, o.inject_ns,
-                       o.syscall_overhead_ns);
+  ThinkClock clock;
+  IssueCost issue_cost;
+  if (o.timing == TimingMode::kThink) {
+    clock.syscall_ns = o.syscall_overhead_ns == kMeasureOverhead ? measure_syscall_overhead_ns() : o.syscall_overhead_ns;
+    if (o.correct_recorder) clock.recorded = ss.trace.reader->header().record_cost;
+    if (o.calibrate_issue) {
+      auto ic = calibrate_issue_cost(ss.roots.fd[0], ss.roots.target, ss.features,
+                                     issued_syscalls(ss.plan, ss.trace.events));
+      if (!ic) return ic.status();
+      issue_cost = std::move(ic.value());
+      clock.issue_ns = issue_cost.ns;
+    }
+  }
+  auto er = run_engine(ss.plan, ss.trace.events, env, o.timing, prog, o.inject_ns, clock);
   release_all(env);
   if (!er) return er.status();
   EngineResult& res = er.value();
@@ -307,6 +387,10 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     sum.total_ns[c] += r.latency;
   }
   sum.approx_deps = ss.plan.approx_deps;
+  sum.max_divergence_pct = o.max_divergence_pct;
+  sum.diverged = sum.ops > 0 && static_cast<double>(sum.divergences) * 100.0 >
+                                    o.max_divergence_pct * static_cast<double>(sum.ops);
+  if (sum.divergences) sum.top_divergences = top_divergences(res.ops);
   for (const Event& e : ss.trace.events) sum.recorded_ns = std::max(sum.recorded_ns, e.ts + e.dur);
   if (!ss.trace.events.empty()) sum.recorded_ns -= ss.trace.events.front().ts;
   sum.fallbacks = ss.features.fallbacks_used();
@@ -334,8 +418,14 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   nlohmann::json opts = {{"timing", timing_name(o.timing)}, {"prepare", o.prepare},
                          {"mmap", o.mmap_touch ? "touch" : "skip"}, {"target", ss.roots.target},
                          {"scratch", ss.roots.scratch}, {"disable_features", o.disable_features},
-                         {"workers", sum.workers}};
-  if (o.timing == TimingMode::kThink) opts["syscall_overhead_ns"] = res.syscall_overhead_ns;
+                         {"workers", sum.workers}, {"max_divergence_pct", o.max_divergence_pct},
+                         {"diverged", sum.diverged}};
+  if (o.timing == TimingMode::kThink) {
+    opts["syscall_overhead_ns"] = res.syscall_overhead_ns;
+    opts["clock"] = clock_json(clock, issue_cost, res.clock);
+    sum.clock_json = opts["clock"].dump();
+  }
+  opts["overlap"] = overlap_json(ss.plan, ss.trace.events, res.ops);
   for (int c = 0; c < kClassCount; ++c)
     if (o.inject_ns[c]) opts["inject_latency_ns"][std::string(class_name(static_cast<SyscallClass>(c)))] = o.inject_ns[c];
   h.options_json = opts.dump();
@@ -363,7 +453,10 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   f.wall_ns = sum.wall_ns;
   f.divergences = sum.divergences;
   f.approx_deps = sum.approx_deps;
-  f.notes = "skipped " + std::to_string(sum.skipped) + " ops; " + std::to_string(ss.plan.dropped_edges) +
+  f.notes = (sum.diverged ? "DIVERGED: " + std::to_string(sum.divergences) + " divergent ops, more than " +
+                                 fmt_pct(o.max_divergence_pct) + " of " + std::to_string(sum.ops) + "; "
+                           : std::string()) +
+            "skipped " + std::to_string(sum.skipped) + " ops; " + std::to_string(ss.plan.dropped_edges) +
             " ordering edges dropped (could deadlock); " + std::to_string(ss.plan.exact_causal) +
             " exact causal waits";
   if (Status st = wr.finish(f); !st) return st;
@@ -388,6 +481,13 @@ std::string summary_to_json(const ReplaySummary& s) {
   j["fallbacks"] = s.fallbacks;
   j["trace_problems"] = s.trace_problems;
   j["result"] = s.result_path;
+  j["diverged"] = s.diverged;
+  j["max_divergence_pct"] = s.max_divergence_pct;
+  nlohmann::json top = nlohmann::json::array();
+  for (const DivergenceRow& d : s.top_divergences)
+    top.push_back({{"call", d.call}, {"recorded", d.recorded}, {"replayed", d.replayed}, {"count", d.count}});
+  j["top_divergences"] = top;
+  if (!s.clock_json.empty()) j["clock"] = nlohmann::json::parse(s.clock_json);
   nlohmann::json by = nlohmann::json::object();
   for (int c = 0; c < kClassCount; ++c) {
     if (s.count[c] == 0) continue;

@@ -33,6 +33,8 @@ struct ReplayOptions {
   std::string scratch;           // empty = fresh dir under $TMPDIR (removed afterwards)
   TimingMode timing = TimingMode::kThink;
   bool prepare = true;           // false: verify the tree is prepared, change nothing before the clock
+  bool verify = true;            // with prepare = false: check the tree first (benches that remount
+                                 // the target between prepare and replay skip it: it warms the mount's caches)
   bool mmap_touch = true;
   std::string output;            // result file path; empty = TRACE with .result instead of .trace
   bool progress = true;          // report progress through on_progress
@@ -46,6 +48,23 @@ struct ReplayOptions {
   // Think mode: ns paid back from the gaps per issued call (the syscall entry
   // and exit the recorded gaps already hold); kMeasureOverhead = calibrate.
   uint64_t syscall_overhead_ns = kMeasureOverhead;
+  // Think mode: take the trace's recorder cost (RecordCost) out of its gaps,
+  // and calibrate and pay back the executor's own work per syscall on the
+  // target (replay_cost.h). Off: as before these existed (A/B benches).
+  bool correct_recorder = true;
+  bool calibrate_issue = true;
+  bool serial_dirs = false;      // PlanInputs::serial_dirs
+  // A replay whose divergent ops exceed this share of its ops (%) measured
+  // something else than the original: its result is marked diverged.
+  double max_divergence_pct = 1.0;
+};
+
+// Divergent ops of one kind: a syscall whose recorded and replayed results differ.
+struct DivergenceRow {
+  std::string call;      // syscall name
+  std::string recorded;  // "ok" or the errno name ("ENOENT")
+  std::string replayed;
+  uint64_t count = 0;
 };
 
 struct ReplaySummary {
@@ -57,7 +76,14 @@ struct ReplaySummary {
   std::vector<std::string> trace_problems;  // damage found in the trace (replayed what was readable)
   std::string result_path;
   std::string scratch;
+  bool diverged = false;         // divergences > max_divergence_pct of ops
+  double max_divergence_pct = 0;
+  std::vector<DivergenceRow> top_divergences;  // most frequent first (at most 8)
+  std::string clock_json;        // think mode: the corrections and their totals (result options "clock")
 };
+
+// Exit status of `fsreplay replay` when the replay diverged (README "Exit codes").
+inline constexpr int kExitDiverged = 6;
 
 Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOptions& options);
 

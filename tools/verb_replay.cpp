@@ -2,7 +2,9 @@
 #include <fmt/core.h>
 
 #include <map>
+#include <algorithm>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "replayer/replay.h"
 #include "tools/cli_util.h"
@@ -12,11 +14,13 @@ namespace fsr::cli {
 namespace {
 
 struct ReplayArgs {
-  std::string trace, timing = "think", mmap = "touch";
-  bool no_prepare = false, json = false, keep_tree = false;
+  std::string trace, timing = "think", mmap = "touch", dir_order = "listing";
+  bool no_prepare = false, no_verify = false, json = false, keep_tree = false, no_correction = false;
   std::vector<std::string> inject;
   ReplayOptions opt;
 };
+
+void print_clock(const std::string& text);
 
 void print_summary(const ReplaySummary& s) {
   fmt::print("wall time    {}\n", human_ns(s.wall_ns));
@@ -36,7 +40,50 @@ void print_summary(const ReplaySummary& s) {
                human_ns(s.total_ns[c]), human_ns(s.total_ns[c] / s.count[c]));
   }
   for (const auto& p : s.trace_problems) fmt::print("trace damage {}\n", p);
-  fmt::print("\nresult       {}\n", s.result_path);
+  if (!s.clock_json.empty()) print_clock(s.clock_json);
+  fmt::print("\nresult       {}{}\n", s.result_path, s.diverged ? " (marked diverged)" : "");
+}
+
+// The think clock's corrections (replayer/engine.h ThinkClock), in one block.
+void print_clock(const std::string& text) {
+  const auto j = nlohmann::json::parse(text);
+  const auto& rec = j["recorder"];
+  const auto& tot = j["totals_ns"];
+  fmt::print("\nthink clock  ");
+  if (rec.is_null()) {
+    fmt::print("recorder cost: not in the trace (recorded before it was measured): gaps replayed as recorded\n");
+  } else {
+    fmt::print("recorder cost per call (ns, gap / in the duration):");
+    for (const char* c : {"stat", "open", "close", "read", "write", "readdir", "fd"})
+      if (rec["gap_ns"].contains(c))
+        fmt::print(" {} {}/{}", c, rec["gap_ns"][c].get<uint64_t>(), rec["dur_ns"][c].get<uint64_t>());
+    fmt::print("\n");
+  }
+  const auto& rep = j["replayer"];
+  fmt::print("             replayer: syscall round trip {} ns", rep["syscall_ns"].get<uint64_t>());
+  std::vector<std::pair<uint64_t, std::string>> issue;
+  for (const auto& [k, v] : rep["issue_ns"].items())
+    if (v.get<uint64_t>() > 0) issue.push_back({v.get<uint64_t>(), k});
+  std::sort(issue.rbegin(), issue.rend());
+  if (!issue.empty()) {
+    fmt::print(", executor beyond the plain call:");
+    for (size_t i = 0; i < issue.size() && i < 6; ++i) fmt::print(" {} {}", issue[i].second, human_ns(issue[i].first));
+  }
+  fmt::print("\n             taken out: recorder {} from gaps; paid back: round trips {}, executor {}, "
+             "late wake-ups and own work {}; emulated calls' kernel work slept {}; unpaid {}\n",
+             human_ns(tot["recorder_gap"].get<uint64_t>()), human_ns(tot["syscall"].get<uint64_t>()),
+             human_ns(tot["issue"].get<uint64_t>()), human_ns(tot["late"].get<uint64_t>()),
+             human_ns(tot["emulated_work_slept"].get<uint64_t>()), human_ns(tot["unpaid"].get<uint64_t>()));
+}
+
+void print_divergence(const ReplaySummary& s) {
+  fmt::print(stderr,
+             "fsreplay replay: diverged: {} of {} ops ({:.2f}%) returned another result than recorded, more "
+             "than --max-divergence {}%; this is not a measurement of the original. Most frequent:\n",
+             s.divergences, s.ops, s.ops ? 100.0 * s.divergences / s.ops : 0.0, s.max_divergence_pct);
+  for (const DivergenceRow& d : s.top_divergences)
+    fmt::print(stderr, "  {:>8}x {:<14} recorded {:<10} replayed {}\n", d.count, d.call, d.recorded, d.replayed);
+  fmt::print(stderr, "  (check the target is the right, writable, prepared tree; 'fsreplay report' shows the result marked diverged)\n");
 }
 
 void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
@@ -55,8 +102,22 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
   sub->add_option("--mmap", a.mmap, "Re-touch recorded pages of file mappings (touch) or not (skip)")
       ->check(CLI::IsMember({"touch", "skip"}));
   sub->add_flag("--no-prepare", a.no_prepare, "Verify the tree made by 'fsreplay prepare' instead of preparing it");
+  sub->add_flag("--no-verify", a.no_verify,
+                "With --no-prepare: trust the prepared tree without checking it (its stat walk would warm the "
+                "target's caches before the clock; for benches that remount the target after preparing)");
   sub->add_flag("--keep-tree", a.keep_tree, "Leave the tree as the replay left it (default: reset to the initial state)");
   sub->add_flag("--json", a.json, "Print the summary as JSON");
+  sub->add_option("--max-divergence", a.opt.max_divergence_pct,
+                  "Largest share of ops (%) whose result may differ from the recorded one (default 1); past it "
+                  "the replay exits with status 6 and its result is marked diverged")
+      ->check(CLI::Range(0.0, 100.0));
+  sub->add_option("--dir-order", a.dir_order,
+                  "listing: namespace ops in a directory are ordered against listings of it only (ROOT/ARTC, "
+                  "default); serial: also against each other, in their recorded order")
+      ->check(CLI::IsMember({"listing", "serial"}));
+  sub->add_flag("--no-clock-correction", a.no_correction,
+                "Think mode: replay the recorded gaps as recorded (no recorder cost taken out, no executor "
+                "calibration), for comparisons");
   sub->add_option("--inject-latency", a.inject,
                   "Test hook: CLASS=DURATION (e.g. stat=300us) slept inside every replayed op of CLASS, "
                   "to check attribution against a known truth; recorded in the result's options");
@@ -92,20 +153,31 @@ void wire_progress(ReplayOptions& o) {
 Action add_replay_verb(CLI::App& app) {
   auto a = std::make_shared<ReplayArgs>();
   auto* sub = app.add_subcommand("replay", "Replay a trace on a target directory and measure each syscall class");
+  sub->footer("Exit status: 0 ok; 1 error (e.g. a read-only, full or non-writable target); 2 usage; 6 the replay "
+              "diverged: more than --max-divergence of its ops returned another result than recorded (the result "
+              "is still written, marked diverged, and the most frequent divergent calls are printed)");
   add_replay_options(sub, *a, true);
   return [a] {
     auto t = timing_from_name(a->timing);
     if (!t) return fail("replay", t.message(), kExitUsage);
     a->opt.timing = t.value();
     a->opt.prepare = !a->no_prepare;
+    a->opt.verify = !a->no_verify;
+    if (a->no_verify && !a->no_prepare) return fail("replay", "--no-verify goes with --no-prepare", kExitUsage);
     a->opt.mmap_touch = a->mmap == "touch";
     a->opt.reset_after = !a->keep_tree;
+    a->opt.serial_dirs = a->dir_order == "serial";
+    a->opt.correct_recorder = a->opt.calibrate_issue = !a->no_correction;
     if (Status st = parse_injections(a->inject, a->opt); !st) return fail("replay", st.message(), kExitUsage);
     wire_progress(a->opt);
     auto r = run_replay(a->trace, a->opt);
     if (!r) return fail("replay", r.message());
     if (a->json) fmt::print("{}\n", summary_to_json(r.value()));
     else print_summary(r.value());
+    if (r.value().diverged) {
+      print_divergence(r.value());
+      return kExitDiverged;
+    }
     return kExitOk;
   };
 }

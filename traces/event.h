@@ -4,6 +4,7 @@
 // interned ids into the file's string table; id 0 means "none".
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace fsr {
@@ -47,6 +48,36 @@ enum OpFlag : uint16_t {
   kOfApproxDep = 1 << 3,  // waited on an approximate (//TRACE-style) dependency
   kOfEscaped = 1 << 4,    // path would escape target/scratch: refused, counted
 };
+
+// Why a replayed op waited: the kind of the dependency that released it last
+// (replayer/deps.h), kept in bits 8-11 of OpRecord::flags when it waited.
+// Results written before these bits existed read as kNone.
+enum class DepKind : uint8_t {
+  kNone = 0,
+  kPath,         // an op on the same path (namespace change, or readers before one)
+  kParentPath,   // the directory holding its path was made, moved or removed
+  kDirContents,  // a listing of the directory vs a namespace change in it
+  kOfd,          // the same open file (fd)
+  kThreadStart,  // a new thread's first op after the clone/fork that made it
+  kCausal,       // wait4, pipe or socket read, futex wait: the recorded waker
+  kApproxCausal, // a wait whose waker is not in the trace: the latest op that ended meanwhile
+  kMapping,      // a page fault or munmap after the mmap it refers to
+  kSerialDir,    // namespace ops in one directory kept in order (--dir-order serial)
+  kCount
+};
+inline constexpr int kOfDepKindShift = 8;
+inline constexpr uint16_t kOfDepKindMask = 0xF00;
+inline DepKind op_dep_kind(uint16_t flags) {
+  const unsigned k = (flags & kOfDepKindMask) >> kOfDepKindShift;
+  return k < static_cast<unsigned>(DepKind::kCount) ? static_cast<DepKind>(k) : DepKind::kNone;
+}
+inline const char* dep_kind_name(DepKind k) {
+  static const char* const kNames[] = {"(kind not recorded)", "same path", "parent directory", "directory listing",
+                                       "same open file", "thread start", "causal wait",
+                                       "approximate causal", "mapping", "serial directory"};
+  static_assert(sizeof kNames / sizeof kNames[0] == static_cast<std::size_t>(DepKind::kCount));
+  return kNames[static_cast<std::size_t>(k)];
+}
 
 // One replayed op, as stored in a result file. Self-contained for reports:
 // class, process and directory attribution need no access to the trace.

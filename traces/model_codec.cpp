@@ -86,6 +86,18 @@ void encode_header(const TraceHeader& h, std::vector<uint8_t>& out) {
   for (size_t i = 0; i < h.fallbacks.size(); ++i) fb.set(i, h.fallbacks[i]);
   auto rc = w.initRecorderChoices(static_cast<unsigned>(h.recorder_choices.size()));
   for (size_t i = 0; i < h.recorder_choices.size(); ++i) rc.set(i, h.recorder_choices[i]);
+  if (h.record_cost.present) {
+    auto rc = w.initRecordCost();
+    auto gap = rc.initGapNs(kClassCount);
+    auto dur = rc.initDurNs(kClassCount);
+    for (int i = 0; i < kClassCount; ++i) {
+      gap.set(i, h.record_cost.gap_ns[i]);
+      dur.set(i, h.record_cost.dur_ns[i]);
+    }
+    rc.setUnrecordedNs(h.record_cost.unrecorded_ns);
+    rc.setSamples(h.record_cost.samples);
+    rc.setMethod(h.record_cost.method);
+  }
   serialise(mb, out);
 }
 
@@ -137,6 +149,18 @@ Status decode_header(std::span<const capnp::word> msg, TraceHeader& h) {
     for (auto f : r.getFallbacks()) h.fallbacks.emplace_back(f);
     h.recorder_choices.clear();
     for (auto c : r.getRecorderChoices()) h.recorder_choices.emplace_back(c);
+    h.record_cost = RecordCost{};
+    if (r.hasRecordCost()) {
+      auto rc = r.getRecordCost();
+      h.record_cost.present = true;
+      auto gap = rc.getGapNs();
+      auto dur = rc.getDurNs();
+      for (unsigned i = 0; i < gap.size() && i < kClassCount; ++i) h.record_cost.gap_ns[i] = gap[i];
+      for (unsigned i = 0; i < dur.size() && i < kClassCount; ++i) h.record_cost.dur_ns[i] = dur[i];
+      h.record_cost.unrecorded_ns = rc.getUnrecordedNs();
+      h.record_cost.samples = rc.getSamples();
+      h.record_cost.method = rc.getMethod();
+    }
     return Status::ok();
   });
 }

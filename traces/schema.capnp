@@ -65,6 +65,22 @@ struct Header {
   fallbacks @20 :List(Text);
   recorderChoices @21 :List(Text);  # traces: the recorder's program variants ("name=value"), e.g.
                                     # task_state, page_faults, pid_namespace (absent before)
+  recordCost @22 :RecordCost;    # traces: what recording added to the gaps (absent before)
+}
+
+# What recording added to the recorded timings, measured by `record` before
+# the workload starts (recorder/record_cost.h): a calibration child with known
+# compute gaps runs under the live programs and drain, and its recorded gaps
+# and durations are compared with its own untraced user-space measurement.
+# Lists are indexed by class id (syscalls.h). Replay subtracts gapNs[class of
+# the event that ends a gap] from that gap (never below 0) and durNs from the
+# recorded duration of calls it does not issue (fd-table work it sleeps).
+struct RecordCost {
+  gapNs @0 :List(UInt32);        # per class: ns recording added to the gap before a call
+  durNs @1 :List(UInt32);        # per class: ns recording added inside a call's duration
+  unrecordedNs @2 :UInt32;       # ns an unrecorded syscall of a traced task cost under the recorder
+  samples @3 :UInt32;            # calibration calls the medians are taken over
+  method @4 :Text;               # how it was measured, for `inspect`
 }
 
 # Frame type 2: strings interned since the previous string block. Ids are

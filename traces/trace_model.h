@@ -63,6 +63,18 @@ struct PrestateEntry {
   uint32_t nlink = 1;
 };
 
+// What recording added to the recorded timings (schema.capnp RecordCost,
+// measured by recorder/record_cost.h). `present` is false for traces
+// recorded before it existed: they replay as they always did.
+struct RecordCost {
+  bool present = false;
+  std::array<uint32_t, kClassCount> gap_ns{};  // added to the gap before a call of the class
+  std::array<uint32_t, kClassCount> dur_ns{};  // added inside a call's recorded duration
+  uint32_t unrecorded_ns = 0;                  // per unrecorded syscall of a traced task
+  uint32_t samples = 0;
+  std::string method;
+};
+
 struct TraceHeader {
   uint16_t format_version = kFormatVersion;
   PayloadKind kind = PayloadKind::kTrace;
@@ -89,6 +101,7 @@ struct TraceHeader {
   // Traces: what the recorder chose for this kernel ("name=value": task
   // state store, page-fault source, PID namespace, features forced off).
   std::vector<std::string> recorder_choices;
+  RecordCost record_cost;       // traces (and results, copied): what recording added
 };
 
 // Written once at the end; absent when the writer died (the reader says so).

@@ -121,6 +121,15 @@ std::string summary_to_json(const TraceSummary& s) {
     j["divergences"] = s.divergences;
     if (s.footer) j["wall_ns"] = s.footer->wall_ns;
   }
+  if (s.header.record_cost.present) {
+    nlohmann::json gap = nlohmann::json::object(), dur = nlohmann::json::object();
+    for (int c = 0; c < kClassCount; ++c) {
+      gap[std::string(class_name(static_cast<SyscallClass>(c)))] = s.header.record_cost.gap_ns[c];
+      dur[std::string(class_name(static_cast<SyscallClass>(c)))] = s.header.record_cost.dur_ns[c];
+    }
+    j["record_cost"] = {{"gap_ns", gap}, {"dur_ns", dur}, {"unrecorded_ns", s.header.record_cost.unrecorded_ns},
+                        {"method", s.header.record_cost.method}};
+  }
   j["complete"] = s.problems.complete() && s.footer.has_value();
   j["problems"] = s.problems.messages;
   if (s.header.kind == PayloadKind::kTrace) j["overlapping_calls"] = s.overlapping_calls;
@@ -150,6 +159,18 @@ std::string summary_to_text(const TraceSummary& s) {
   line("processes", fmt::format("{} ({} threads)", s.processes.size(), s.threads));
   line("prestate", fmt::format("{} entries", s.prestate_entries));
   line("size", fmt::format("{} bytes, {:.2f} bytes/event", s.file_bytes, s.bytes_per_record()));
+  if (h.kind == PayloadKind::kTrace) {
+    const RecordCost& rc = h.record_cost;
+    if (!rc.present) {
+      line("recorder cost", "not measured (recorded before it was): replays take nothing out of the gaps");
+    } else {
+      std::string v = "ns per call added to the gap / inside the duration:";
+      for (SyscallClass c : {SyscallClass::kStat, SyscallClass::kOpen, SyscallClass::kClose, SyscallClass::kRead,
+                             SyscallClass::kWrite, SyscallClass::kReaddir, SyscallClass::kFd})
+        v += fmt::format(" {} {}/{}", class_name(c), rc.gap_ns[static_cast<size_t>(c)], rc.dur_ns[static_cast<size_t>(c)]);
+      line("recorder cost", v + fmt::format("; unrecorded call {}", rc.unrecorded_ns));
+    }
+  }
   if (s.footer) {
     line("drops", s.drops ? fmt::format("{} EVENTS LOST", s.drops) : "0");
     if (h.kind == PayloadKind::kTrace) line("exit status", fmt::format("{}", s.footer->exit_status));

@@ -12,6 +12,7 @@
 namespace fsr {
 namespace {
 
+using test::dep_kind;
 using test::has_dep;
 using test::kAtCwd;
 using test::Synth;
@@ -72,12 +73,48 @@ TEST(Deps, OpsOnOneOpenFileKeepTheirOrder) {
   EXPECT_TRUE(has_dep(p, c, w));
 }
 
-TEST(Deps, NamespaceOpsInOneDirectoryKeepTheirOrder) {
+// ROOT/ARTC: changes of different names in one directory need no order
+// (on a slow mount such an order turns into waiting the original never did);
+// --dir-order serial keeps the recorded order.
+TEST(Deps, NamespaceOpsOnDifferentNamesInOneDirectoryAreOrderedOnlyWhenSerial) {
   Synth t = two_threads();
   uint32_t a = t.add(1, 1, SYS_mkdir, 10, 5, 0, {0755}, "/r/d/a");
   uint32_t b = t.add(1, 2, SYS_unlink, 20, 5, -2, {}, "/r/d/b");
+  uint32_t c = t.add(1, 2, SYS_openat, 30, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/r/d/c");
   Plan p = t.plan();
-  EXPECT_TRUE(has_dep(p, b, a));
+  EXPECT_FALSE(has_dep(p, b, a));
+  EXPECT_FALSE(has_dep(p, c, a));
+  Plan serial = t.plan("/r", true, /*serial_dirs=*/true);
+  EXPECT_EQ(dep_kind(serial, b, a), DepKind::kSerialDir);
+}
+
+TEST(Deps, OpsInADirectoryFollowItsCreationAndPrecedeItsRemoval) {
+  Synth t;
+  t.add(1, 1, SYS_clone, 0, 1, 2, {kThreadFlags});
+  t.add(1, 1, SYS_clone, 1, 1, 3, {kThreadFlags});
+  uint32_t mk = t.add(1, 1, SYS_mkdir, 10, 5, 0, {0755}, "/r/d");
+  uint32_t c = t.add(1, 2, SYS_openat, 20, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/r/d/x");
+  uint32_t s = t.add(1, 3, SYS_newfstatat, 25, 5, 0, {kAtCwd}, "/r/d/y");
+  uint32_t u = t.add(1, 2, SYS_unlink, 30, 5, 0, {}, "/r/d/x");
+  uint32_t rm = t.add(1, 1, SYS_rmdir, 40, 5, 0, {}, "/r/d");
+  Plan p = t.plan();
+  EXPECT_EQ(dep_kind(p, c, mk), DepKind::kParentPath);
+  EXPECT_EQ(dep_kind(p, s, mk), DepKind::kParentPath);
+  EXPECT_TRUE(has_dep(p, rm, u));
+  EXPECT_TRUE(has_dep(p, rm, s));
+  EXPECT_FALSE(has_dep(p, s, c)) << "a stat of another name waited for a create";
+}
+
+TEST(Deps, EveryEdgeSaysWhyItExists) {
+  Synth t = two_threads();
+  uint32_t o = t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDWR | O_CREAT, 0644}, "/r/f");
+  uint32_t s = t.add(1, 2, SYS_newfstatat, 15, 5, 0, {kAtCwd}, "/r/f");
+  uint32_t w = t.add(1, 2, SYS_write, 20, 5, 100, {3, 0, 100});
+  Plan p = t.plan();
+  ASSERT_EQ(p.dep_kinds.size(), p.deps.size());
+  EXPECT_EQ(dep_kind(p, s, o), DepKind::kPath);
+  EXPECT_EQ(dep_kind(p, w, o), DepKind::kOfd);
+  EXPECT_EQ(dep_kind(p, o, 0), DepKind::kNone);  // program order is no edge
 }
 
 TEST(Deps, ReaddirAndNamespaceOpsInTheDirectoryKeepTheirOrder) {
@@ -117,6 +154,7 @@ TEST(Deps, Wait4WaitsForTheChildsExit) {
   uint32_t x = t.add(2, 2, kEvProcExit, 900, 0, 0);
   Plan p = t.plan();
   EXPECT_TRUE(has_dep(p, w, x));
+  EXPECT_EQ(dep_kind(p, w, x), DepKind::kCausal);
   EXPECT_TRUE(p.ops[w].flags & kPfCausal);
   EXPECT_EQ(p.approx_deps, 0u);
 }

@@ -88,10 +88,12 @@ class ReplayDirs : public ::testing::Test {
   }
 
   // Writes `t` as a trace file with recorded root `root`; returns its path.
+  // `cost`: the recorder's measured cost, as `record` stores it in the header.
   std::string write_trace(const Synth& t, const std::string& root,
-                          const std::vector<PrestateEntry>& prestate = {}) {
+                          const std::vector<PrestateEntry>& prestate = {}, const RecordCost* cost = nullptr) {
     std::string path = base + "/t" + std::to_string(++traces_) + ".trace";
     TraceHeader h;
+    if (cost) h.record_cost = *cost;
     h.root = root;
     h.initial.cwd = root;
     h.initial.pid = t.ev.empty() ? 0 : t.ev[0].pid;
@@ -120,8 +122,11 @@ class ReplayDirs : public ::testing::Test {
     return o;
   }
 
-  static std::vector<OpRecord> read_result(const std::string& path) {
-    std::vector<OpRecord> all, chunk;
+  // Every record of a trace (Event) or result (OpRecord) file, as stored
+  // (the writer quantises a trace's timings).
+  template <typename T>
+  static std::vector<T> read_all(const std::string& path) {
+    std::vector<T> all, chunk;
     auto r = TraceReader::open(path);
     EXPECT_TRUE(r.is_ok()) << r.message();
     if (!r.is_ok()) return all;
@@ -132,6 +137,8 @@ class ReplayDirs : public ::testing::Test {
     }
     return all;
   }
+  static std::vector<Event> read_events(const std::string& path) { return read_all<Event>(path); }
+  static std::vector<OpRecord> read_result(const std::string& path) { return read_all<OpRecord>(path); }
 
 
  public:

@@ -49,8 +49,9 @@ struct Synth {
     };
   }
 
-  Plan plan(const std::string& root = "/r", bool mmap_touch = true) const {
+  Plan plan(const std::string& root = "/r", bool mmap_touch = true, bool serial_dirs = false) const {
     PlanInputs in;
+    in.serial_dirs = serial_dirs;
     in.recorded_root = root;
     in.target_dir = "/T";
     in.scratch_dir = "/S";
@@ -66,6 +67,13 @@ inline bool has_dep(const Plan& p, uint32_t op, uint32_t dep) {
   for (uint32_t d : p.deps_of(op))
     if (d == dep) return true;
   return false;
+}
+
+// The kind of the edge op -> dep (DepKind::kNone when there is none).
+inline DepKind dep_kind(const Plan& p, uint32_t op, uint32_t dep) {
+  for (uint32_t k = p.ops[op].dep_begin; k < p.ops[op].dep_end; ++k)
+    if (p.deps[k] == dep) return p.dep_kinds[k];
+  return DepKind::kNone;
 }
 
 }  // namespace fsr::test

@@ -34,6 +34,7 @@ ResultSet simulate(const SimWorkload& w, const std::function<uint64_t(const SimO
     if (dep_ready > ready) {
       op.dep_wait = dep_ready - ready;
       op.waited_on = dep;
+      op.flags |= static_cast<uint16_t>(static_cast<unsigned>(s.dep_kind) << kOfDepKindShift);
     }
     op.start = std::max(ready, dep_ready) + overhead;
     op.latency = (s.flags & kOfSkipped) ? 0 : latency(s);
@@ -77,6 +78,7 @@ SimWorkload small_workload() {
   add(0, 100, kStat, 2000, 0, "/w/proj");
   uint64_t git_exec = add(0, 101, kEvProcExec, 50000, 1000, "/usr/bin/git");
   uint64_t node_exec = add(1, 102, kEvProcExec, 60000, 0, "/usr/bin/node", {git_exec});
+  w.ops.back().dep_kind = DepKind::kThreadStart;
   // git: stats and reads in src/.
   for (int i = 0; i < 6; ++i) {
     add(0, 101, kStat, 3000 + 100 * i, 500, "/w/proj/src/f" + std::to_string(i) + ".c");
@@ -95,6 +97,7 @@ SimWorkload small_workload() {
   add(1, 102, kGetdents, 20000, 0, "/w/proj/node_modules/react");
   add(1, 102, kMkdir, 30000, 0, "/w/proj/dist", {}, kOfDivergent);
   add(1, 102, kOpen, 9000, 0, "/w/proj/dist/bundle.js", {git_done - 1});
+  w.ops.back().dep_kind = DepKind::kPath;
   add(1, 102, kWrite, 40000, 2000, "/w/proj/dist/bundle.js");
   add(1, 102, kStat, 1500, 0, "/usr/lib/node/lib.so");
   (void)node_exec;
@@ -107,6 +110,7 @@ ResultSet small_result(bool slow) {
   w.header.environment_json = slow ? R"({"mount":{"kind":"9p-drvfs","fs_type":"9p"}})"
                                    : R"({"mount":{"kind":"ext4","fs_type":"ext4"}})";
   w.header.source_trace = "build.trace";
+  w.header.options_json = R"({"timing":"think","overlap":{"recorded":1.25}})";
   return simulate(w, [slow](const SimOp& op) {
     if (!slow) return op.latency;
     switch (class_of(op.nr)) {

@@ -22,6 +22,7 @@ struct SimOp {
   std::vector<uint64_t> deps;    // event indices this op waits for (earlier ones)
   std::string path;              // "" = none
   uint16_t flags = 0;
+  DepKind dep_kind = DepKind::kNone;  // why it waits for `deps` (kept in its flags when it waits)
 };
 
 struct SimWorkload {

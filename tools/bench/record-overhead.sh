@@ -4,7 +4,12 @@
 #   sudo tools/bench/record-overhead.sh [FSREPLAY_BINARY]
 # Needs /usr/bin/time (package `time`) for the CPU figures.
 # Env: RUNS (default 3) repetitions per variant, LOOP (default 10) git status
-# per run, CLONES (default 2) clones per run, STORM (default 2000000) calls.
+# per run, CLONES (default 2) clones per run, STORM (default 2000000) calls,
+# REPO: a real repository to measure on instead of the generated 4,000-file
+# one (a working tree or a bare mirror, e.g. REPO=/work/.mirror/git+git/repo:
+# its HEAD is checked out, history cut to depth 1, so that a clone copies the
+# tree and not years of packs); WORK must then differ per REPO, or the cached
+# ./repo is remade when REPO changes.
 # Workload time is measured inside the workload (so BPF load and the prestate
 # walk are not counted): each variant runs the same timing wrapper.
 set -euo pipefail
@@ -26,14 +31,20 @@ unset SUDO_USER SUDO_UID SUDO_GID  # the workload must be able to write in $WORK
 mkdir -p "$WORK"
 cd "$WORK"
 
-# A git repository of 4,000 files (kept between runs).
-if [ ! -d repo/.git ]; then
+# A git repository: a real one (REPO) or 4,000 generated files (kept between runs).
+if [ -n "${REPO:-}" ]; then
+  if [ ! -d repo/.git ] || [ "$(cat repo.source 2>/dev/null)" != "$REPO" ]; then
+    rm -rf repo && git clone -q --depth 1 "file://$(realpath "$REPO")" repo && echo "$REPO" > repo.source
+  fi
+  git -C repo status > /dev/null  # the index fresh, as a user's
+elif [ ! -d repo/.git ] || [ -e repo.source ]; then
+  rm -f repo.source
   rm -rf repo && mkdir -p repo && (
     cd repo && git init -q && for d in $(seq 40); do mkdir -p "dir$d"; for f in $(seq 100); do
       echo "file $d $f" > "dir$d/f$f.txt"; done; done &&
       git add -A && git -c user.email=b@e -c user.name=bench commit -qm init)
 fi
-echo "repo: $(git -C repo ls-files | wc -l) files"
+echo "repo: $(git -C repo ls-files | wc -l) files${REPO:+ (a depth-1 clone of $REPO)}"
 
 cp "$HERE/timed.sh" timed.sh  # the workloads (tools/bench/timed.sh)
 export LOOP CLONES
@@ -90,7 +101,7 @@ bench() {  # bench MODE
 }
 
 SETUP_CPU=$( { /usr/bin/time -f "%U %S" "$FSREPLAY" record -o "$WORK/setup.trace" --root "$WORK/repo" -- true 2>&1 >/dev/null; } | tail -1 | awk '{print ($1+$2)*1000}')
-bench status "git status x$LOOP (4000 files)"
+bench status "git status x$LOOP ($(git -C repo ls-files | wc -l) files)"
 bench clone "git clone --no-hardlinks x$CLONES ($FRESH_FS_KIND)"
 
 # Syscall storm: events/s sustained, drops.

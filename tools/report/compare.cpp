@@ -9,6 +9,7 @@ Comparison build_comparison(const std::vector<const ResultSet*>& results, const 
     col.stats = compute_stats(*rs, opt);
     col.run = run_info(*rs, col.stats);
     col.path = critical_path(rs->ops, rs->wall_ns());
+    col.dep_wait = dep_wait_summary(*rs);
     cmp.columns.push_back(std::move(col));
   }
   for (int c = 0; c < kClassCount; ++c) {

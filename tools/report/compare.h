@@ -17,6 +17,7 @@ struct CompareColumn {
   RunInfo run;
   ResultStats stats;
   PathAttribution path;
+  DepWaitSummary dep_wait;
 };
 
 struct Comparison {

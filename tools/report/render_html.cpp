@@ -168,6 +168,37 @@ std::string group_table(const std::string& id, const char* title, const char* ke
   return o + "</table>\n";
 }
 
+// Where the workers waited on each other, per mount: one column per result.
+std::string dep_wait_html(const Comparison& c) {
+  std::string o = "<h2>Waiting on dependencies</h2>\n<table id=\"dep-wait\"><tr><th>released last by</th>";
+  for (const CompareColumn& col : c.columns) o += "<th>" + esc(col.run.short_label) + "</th>";
+  o += "</tr>\n";
+  auto row = [&](const std::string& name, auto cell) {
+    o += "<tr><td class=\"k\">" + esc(name) + "</td>";
+    for (const CompareColumn& col : c.columns) o += "<td>" + cell(col.dep_wait) + "</td>";
+    o += "</tr>\n";
+  };
+  row("all (share of worker time)", [](const DepWaitSummary& d) {
+    return fmtx::ns(d.wait_ns) + " (" + (d.worker_ns ? fmtx::pct(double(d.wait_ns) / double(d.worker_ns)) : "-") + ")";
+  });
+  for (size_t k = 1; k < static_cast<size_t>(DepKind::kCount); ++k) {
+    const auto kind = static_cast<DepKind>(k);
+    bool any = false;
+    for (const CompareColumn& col : c.columns)
+      for (const DepWaitRow& w : col.dep_wait.rows) any = any || w.kind == kind;
+    if (!any) continue;
+    row(dep_kind_name(kind), [kind](const DepWaitSummary& d) {
+      for (const DepWaitRow& w : d.rows)
+        if (w.kind == kind) return fmtx::ns(w.wait_ns) + " / " + std::to_string(w.ops) + " ops";
+      return std::string("-");
+    });
+  }
+  auto fl = [](std::optional<double> v) { return v ? fmt::format("{:.2f}", *v) : std::string("-"); };
+  row("calls in flight: original", [&](const DepWaitSummary& d) { return fl(d.overlap_recorded); });
+  row("calls in flight: replay", [&](const DepWaitSummary& d) { return fl(d.overlap_replayed); });
+  return o + "</table>\n";
+}
+
 constexpr const char* kStyle = R"(<style>
 body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;max-width:1150px}
 h1{font-size:22px}h2{font-size:17px;margin-top:28px}
@@ -188,8 +219,8 @@ std::string render_html(const Comparison& c, const HtmlOptions& opt) {
   for (size_t i = 0; i < c.columns.size(); ++i) {
     const RunInfo& ri = c.columns[i].run;
     const uint64_t first = c.columns[0].run.wall_ns;
-    o += fmt::format("<tr><td>{}</td><td class=\"k\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", i + 1,
-                     esc(ri.label), fmtx::ns(ri.wall_ns), ri.ops,
+    o += fmt::format("<tr><td>{}</td><td class=\"k\">{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", i + 1,
+                     esc(ri.label), ri.diverged ? " <b class=\"diverged\">DIVERGED</b>" : "", fmtx::ns(ri.wall_ns), ri.ops,
                      first ? fmtx::ratio(double(ri.wall_ns) / double(first)) : "-");
   }
   o += "</table>\n";
@@ -253,6 +284,7 @@ std::string render_html(const Comparison& c, const HtmlOptions& opt) {
   for (SyscallClass cls : c.classes) o += cdf_chart(cls, c);
   o += "</div>\n";
 
+  o += dep_wait_html(c);
   o += group_table("top-processes", "Top processes", "process", c, &ResultStats::by_process, opt.top);
   o += group_table("top-dirs", "Top directories", "directory", c, &ResultStats::by_dir, opt.top);
   o += "</body></html>\n";

@@ -22,7 +22,29 @@ J run_json(const RunInfo& ri) {
     j["mount_behaviour"] = ri.mount_why;
   }
   j["complete"] = ri.complete;
+  j["diverged"] = ri.diverged;
+  j["max_divergence_pct"] = ri.diverged ? J(ri.max_divergence_pct) : J(nullptr);
   j["problems"] = ri.problems;
+  return j;
+}
+
+J dep_wait_json(const DepWaitSummary& d) {
+  J j;
+  j["wait_ns"] = d.wait_ns;
+  j["worker_ns"] = d.worker_ns;
+  j["share_of_worker_time"] = d.worker_ns ? J(double(d.wait_ns) / double(d.worker_ns)) : J(nullptr);
+  j["in_flight_recorded"] = opt(d.overlap_recorded);
+  j["in_flight_replayed"] = opt(d.overlap_replayed);
+  J kinds = J::array();
+  for (const DepWaitRow& w : d.rows) {
+    J k;
+    k["kind"] = dep_kind_name(w.kind);
+    k["ops"] = w.ops;
+    k["wait_ns"] = w.wait_ns;
+    k["share"] = d.wait_ns ? J(double(w.wait_ns) / double(d.wait_ns)) : J(nullptr);
+    kinds.push_back(std::move(k));
+  }
+  j["kinds"] = kinds;
   return j;
 }
 
@@ -118,6 +140,8 @@ nlohmann::ordered_json report_to_json(const Report& r) {
   }
   j["critical_path"] = cp;
 
+  j["dependency_wait"] = dep_wait_json(r.dep_wait);
+  j["baseline_dependency_wait"] = r.baseline_dep_wait ? dep_wait_json(*r.baseline_dep_wait) : J(nullptr);
   j["dir_depth"] = r.dir_depth;
   j["processes"] = groups_json(r.processes, "process", b);
   j["processes_total"] = r.processes_total;
@@ -134,6 +158,7 @@ nlohmann::ordered_json compare_to_json(const Comparison& c) {
     J m = run_json(col.run);
     m["short_label"] = col.run.short_label;
     m["critical_path"] = path_json(col.path);
+    m["dependency_wait"] = dep_wait_json(col.dep_wait);
     mounts.push_back(std::move(m));
   }
   j["mounts"] = mounts;

@@ -23,6 +23,10 @@ std::string run_line(const char* role, const RunInfo& ri) {
     s += fmt::format("  {:<9} {} of the {} divergent ops are the mount's own behaviour, not replay error\n", "",
                      ri.divergent_mount, ri.divergent);
   for (const auto& [why, n] : ri.mount_why) s += fmt::format("  {:<9}   {} ops: {}\n", "", n, why);
+  if (ri.diverged)
+    s += fmt::format("  DIVERGED: more than {}% of its ops returned another result than recorded; "
+                     "its times measure something else than the original\n",
+                     ri.max_divergence_pct);
   for (const std::string& p : ri.problems) s += "  warning: " + p + "\n";
   return s;
 }
@@ -45,6 +49,19 @@ void group_table(std::string& out, const char* title, const char* key_name,
                          g.target.count(), ns(g.target.sum()), pct(g.share_of_added),
                          ns(g.target.quantile(0.5)), ns(g.target.quantile(0.99)), ns(g.target.max()));
   }
+}
+
+void dep_wait_table(std::string& out, const DepWaitSummary& d, const char* role) {
+  out += fmt::format("\nWaiting on dependencies ({}: {} of {} worker time, {})\n", role, ns(d.wait_ns), ns(d.worker_ns),
+                     d.worker_ns ? pct(double(d.wait_ns) / double(d.worker_ns)) : "-");
+  out += fmt::format("  calls in flight while any is: original {}, replay {}\n",
+                     d.overlap_recorded ? fmt::format("{:.2f}", *d.overlap_recorded) : "-",
+                     d.overlap_replayed ? fmt::format("{:.2f}", *d.overlap_replayed) : "-");
+  if (d.rows.empty()) return;
+  out += fmt::format("{:<24} {:>8} {:>11} {:>8}\n", "released last by", "ops", "wait", "share");
+  for (const DepWaitRow& w : d.rows)
+    out += fmt::format("{:<24} {:>8} {:>11} {:>8}\n", dep_kind_name(w.kind), w.ops, ns(w.wait_ns),
+                       d.wait_ns ? pct(double(w.wait_ns) / double(d.wait_ns)) : "-");
 }
 
 }  // namespace
@@ -105,6 +122,9 @@ std::string render_report_text(const Report& r) {
     line("wall", r.target_path.wall_ns);
   }
 
+  dep_wait_table(out, r.dep_wait, "target");
+  if (r.baseline_dep_wait) dep_wait_table(out, *r.baseline_dep_wait, "baseline");
+
   const bool b = r.baseline.has_value();
   group_table(out, b ? "Top processes by added time" : "Top processes by time", "process", r.processes,
               r.processes_total, b);
@@ -117,7 +137,8 @@ std::string render_compare_text(const Comparison& c) {
   std::string out = "fsreplay compare\n";
   for (size_t i = 0; i < c.columns.size(); ++i) {
     const RunInfo& ri = c.columns[i].run;
-    out += fmt::format("  [{}] {}  ops {}\n", i + 1, fmtx::fit_left(ri.label, 70), ri.ops);
+    out += fmt::format("  [{}] {}  ops {}{}\n", i + 1, fmtx::fit_left(ri.label, 70), ri.ops,
+                       ri.diverged ? "  DIVERGED" : "");
     for (const std::string& p : ri.problems) out += "      warning: " + p + "\n";
   }
   // Columns: value per mount, then "k/1" after every mount but the first. More

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 namespace fsr {
 namespace {
 
@@ -49,6 +51,12 @@ RunInfo run_info(const ResultSet& rs, const ResultStats& st) {
   ri.mount_why = st.divergence.mount_why;
   ri.complete = rs.complete;
   ri.problems = rs.problems;
+  const auto opts = nlohmann::json::parse(rs.header.options_json.empty() ? "{}" : rs.header.options_json,
+                                          nullptr, false);
+  if (opts.is_object() && opts.value("diverged", false)) {
+    ri.diverged = true;
+    ri.max_divergence_pct = opts.value("max_divergence_pct", 0.0);
+  }
   return ri;
 }
 
@@ -61,6 +69,8 @@ Report build_report(const ResultSet& target, const ResultSet* baseline, const Re
   if (baseline) bs = compute_stats(*baseline, so);
   r.target = run_info(target, ts);
   r.target_path = critical_path(target.ops, target.wall_ns());
+  r.dep_wait = dep_wait_summary(target);
+  if (baseline) r.baseline_dep_wait = dep_wait_summary(*baseline);
   if (baseline) {
     r.baseline = run_info(*baseline, *bs);
     r.baseline_path = critical_path(baseline->ops, baseline->wall_ns());

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tools/report/critical_path.h"
+#include "tools/report/dep_wait.h"
 #include "tools/report/histogram.h"
 #include "tools/report/result_set.h"
 #include "tools/report/stats.h"
@@ -33,6 +34,8 @@ struct RunInfo {      // one result as the report names it
   uint64_t divergent_mount = 0;                // of divergent: the mount's own behaviour (divergence_kind.h)
   std::map<std::string, uint64_t> mount_why;   // its reasons -> ops
   bool complete = true;
+  bool diverged = false;            // replay marked it diverged (result options)
+  double max_divergence_pct = 0;    // the threshold it passed
   std::vector<std::string> problems;
 };
 
@@ -63,6 +66,8 @@ struct Report {
   PathAttribution target_path, baseline_path;
   std::optional<WallSplit> split;      // with a baseline
   std::vector<ClassRow> classes;       // classes seen in either result, in class order
+  DepWaitSummary dep_wait;             // where the target's workers waited on each other
+  std::optional<DepWaitSummary> baseline_dep_wait;
   std::vector<GroupRow> processes;     // top N by added time
   std::vector<GroupRow> dirs;          // top N by added time
   size_t processes_total = 0, dirs_total = 0;  // groups before the top-N cut

@@ -1,0 +1,37 @@
+// Where a replay's workers waited on each other: the wall time ops spent
+// blocked on cross-thread dependencies, by the kind of the dependency that
+// released them last (traces/event.h DepKind, kept in each op's flags), and
+// how much the replay's calls overlapped against the original's. On a slow
+// mount an ordering the original did not need turns into waiting: this is
+// where it shows (DESIGN.md "Replay", ROOT/ARTC resource ordering).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tools/report/result_set.h"
+#include "traces/in_flight.h"
+#include "traces/event.h"
+
+namespace fsr {
+
+struct DepWaitRow {
+  DepKind kind = DepKind::kNone;
+  uint64_t ops = 0;      // ops that waited, released last by this kind
+  uint64_t wait_ns = 0;  // their summed waits
+};
+
+struct DepWaitSummary {
+  std::vector<DepWaitRow> rows;  // kinds with a wait, largest first
+  uint64_t wait_ns = 0;          // all ops' waits
+  uint64_t worker_ns = 0;        // workers x wall: what the waits are a share of
+  // Mean number of issued calls in flight while any is. The replay's comes
+  // from its ops; the original's from the result's options ("overlap"),
+  // which replay writes (absent in older results).
+  std::optional<double> overlap_replayed, overlap_recorded;
+};
+
+DepWaitSummary dep_wait_summary(const ResultSet& rs);
+
+}  // namespace fsr
