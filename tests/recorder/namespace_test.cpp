@@ -146,7 +146,10 @@ TEST_F(PidNamespaces, RecorderInsideAPidNamespaceRecordsTheSameTree) {
   Trace t = record_via_cli("unshare --pid --fork --mount-proc", dir_.path(), workload(dir_.path()));
   ASSERT_EQ(t.status, 0) << t.err;
   EXPECT_TRUE(has_choice(t, "pid_namespace=below the initial one")) << t.err;
-  EXPECT_EQ(t.header.initial.pid, 2u) << "the recorder is the namespace's pid 1, its workload pid 2";
+  // The recorder is the namespace's pid 1; its cost-calibration children and
+  // then the workload take the next few pids of that namespace.
+  EXPECT_GT(t.header.initial.pid, 1u);
+  EXPECT_LT(t.header.initial.pid, 100u) << "the workload's pid is not the namespace's";
   for (const Event& e : t.events) ASSERT_LT(e.pid, 1000u) << "a pid of another namespace";
   expect_pids_of_one_tree(t);
   expect_like_outside(t, outside_);
