@@ -12,6 +12,7 @@
 #include "tools/report/critical_path.h"
 #include "tools/report/histogram.h"
 #include "tools/report/result_set.h"
+#include "tools/report/result_summary.h"
 #include "tools/report/stats.h"
 
 namespace fsr {
@@ -31,6 +32,7 @@ struct RunInfo {      // one result as the report names it
   uint64_t ops = 0, skipped = 0, divergent = 0;
   bool complete = true;
   std::vector<std::string> problems;
+  std::optional<AddressSpaceFigures> address_space;  // from the result, when it has them
 };
 
 struct ClassRow {
@@ -66,7 +68,9 @@ struct Report {
   int dir_depth = 2;
 };
 
-RunInfo run_info(const ResultSet& rs, const ResultStats& st);
+RunInfo run_info(const ResultSummary& rs);
+Report build_report(const ResultSummary& target, const ResultSummary* baseline, const ReportOptions& opt = {});
+// The same over results held in memory (tests).
 Report build_report(const ResultSet& target, const ResultSet* baseline, const ReportOptions& opt = {});
 
 }  // namespace fsr
