@@ -164,13 +164,13 @@ TEST(CriticalPath, OnePassEqualsTheBackwardWalk) {
   }
 }
 
-// A wait on an op the window no longer holds follows worker order instead,
-// and says so; the parts still tile the wall.
+// A worker's first op that waited on an op the window no longer holds: its
+// wait is unexplained time, and the builder says so; the parts still tile.
 TEST(CriticalPath, AWaitOlderThanTheWindowIsCounted) {
   SimWorkload w;
   w.ops.push_back({1, 2, nr("write"), 900000, 0, {}, ""});  // long, on worker 1
   for (int i = 0; i < 20; ++i) w.ops.push_back({0, 1, nr("newfstatat"), 1000, 0, {}, ""});
-  w.ops.push_back({0, 1, nr("read"), 1000, 0, {0}, ""});  // waits for the write, 21 events later
+  w.ops.push_back({2, 3, nr("read"), 1000, 0, {0}, ""});  // worker 2's first: waits for the write, 21 events later
   ResultSet rs = testdata::simulate(w, [](const SimOp& o) { return o.latency; }, 0, 0);
   ASSERT_GT(rs.ops.back().dep_wait, 0u);
   CriticalPathBuilder wide, narrow(false, 8);

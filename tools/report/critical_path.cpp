@@ -74,7 +74,10 @@ void CriticalPathBuilder::add(const OpRecord& op, size_t position) {
     if (dep.event_index == j) {
       const uint64_t prog_end = pred ? pred->end + op.gap : 0;
       if (dep.start <= op.start && (!pred || dep.end > prog_end)) pred = &dep, via_dep = true;
-    } else if (op.event_index - j >= window_.size()) {
+    } else if (!pred && op.event_index - j >= window_.size()) {
+      // Only here does the lost op change the path for sure: with a previous
+      // op on the worker, a dependency that many events older ended before
+      // that op did (it would not be the predecessor).
       ++misses_;
     }
   }

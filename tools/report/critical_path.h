@@ -32,15 +32,16 @@ struct PathAttribution {
   uint64_t wall_ns = 0;             // max(given wall, last op end)
   uint64_t path_ops = 0;            // ops on the path
   std::vector<size_t> path;         // their positions, last op first (only when asked for: tests)
-  uint64_t window_misses = 0;       // waits on an op older than the builder's window: followed worker order instead
+  uint64_t window_misses = 0;       // first ops of a worker that waited on an op older than the builder's window (unexplained instead)
 
   uint64_t total() const;           // sum of all parts; == wall_ns
 };
 
 class CriticalPathBuilder {
  public:
-  // Ops a later op may still have waited on. A real replay's waits end at
-  // most a few hundred events after what released them.
+  // Ops a later op may still have waited on. A real replay's waits that
+  // matter end a few hundred events after what released them (a build's:
+  // median 450); the older ones ended long before the op's worker was free.
   static constexpr size_t kDefaultWindow = 1 << 16;
   explicit CriticalPathBuilder(bool keep_path = false, size_t window = kDefaultWindow);
   ~CriticalPathBuilder();

@@ -43,6 +43,9 @@ void SummaryBuilder::add(const OpRecord& op, size_t position, std::string_view p
 ResultSummary SummaryBuilder::finish() {
   sum_.stats = stats_.finish();
   sum_.path = path_.finish(sum_.wall_ns());
+  if (sum_.path.window_misses)
+    sum_.problems.push_back(std::to_string(sum_.path.window_misses) +
+                            " ops waited on an op too far back to follow: the critical path counts their wait as unexplained");
   return std::move(sum_);
 }
 
