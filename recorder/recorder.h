@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,8 @@ struct RecordOptions {
   uint32_t buffer_mib = 8;             // per-CPU lane size (bpf/fsreplay_record.h)
   bool page_faults = true;
   bool progress = false;               // progress line on stderr
+  // Called about once a second while the workload runs: events written, events lost so far.
+  std::function<void(uint64_t events, uint64_t drops)> on_progress;
   bool run_as_invoker = true;          // under sudo, run the workload as $SUDO_USER
 };
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tools/cli_util.h"
+#include "tools/progress/progress.h"
 #include "tools/verbs.h"
 #include "traces/syscalls.h"
 
@@ -22,6 +23,7 @@ Action add_record_verb(CLI::App& app) {
     uint32_t buffer_mib = 8;
     bool allow_drops = false;
     bool no_faults = false;
+    bool quiet = false;
     uint32_t pid = 0;
     std::vector<std::string> command;
   };
@@ -32,6 +34,7 @@ Action add_record_verb(CLI::App& app) {
   sub->add_option("--buffer-mib", o->buffer_mib, "Record buffer (lane) size per CPU, MiB (power of two). Larger survives longer bursts without drops; an emptied lane rewinds to its start, so the size barely changes the cost")->capture_default_str();
   sub->add_flag("--allow-drops", o->allow_drops, "Exit 0 even if events were lost");
   sub->add_flag("--no-page-faults", o->no_faults, "Do not record page faults on file mappings");
+  sub->add_flag("--quiet,-q", o->quiet, "No progress line (events and drops so far; shown only on a terminal)");
   sub->add_option("--pid", o->pid, "Follow an already running process tree until it exits or Ctrl-C");
   sub->add_option("command", o->command, "-- CMD ARGS...");
   return [o]() -> int {
@@ -47,8 +50,13 @@ Action add_record_verb(CLI::App& app) {
     ro.attach_pid = o->pid;
     ro.buffer_mib = o->buffer_mib;
     ro.page_faults = !o->no_faults;
-    ro.progress = stderr_is_tty();
+    ro.progress = !o->quiet && stderr_is_tty();
+    ProgressLine line("record", "events", o->quiet);
+    ro.on_progress = [&line](uint64_t events, uint64_t drops) {
+      line.update(events, 0, {}, fmt::format("{} drops", drops));
+    };
     auto r = record(ro);
+    line.finish();
     if (!r) {
       const std::string& m = r.message();
       bool priv = m.find("root") != std::string::npos || m.find("BTF") != std::string::npos;

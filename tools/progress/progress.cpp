@@ -52,15 +52,16 @@ std::string format_progress(const ProgressView& v, size_t width) {
   return s;
 }
 
-ProgressLine::ProgressLine(std::string label, std::string unit, bool quiet, int fd)
+ProgressLine::ProgressLine(std::string label, std::string unit, bool quiet, int fd, uint64_t show_after_ns)
     : label_(std::move(label)), unit_(std::move(unit)), fd_(fd), enabled_(!quiet && is_terminal(fd)),
-      start_ns_(now_ns()) {}
+      start_ns_(now_ns()), show_after_ns_(show_after_ns) {}
 
 ProgressLine::~ProgressLine() { finish(); }
 
 void ProgressLine::update(uint64_t done, uint64_t total, std::string_view current, std::string_view extra) {
   if (!enabled_) return;
   const uint64_t t = now_ns();
+  if (t - start_ns_ < show_after_ns_) return;
   if (t - last_draw_ns_ < 100'000'000ull && !(total && done >= total)) return;
   last_draw_ns_ = t;
   ProgressView v{label_, unit_, done, total, t - start_ns_, current, extra};

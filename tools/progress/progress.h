@@ -30,8 +30,10 @@ std::string format_progress(const ProgressView& v, size_t width = 0);
 
 class ProgressLine {
  public:
-  // Shown only when `fd` is a terminal and `quiet` is false.
-  ProgressLine(std::string label, std::string unit, bool quiet = false, int fd = 2);
+  // Shown only when `fd` is a terminal and `quiet` is false, and only once
+  // the work has taken `show_after_ns` (short work leaves no trace).
+  ProgressLine(std::string label, std::string unit, bool quiet = false, int fd = 2,
+               uint64_t show_after_ns = 1'000'000'000);
   ~ProgressLine();
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
@@ -48,6 +50,7 @@ class ProgressLine {
   bool enabled_;
   bool drawn_ = false;
   uint64_t start_ns_;
+  uint64_t show_after_ns_;
   uint64_t last_draw_ns_ = 0;
 };
 
