@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <queue>
 #include <unordered_map>
 
 #include "replayer/deps.h"
 #include "replayer/mapping_tracker.h"
+#include "replayer/plan_layout.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -49,8 +49,8 @@ class Builder {
     for (const Event& e : ev_) plan_.base_ts = std::min(plan_.base_ts, e.ts);
     if (ev_.empty()) plan_.base_ts = 0;
     for (uint32_t i = 0; i < ev_.size(); ++i) step(i);
-    mark_devices();
-    assign_workers();
+    mark_devices(ev_, facts_, plan_);
+    assign_workers(plan_);
     add_dependencies(ev_, facts_, plan_);
     return std::move(plan_);
   }
@@ -147,7 +147,6 @@ class Builder {
     return intern(normalize_abs(s));
   }
 
-  void mark_devices();
 
   void set_closes(PlanOp& op, const std::vector<uint32_t>& closed) {
     op.close_begin = static_cast<uint32_t>(plan_.closes.size());
@@ -175,7 +174,6 @@ class Builder {
   }
 
   void step(uint32_t i);
-  void assign_workers();
 
   const std::vector<Event>& ev_;
   const StringLookup& str_;
@@ -456,59 +454,7 @@ void Builder::step(uint32_t i) {
   if (!closed.empty()) set_closes(op, closed);
 }
 
-// Paths any event showed to be a character device: their ops use a stand-in
-// (device_standin) and change no name space, so the tree neither makes nor
-// removes them.
-void Builder::mark_devices() {
-  std::vector<bool> dev(plan_.paths.size(), false);
-  bool any = false;
-  for (uint32_t i = 0; i < ev_.size(); ++i) {
-    const Event& e = ev_[i];
-    uint32_t p = plan_.ops[i].path[0];
-    if (p != kNoPath && e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode))
-      any = dev[p] = true;
-  }
-  if (!any) return;
-  for (uint32_t i = 0; i < ev_.size(); ++i) {
-    PlanOp& op = plan_.ops[i];
-    if (op.path[0] == kNoPath || !dev[op.path[0]]) continue;
-    op.flags = static_cast<uint8_t>((op.flags | kPfDevice) & ~(kPfNs0 | kPfNs1));
-    facts_[i].ns_mask = 0;
-  }
-}
-
-void Builder::assign_workers() {
-  std::vector<uint32_t> order(plan_.threads.size());
-  for (uint32_t t = 0; t < order.size(); ++t) order[t] = t;
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return plan_.threads[a].start < plan_.threads[b].start;
-  });
-  using Slot = std::pair<uint64_t, uint32_t>;  // (end of its last thread, worker)
-  std::priority_queue<Slot, std::vector<Slot>, std::greater<>> free;
-  for (uint32_t t : order) {
-    RecordedThread& rt = plan_.threads[t];
-    uint32_t w;
-    if (!free.empty() && free.top().first < rt.start) {
-      w = free.top().second;
-      free.pop();
-    } else {
-      w = static_cast<uint32_t>(plan_.workers.size());
-      plan_.workers.emplace_back();
-    }
-    rt.worker = w;
-    auto& list = plan_.workers[w];
-    list.insert(list.end(), rt.ops.begin(), rt.ops.end());
-    free.push({rt.end, w});
-  }
-}
-
 }  // namespace
-
-const char* device_standin(const std::string& p) {
-  for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"})
-    if (p == d) return d;
-  return "/dev/null";
-}
 
 Plan build_plan(const std::vector<Event>& events, const StringLookup& str, const PlanInputs& in) {
   return Builder(events, str, in).build();
