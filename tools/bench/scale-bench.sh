@@ -34,7 +34,8 @@ trap 'rm -rf "$work" "$tmpfs"' EXIT
 [ "$(stat -f -c %T "$tmpfs")" = tmpfs ] || echo "scale-bench: warning: $tmpfs is not on tmpfs" >&2
 
 cap_kb=$((cap_gib * 1024 * 1024))
-per_event=1700  # bytes of replay RSS per event until measured
+per_event=1700  # bytes of replay RSS per event: 1.7 KB until measured, then the most measured (+20%)
+measured=0
 avail_kb() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
 # fits EVENTS: 0 when the replay's estimated peak fits under the cap and free memory
 fits() {
@@ -72,7 +73,9 @@ for m in $sizes; do
       continue
     fi
     replay_rss=$rss_kb
-    per_event=$(( rss_kb * 1024 / events > per_event ? rss_kb * 1024 / events : per_event ))
+    this=$(( rss_kb * 1024 * 12 / 10 / events ))
+    [ "$measured" = 1 ] && [ "$this" -lt "$per_event" ] || per_event=$this
+    measured=1
     wall=$(jget "$work/summary.json" "j['wall_ns'] / 1e9")
     ops=$(jget "$work/summary.json" "j['ops'] + j['skipped']")
     div=$(jget "$work/summary.json" "j['divergences']")
