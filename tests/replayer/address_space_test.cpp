@@ -182,5 +182,30 @@ TEST_F(AddressSpaces, UnmapsAndTouchesRacingNeverCrash) {
   close(fd);
 }
 
+// A replay that would pass the kernel's limit says so before it starts, with
+// the limit and how to raise it; one that stays under it says nothing.
+TEST(MapLimit, AReplayPastTheLimitSaysSoBeforeItStarts) {
+  Synth t;
+  uint64_t ts = 1000;
+  for (uint32_t k = 0; k < 3; ++k) add_process(t, 100 + k, ts);
+  Plan plan = t.plan("/w/p");
+  ASSERT_EQ(plan.peak_mappings, 1u + kLibs * 5);
+  EXPECT_EQ(map_limit_warning(plan, 200, 65530), "");
+  const std::string w = map_limit_warning(plan, 200, 210);
+  EXPECT_NE(w.find("vm.max_map_count = 210"), std::string::npos) << w;
+  EXPECT_NE(w.find("sysctl -w vm.max_map_count="), std::string::npos) << w;
+  EXPECT_NE(w.find("ENOMEM"), std::string::npos) << w;
+
+  MappingStats failed;
+  failed.enomem = 7;
+  failed.peak = 65400;
+  const std::string f = map_failure_warning(failed, 120, 65530);
+  EXPECT_NE(f.find("7 mmaps failed with ENOMEM"), std::string::npos) << f;
+  EXPECT_NE(f.find("sysctl -w vm.max_map_count="), std::string::npos) << f;
+  EXPECT_EQ(map_failure_warning(MappingStats{}, 120, 65530), "");
+  EXPECT_GT(max_map_count(), 0u);
+  EXPECT_GT(own_mapping_count(), 0u);
+}
+
 }  // namespace
 }  // namespace fsr
