@@ -180,6 +180,11 @@ Result<RecordSummary> record(const RecordOptions& o) {
       if (!werr) break;
       last_flush = horizon;
       governor.flushed(horizon);
+      if (o.on_progress) {
+        uint64_t drops = 0;
+        for (uint64_t d : session->counters().drops) drops += d;
+        o.on_progress(writer->records_written(), drops);
+      }
     }
     if (!o.command.empty()) {
       int st = 0;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct RecordOptions {
   uint32_t attach_pid = 0;             // --pid: follow a running tree
   BpfOptions bpf;                      // lane size, page faults, forced fallbacks (bpf_options.h)
   bool progress = false;               // progress line on stderr
+  // Called about once a second while the workload runs: events written, events lost so far.
+  std::function<void(uint64_t events, uint64_t drops)> on_progress;
   bool run_as_invoker = true;          // under sudo, run the workload as $SUDO_USER
 };
 

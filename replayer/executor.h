@@ -4,19 +4,19 @@
 // its root (resolver.h); mutating calls reach their target through a parent
 // directory opened beneath the root, so no symlink can lead them outside.
 // Missing features take their fallback (features.h). Never allocates.
+// The calls are split by family: names and attributes (exec_files.cpp), open
+// files (exec_io.cpp), mappings (address_space.h).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <vector>
 
+#include "replayer/address_space.h"
 #include "replayer/features.h"
 #include "replayer/plan.h"
 #include "traces/event.h"
 
 namespace fsr {
-
-inline constexpr int64_t kUnmapAbove = 49152;  // 3/4 of vm.max_map_count; see ExecEnv::live_maps
 
 struct ExecEnv {
   int root[2] = {-1, -1};            // Root::kTarget, Root::kScratch
@@ -24,14 +24,10 @@ struct ExecEnv {
   const Plan* plan = nullptr;
   const std::vector<Event>* events = nullptr;
   std::vector<int> ofd_fd;           // real fd per OFD slot (-1: none)
-  std::vector<void*> map_addr;       // per op: where an mmap op mapped (nullptr: none)
-  std::vector<uint64_t> map_len;
-  std::vector<uint8_t> map_inside;   // per op: placed MAP_FIXED inside its base mapping (PlanOp::ref_op)
-  // Mappings the replay holds now. Those of ended processes are unmapped only
-  // above kUnmapAbove: each munmap in the multi-threaded replayer costs a TLB
-  // shootdown (more, here, than a larger address space costs mmap and faults),
-  // but the kernel's vm.max_map_count (65530) must never be reached.
-  std::atomic<int64_t> live_maps{0};
+  // The replayed processes' file mappings. An address space's are unmapped
+  // when its last recorded thread leaves it (exit, exec): the replay never
+  // holds more than the processes alive at that point of the trace mapped.
+  ReplayMappings maps;
 };
 
 // Sizes the per-op arrays of `env` for its plan.
@@ -45,7 +41,8 @@ uint64_t max_io_size(const Plan& plan, const std::vector<Event>& events);
 // kOfSkipped in `op_flags` when it took a fallback or could not issue the call.
 int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint16_t& op_flags);
 
-// Real closes this op triggers (last references dropped by exec, exit, dup2).
+// Real closes this op triggers (last references dropped by exec, exit, dup2),
+// and, for an exit or exec, the end of its address space.
 void apply_closes(uint32_t i, ExecEnv& env);
 
 // Closes every real fd and unmaps every mapping still open (end of replay).

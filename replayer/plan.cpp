@@ -9,10 +9,11 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <queue>
 #include <unordered_map>
 
 #include "replayer/deps.h"
+#include "replayer/mapping_tracker.h"
+#include "replayer/plan_layout.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -26,7 +27,7 @@ struct TidState {
   std::shared_ptr<FdTable> table;
   std::shared_ptr<std::string> cwd;
   uint64_t last_end = 0;
-  bool exec_applied = false;  // execve success seen; its proc_exec must not apply it again
+  uint16_t exec_done = 0;  // the exec record (execve, proc_exec) just applied: its pair, next, applies nothing
 };
 
 struct Pending {
@@ -36,17 +37,10 @@ struct Pending {
   std::shared_ptr<std::string> cwd;
 };
 
-struct Mapping {
-  uint64_t addr, len;
-  uint32_t op;
-  uint32_t tid;
-  uint32_t base;  // mmap op whose range this MAP_FIXED mapping was placed in (kNoOp: none)
-};
-
 class Builder {
  public:
   Builder(const std::vector<Event>& ev, const StringLookup& str, const PlanInputs& in)
-      : ev_(ev), str_(str), in_(in), map_(in.recorded_root) {}
+      : ev_(ev), str_(str), in_(in), map_(in.recorded_root), maps_(plan_) {}
 
   Plan build() {
     plan_.ops.resize(ev_.size());
@@ -55,8 +49,8 @@ class Builder {
     for (const Event& e : ev_) plan_.base_ts = std::min(plan_.base_ts, e.ts);
     if (ev_.empty()) plan_.base_ts = 0;
     for (uint32_t i = 0; i < ev_.size(); ++i) step(i);
-    mark_devices();
-    assign_workers();
+    mark_devices(ev_, facts_, plan_);
+    assign_workers(plan_);
     plan_.serial_dirs = in_.serial_dirs;
     add_dependencies(ev_, facts_, plan_);
     return std::move(plan_);
@@ -132,7 +126,7 @@ class Builder {
     ++users_[st.table.get()];
     plan_.threads.push_back(std::move(rt));
     by_pid_.emplace(e.pid, e.tid);
-    ++threads_of_pid_[e.pid];
+    maps_.saw_thread(e.tid, e.pid);
     return tids_.emplace(e.tid, std::move(st)).first->second;
   }
 
@@ -154,23 +148,6 @@ class Builder {
     return intern(normalize_abs(s));
   }
 
-  void mark_devices();
-
-  // The process's address space ends here (exec, last exit): its file
-  // mappings are unmapped after `op`. Only for a process traced with one
-  // thread: its ops all run in order on one worker, so no touch of another
-  // of its threads can race the unmap (multi-threaded ones keep theirs).
-  void end_address_space(PlanOp& op, uint32_t pid) {
-    auto it = maps_.find(pid);
-    if (it == maps_.end()) return;
-    if (threads_of_pid_[pid] <= 1 && !it->second.empty()) {
-      op.unmap_begin = static_cast<uint32_t>(plan_.unmaps.size());
-      for (const Mapping& m : it->second)
-        if (m.base == kNoOp) plan_.unmaps.push_back(m.op);  // a base's munmap takes what lies in it
-      op.unmap_end = static_cast<uint32_t>(plan_.unmaps.size());
-    }
-    maps_.erase(it);
-  }
 
   void set_closes(PlanOp& op, const std::vector<uint32_t>& closed) {
     op.close_begin = static_cast<uint32_t>(plan_.closes.size());
@@ -198,7 +175,6 @@ class Builder {
   }
 
   void step(uint32_t i);
-  void assign_workers();
 
   const std::vector<Event>& ev_;
   const StringLookup& str_;
@@ -210,10 +186,9 @@ class Builder {
   std::unordered_map<std::string, uint32_t> path_ids_;
   std::unordered_map<uint32_t, TidState> tids_;
   std::unordered_map<uint32_t, uint32_t> by_pid_;
-  std::unordered_map<uint32_t, uint32_t> threads_of_pid_;  // recorded threads per process, ever
   std::unordered_map<uint32_t, Pending> pending_;
   std::map<const FdTable*, int> users_;
-  std::unordered_map<uint32_t, std::vector<Mapping>> maps_;  // pid -> live file mappings
+  MappingTracker maps_;
   uint32_t next_chan_ = 0;
   bool initial_used_ = false;
 };
@@ -245,8 +220,8 @@ void Builder::step(uint32_t i) {
   }
   st.last_end = std::max(st.last_end, e.ts + e.dur);
   rt.end = std::max(rt.end, e.ts + e.dur);
-  bool exec_applied = st.exec_applied;
-  st.exec_applied = false;
+  const uint16_t exec_done = st.exec_done;
+  st.exec_done = 0;
 
   const SyscallInfo* si = syscall_info(e.nr);
   if (!si || (si->flags & kSfIoUring)) {
@@ -392,23 +367,19 @@ void Builder::step(uint32_t i) {
                     (e.flags & kEfSharedFiles) != 0, st);
       break;
     }
-    case SYS_execve: case SYS_execveat:
-      if (ret == 0) {
+    case SYS_execve: case SYS_execveat: case kEvProcExec:
+      if (e.nr == kEvProcExec) op.action = OpAction::kEmulate;
+      // The kernel's exec record and the execve's own are one exec, in either order.
+      if (ret == 0 && (exec_done == 0 || (exec_done == kEvProcExec) == (e.nr == kEvProcExec))) {
         st.table->exec(closed);
-        st.exec_applied = true;
-        end_address_space(op, st.pid);
+        st.exec_done = e.nr;
+        maps_.exec(i, e.tid, e.pid);
       }
-      break;
-    case kEvProcExec:
-      op.action = OpAction::kEmulate;
-      if (!exec_applied) st.table->exec(closed);
-      end_address_space(op, st.pid);
       break;
     case kEvProcExit:
       op.action = OpAction::kEmulate;
       if (--users_[st.table.get()] == 0) st.table->clear(closed);
-      if (e.args[1]) end_address_space(op, st.pid);  // the process's last thread
-      else maps_.erase(st.pid);
+      maps_.exit(i, e.tid);
       break;
     case SYS_chdir:
       if (ret == 0 && has_path) *st.cwd = plan_.paths[op.path[0]].abs;
@@ -420,51 +391,15 @@ void Builder::step(uint32_t i) {
       break;
     case SYS_mmap:
       fd_op_action(op);
-      if (op.action == OpAction::kIssue && ret > 0) {
-        // The dynamic loader maps a whole library, then maps each segment
-        // MAP_FIXED over it. The replay places such a mapping at the same
-        // offset in its own copy of the first one (same thread, so program
-        // order makes that one exist first): separate mappings would need
-        // more address space and page tables than the original ever had.
-        auto& v = maps_[st.pid];
-        uint32_t base = kNoOp;
-        if (e.args[3] & MAP_FIXED) {
-          for (size_t k = v.size(); k-- > 0;) {
-            const Mapping& m = v[k];
-            if (m.base == kNoOp && m.tid == e.tid && e.args[0] >= m.addr &&
-                e.args[0] - m.addr + e.args[1] <= m.len) {
-              base = m.op;
-              op.ref_op = m.op;
-              op.ref_off = e.args[0] - m.addr;
-              break;
-            }
-          }
-        }
-        v.push_back({static_cast<uint64_t>(ret), e.args[1], i, e.tid, base});
-      }
+      if (op.action == OpAction::kIssue && ret > 0) maps_.mmap(i, e);
       break;
-    case SYS_munmap: case kEvPageFault: {
+    case SYS_munmap:
       op.action = OpAction::kSkip;
-      if (e.nr == kEvPageFault && !in_.mmap_touch) break;
-      uint64_t addr = e.nr == SYS_munmap ? e.args[0] : e.args[1];
-      auto& v = maps_[st.pid];
-      for (size_t k = v.size(); k-- > 0;) {
-        if (addr >= v[k].addr && addr < v[k].addr + v[k].len) {
-          op.ref_op = v[k].op;
-          op.ref_off = addr - v[k].addr;
-          op.action = OpAction::kIssue;
-          if (e.nr == SYS_munmap) {
-            if (op.ref_off != 0 || e.args[1] < v[k].len) op.action = OpAction::kEmulate;
-            const uint32_t gone = v[k].op;
-            v.erase(v.begin() + static_cast<long>(k));
-            // A base takes the mappings placed in it along.
-            std::erase_if(v, [gone](const Mapping& m) { return m.base == gone; });
-          }
-          break;
-        }
-      }
+      if (ret == 0) maps_.munmap(i, e);  // (a failed one changed nothing: the trace's own behaviour)
       break;
-    }
+    case kEvPageFault:
+      op.action = in_.mmap_touch && maps_.fault(i, e) ? OpAction::kIssue : OpAction::kSkip;
+      break;
     case SYS_getdents: case SYS_getdents64:
       fd_op_action(op);
       if (op.ofd != kNoOfd) f.readdir_dir = plan_.ofds[op.ofd].path;
@@ -520,62 +455,7 @@ void Builder::step(uint32_t i) {
   if (!closed.empty()) set_closes(op, closed);
 }
 
-// Paths any event showed to be a character device: their ops use a stand-in
-// (device_standin) and change no name space, so the tree neither makes nor
-// removes them. /dev/tty is one whatever its recorded result: a shell opens it
-// at start, and where it has no controlling terminal (a script, CI, the vm
-// lab's guest) that open fails with ENXIO, which carries no inode facts; it
-// replays on /dev/tty itself, so the replay's own terminal answers the same.
-void Builder::mark_devices() {
-  std::vector<bool> dev(plan_.paths.size(), false);
-  bool any = false;
-  for (uint32_t i = 0; i < ev_.size(); ++i) {
-    const Event& e = ev_[i];
-    uint32_t p = plan_.ops[i].path[0];
-    if (p != kNoPath && ((e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode)) || plan_.paths[p].abs == "/dev/tty"))
-      any = dev[p] = true;
-  }
-  if (!any) return;
-  for (uint32_t i = 0; i < ev_.size(); ++i) {
-    PlanOp& op = plan_.ops[i];
-    if (op.path[0] == kNoPath || !dev[op.path[0]]) continue;
-    op.flags = static_cast<uint8_t>((op.flags | kPfDevice) & ~(kPfNs0 | kPfNs1));
-    facts_[i].ns_mask = 0;
-  }
-}
-
-void Builder::assign_workers() {
-  std::vector<uint32_t> order(plan_.threads.size());
-  for (uint32_t t = 0; t < order.size(); ++t) order[t] = t;
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return plan_.threads[a].start < plan_.threads[b].start;
-  });
-  using Slot = std::pair<uint64_t, uint32_t>;  // (end of its last thread, worker)
-  std::priority_queue<Slot, std::vector<Slot>, std::greater<>> free;
-  for (uint32_t t : order) {
-    RecordedThread& rt = plan_.threads[t];
-    uint32_t w;
-    if (!free.empty() && free.top().first < rt.start) {
-      w = free.top().second;
-      free.pop();
-    } else {
-      w = static_cast<uint32_t>(plan_.workers.size());
-      plan_.workers.emplace_back();
-    }
-    rt.worker = w;
-    auto& list = plan_.workers[w];
-    list.insert(list.end(), rt.ops.begin(), rt.ops.end());
-    free.push({rt.end, w});
-  }
-}
-
 }  // namespace
-
-const char* device_standin(const std::string& p) {
-  for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
-    if (p == d) return d;
-  return "/dev/null";
-}
 
 Plan build_plan(const std::vector<Event>& events, const StringLookup& str, const PlanInputs& in) {
   return Builder(events, str, in).build();

@@ -22,6 +22,7 @@ namespace fsr {
 
 inline constexpr uint32_t kNoPath = UINT32_MAX;
 inline constexpr uint32_t kNoOp = UINT32_MAX;
+inline constexpr uint32_t kNoSpace = UINT32_MAX;
 
 enum class OpAction : uint8_t {
   kIssue,    // re-issued against target/scratch and timed
@@ -68,11 +69,14 @@ struct PlanOp {
   uint32_t path[2] = {kNoPath, kNoPath};
   uint32_t dep_begin = 0, dep_end = 0;      // Plan::deps[dep_begin, dep_end)
   uint32_t close_begin = 0, close_end = 0;  // Plan::closes[...]: OFDs to close after this op
-  uint32_t unmap_begin = 0, unmap_end = 0;  // Plan::unmaps[...]: mappings that end with this op
-  // munmap/page fault: the mmap op it refers to, and (fault) the offset into
-  // that mapping. mmap with MAP_FIXED inside an earlier mapping of its
-  // thread: that base op, and the offset to place it at in the base's copy.
+  uint32_t unmap_begin = 0, unmap_end = 0;  // munmap: Plan::unmaps[...], what it takes
+  // page fault: the mmap op it touches, and the offset into that mapping.
+  // mmap with MAP_FIXED inside an earlier mapping of its thread: that base
+  // op, and the offset to place it at in the base's copy (mapping_tracker.h).
   uint32_t ref_op = kNoOp;
+  // mmap: the address space it maps in. Exit, exec: the address space this
+  // thread leaves (Plan::spaces; the last to leave unmaps what is left).
+  uint32_t space = kNoSpace;
   // clone/fork/exec: the part of the recorded call that lies after the end of
   // its thread's previous op (ns, capped). The replay reduces these calls to
   // an open or to nothing and sleeps this instead. Not the whole duration: a
@@ -85,6 +89,20 @@ struct PlanOp {
   uint64_t gap = 0;                 // recorded compute gap before this op, ns
   OpAction action = OpAction::kSkip;
   uint8_t flags = 0;
+};
+
+// A replayed address space (mapping_tracker.h): a recorded process from its
+// start or exec to its exec or last exit.
+struct PlanSpace {
+  uint32_t threads = 0;                     // ops that leave it (one per recorded thread in it)
+  uint32_t unmap_begin = 0, unmap_end = 0;  // Plan::unmaps: its mappings still there at its end
+};
+
+// What a munmap (or an address space's end) takes of one replayed mapping.
+struct PlanUnmap {
+  uint32_t map_op = kNoOp;  // the mmap op that made it
+  uint32_t whole = 1;       // 0: only [off, off + len) of it
+  uint64_t off = 0, len = 0;
 };
 
 struct RecordedThread {
@@ -100,9 +118,8 @@ struct Plan {
   std::vector<uint32_t> deps;
   std::vector<DepKind> dep_kinds;   // parallel to deps: why (deps.h)
   std::vector<uint32_t> closes;
-  // mmap ops whose mapping ends with its process (exec, last exit): without
-  // this the replayer would keep every short-lived process's libraries mapped.
-  std::vector<uint32_t> unmaps;
+  std::vector<PlanUnmap> unmaps;
+  std::vector<PlanSpace> spaces;
   std::vector<PlanPath> paths;
   std::vector<OfdInfo> ofds;
   std::vector<RecordedThread> threads;
@@ -115,6 +132,9 @@ struct Plan {
   uint64_t dropped_edges = 0;       // edges refused because they could deadlock the replay
   uint64_t overlapping_ops = 0;     // ops that entered before the previous op of their worker returned (damaged trace)
   bool serial_dirs = false;         // PlanInputs::serial_dirs
+  // In recorded order: the most kernel mappings the replay's mappings make at
+  // once (an upper bound), and the most address spaces holding one.
+  uint64_t peak_mappings = 0, peak_spaces = 0;
 
   std::vector<uint32_t> deps_of(uint32_t op) const {
     return {deps.begin() + ops[op].dep_begin, deps.begin() + ops[op].dep_end};

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -214,7 +215,7 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
 ProgressFn phase_progress(const ReplayOptions& o, const char* phase) {
   if (!o.progress || !o.on_progress) return nullptr;
   auto cb = o.on_progress;
-  return [cb, phase](uint64_t d, uint64_t t) { cb(phase, d, t); };
+  return [cb, phase](uint64_t d, uint64_t t) { cb(phase, d, t, {}); };
 }
 
 // The think clock's corrections and what they came to, for the result's
@@ -346,10 +347,27 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
                           static_cast<int>(info.open_flags & (O_ACCMODE | O_APPEND)), 0, ss.features);
     if (fd >= 0) env.ofd_fd[o] = fd;
   }
+  // The kernel's map limit, before it makes mmaps fail (address_space.h).
+  const uint64_t map_limit = max_map_count(), own_maps = own_mapping_count() + 2 * ss.plan.workers.size();
+  std::vector<std::string> warnings;
+  auto warn = [&](std::string w) {
+    if (w.empty()) return;
+    if (o.on_warning) o.on_warning(w);
+    warnings.push_back(std::move(w));
+  };
+  warn(map_limit_warning(ss.plan, own_maps, map_limit));
   EngineProgress prog;
   if (o.progress && o.on_progress) {
-    auto cb = o.on_progress;
-    prog = [cb](uint64_t d, uint64_t t) { cb("replay", d, t); };
+    // What runs now, roughly: the program exec'd last among the first `d` events.
+    std::vector<std::pair<uint64_t, std::string_view>> execs;
+    for (uint32_t i = 0; i < ss.trace.events.size(); ++i)
+      if (const Event& e = ss.trace.events[i]; e.nr == kEvProcExec && e.path[0] != kNoStr)
+        execs.emplace_back(i, ss.trace.reader->str(e.path[0]));
+    prog = [cb = o.on_progress, execs = std::move(execs)](uint64_t d, uint64_t t) {
+      auto it = std::upper_bound(execs.begin(), execs.end(), d, [](uint64_t v, const auto& x) { return v < x.first; });
+      std::string_view cur = it == execs.begin() ? std::string_view() : std::prev(it)->second;
+      cb("replay", d, t, cur.substr(cur.rfind('/') + 1));
+    };
   }
   ThinkClock clock;
   IssueCost issue_cost;
@@ -365,11 +383,17 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     }
   }
   auto er = run_engine(ss.plan, ss.trace.events, env, o.timing, prog, o.inject_ns, clock);
+  const MappingStats maps = env.maps.stats();
   release_all(env);
   if (!er) return er.status();
   EngineResult& res = er.value();
+  warn(map_failure_warning(maps, own_maps, map_limit));
 
   ReplaySummary sum;
+  sum.warnings = std::move(warnings);
+  sum.peak_mappings = own_maps + maps.peak;
+  sum.peak_spaces = maps.peak_spaces;
+  sum.max_map_count = map_limit;
   sum.wall_ns = res.wall_ns;
   sum.workers = ss.plan.workers.size();
   sum.scratch = ss.roots.scratch_is_ours ? std::string() : ss.roots.scratch;
@@ -426,6 +450,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     sum.clock_json = opts["clock"].dump();
   }
   opts["overlap"] = overlap_json(ss.plan, ss.trace.events, res.ops);
+  opts["address_space"] = {{"peak_mappings", sum.peak_mappings}, {"peak_spaces", sum.peak_spaces},
+                           {"max_map_count", map_limit}, {"enomem", maps.enomem}};
   for (int c = 0; c < kClassCount; ++c)
     if (o.inject_ns[c]) opts["inject_latency_ns"][std::string(class_name(static_cast<SyscallClass>(c)))] = o.inject_ns[c];
   h.options_json = opts.dump();
@@ -480,6 +506,9 @@ std::string summary_to_json(const ReplaySummary& s) {
   j["workers"] = s.workers;
   j["fallbacks"] = s.fallbacks;
   j["trace_problems"] = s.trace_problems;
+  j["warnings"] = s.warnings;
+  j["address_space"] = {{"peak_mappings", s.peak_mappings}, {"peak_spaces", s.peak_spaces},
+                        {"max_map_count", s.max_map_count}};
   j["result"] = s.result_path;
   j["diverged"] = s.diverged;
   j["max_divergence_pct"] = s.max_divergence_pct;

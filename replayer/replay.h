@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "replayer/engine.h"
@@ -41,7 +42,9 @@ struct ReplayOptions {
   // Beyond the shared API:
   bool reset_after = true;       // after the clock stops, reset the tree to the prestate
   std::vector<std::string> disable_features;  // force fallbacks (tests, WSL1 rehearsal)
-  std::function<void(const char* phase, uint64_t done, uint64_t total)> on_progress;
+  // `current`: what runs now (replay: the program started last among the ops done), may be empty.
+  std::function<void(const char* phase, uint64_t done, uint64_t total, std::string_view current)> on_progress;
+  std::function<void(const std::string& warning)> on_warning;  // said at once (before the clock, if known then)
   // Test hook: ns slept inside every issued op of a class (attribution checks
   // against a known truth). Recorded in the result's options.
   std::array<uint64_t, kClassCount> inject_ns{};
@@ -74,6 +77,11 @@ struct ReplaySummary {
   std::array<uint64_t, kClassCount> count{}, total_ns{};
   std::vector<std::string> fallbacks;
   std::vector<std::string> trace_problems;  // damage found in the trace (replayed what was readable)
+  std::vector<std::string> warnings;        // about the replay itself (e.g. vm.max_map_count)
+  // Kernel mappings the replayer held at most (its own and the replayed
+  // processes', an upper bound), the most replayed address spaces holding
+  // mappings at once, and the kernel's limit (address_space.h).
+  uint64_t peak_mappings = 0, peak_spaces = 0, max_map_count = 0;
   std::string result_path;
   std::string scratch;
   bool diverged = false;         // divergences > max_divergence_pct of ops

@@ -1,20 +1,12 @@
 #include "tools/cli_util.h"
 
 #include <fmt/core.h>
-#include <time.h>
 
 #include <cctype>
 #include <string>
 #include <unistd.h>
 
 namespace fsr::cli {
-namespace {
-uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-}  // namespace
 
 int fail(std::string_view verb, std::string_view message, int code) {
   fmt::print(stderr, "fsreplay {}: {}\n", verb, message);
@@ -22,32 +14,6 @@ int fail(std::string_view verb, std::string_view message, int code) {
 }
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
-
-Progress::Progress(std::string label, uint64_t total)
-    : label_(std::move(label)), total_(total), start_ns_(now_ns()), enabled_(stderr_is_tty()) {}
-
-Progress::~Progress() { finish(); }
-
-void Progress::update(uint64_t done) {
-  if (!enabled_) return;
-  uint64_t t = now_ns();
-  if (t - last_draw_ns_ < 100'000'000ull) return;
-  last_draw_ns_ = t;
-  double secs = static_cast<double>(t - start_ns_) / 1e9;
-  double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
-  if (total_ > 0 && rate > 0 && done <= total_) {
-    double eta = static_cast<double>(total_ - done) / rate;
-    fmt::print(stderr, "\r{}: {}/{} ({:.0f}/s, eta {:.0f}s)   ", label_, done, total_, rate, eta);
-  } else {
-    fmt::print(stderr, "\r{}: {} ({:.0f}/s)   ", label_, done, rate);
-  }
-  drawn_ = true;
-}
-
-void Progress::finish() {
-  if (enabled_ && drawn_) fmt::print(stderr, "\r\033[K");
-  drawn_ = false;
-}
 
 std::string human_ns(uint64_t ns) {
   if (ns < 10'000) return fmt::format("{} ns", ns);

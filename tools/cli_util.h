@@ -1,4 +1,5 @@
-// Small helpers every verb shares: exit codes, one-line errors, progress.
+// Small helpers every verb shares: exit codes, one-line errors, formatting.
+// Progress lines: tools/progress/progress.h.
 #pragma once
 
 #include <cstdint>
@@ -20,24 +21,6 @@ int fail(std::string_view verb, std::string_view message, int code = kExitError)
 
 // True when stderr is a terminal (progress is shown only then).
 bool stderr_is_tty();
-
-// A progress line on stderr, redrawn at most 10 times a second, only on a
-// terminal: "label: done/total (rate/s, eta Ns)". total 0 = unknown.
-class Progress {
- public:
-  Progress(std::string label, uint64_t total);
-  ~Progress();
-  void update(uint64_t done);
-  void finish();
-
- private:
-  std::string label_;
-  uint64_t total_;
-  uint64_t start_ns_;
-  uint64_t last_draw_ns_ = 0;
-  bool enabled_;
-  bool drawn_ = false;
-};
 
 std::string human_ns(uint64_t ns);      // "1.23 ms"
 std::string human_bytes(uint64_t bytes); // "12.3 MiB"

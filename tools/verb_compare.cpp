@@ -8,8 +8,9 @@
 #include <fmt/format.h>
 
 #include "tools/cli_util.h"
+#include "tools/progress/progress.h"
 #include "tools/report/render.h"
-#include "tools/report/result_set.h"
+#include "tools/report/result_summary.h"
 #include "tools/verbs.h"
 
 #if __has_include("replayer/replay.h")
@@ -19,12 +20,17 @@
 
 namespace fsr::cli {
 
+#ifdef FSR_HAVE_REPLAY
+void wire_progress(ReplayOptions& o, bool quiet);
+#endif
+
 Action add_compare_verb(CLI::App& app) {
   struct Opts {
     std::vector<std::string> inputs, targets;
     std::string scratch, results_dir = ".", format = "text", output;
     size_t top = 10;
     int depth = 2;
+    bool quiet = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("compare", "Compare replays of one trace across mounts");
@@ -36,6 +42,7 @@ Action add_compare_verb(CLI::App& app) {
   sub->add_option("--output,-o", o->output, "Write here instead of stdout");
   sub->add_option("--top", o->top, "Rows in the HTML process and directory tables")->check(CLI::Range(1, 1000));
   sub->add_option("--depth", o->depth, "Directory depth below the recorded root")->check(CLI::Range(1, 64));
+  sub->add_flag("--quiet,-q", o->quiet, "No progress line (shown only on a terminal anyway)");
   return [o]() -> int {
     std::vector<std::string> files = o->inputs;
     if (!o->targets.empty()) {
@@ -50,7 +57,7 @@ Action add_compare_verb(CLI::App& app) {
         ro.target = o->targets[i];
         ro.scratch = o->scratch;
         ro.output = (std::filesystem::path(o->results_dir) / fmt::format("{}.{}.result", stem, i + 1)).string();
-        ro.progress = stderr_is_tty();
+        wire_progress(ro, o->quiet);
         std::cerr << "fsreplay compare: replaying " << o->inputs[0] << " on " << ro.target << "\n";
         auto summary = run_replay(o->inputs[0], ro);
         if (!summary) return fail("compare", summary.message());
@@ -61,17 +68,20 @@ Action add_compare_verb(CLI::App& app) {
                              "`fsreplay replay` and pass the result files");
 #endif
     }
-    std::vector<ResultSet> results;
+    // Each result read chunk by chunk: memory bounded whatever their length.
+    std::vector<ResultSummary> results;
     bool complete = true;
     for (const std::string& f : files) {
-      auto r = load_result(f);
+      ProgressLine line("compare " + f, "ops", o->quiet);
+      auto r = summarize_result(f, {.dir_depth = o->depth}, [&](uint64_t d, uint64_t t) { line.update(d, t); });
+      line.finish();
       if (!r) return fail("compare", r.message());
       complete = complete && r->complete;
       for (const std::string& p : r->problems) std::cerr << "fsreplay compare: warning: " << p << "\n";
       results.push_back(std::move(r).value());
     }
-    std::vector<const ResultSet*> ptrs;
-    for (const ResultSet& r : results) ptrs.push_back(&r);
+    std::vector<const ResultSummary*> ptrs;
+    for (const ResultSummary& r : results) ptrs.push_back(&r);
     auto text = render_compare(ptrs, *parse_output_format(o->format), {.top = o->top, .dir_depth = o->depth});
     if (!text) return fail("compare", text.message());
     if (o->output.empty()) {

@@ -11,11 +11,12 @@
 
 namespace fsr::cli {
 
-void wire_progress(ReplayOptions& o);
+void wire_progress(ReplayOptions& o, bool quiet);
 
 namespace {
 struct PrepareArgs {
   std::string trace;
+  bool quiet = false;
   ReplayOptions opt;
 };
 }  // namespace
@@ -28,8 +29,9 @@ Action add_prepare_verb(CLI::App& app) {
   sub->add_option("--scratch", a->opt.scratch,
                   "Directory for paths outside the recorded root (prepared too when given; "
                   "replay prepares a fresh scratch itself)");
+  sub->add_flag("--quiet,-q", a->quiet, "No progress line (shown only on a terminal anyway)");
   return [a] {
-    wire_progress(a->opt);
+    wire_progress(a->opt, a->quiet);
     auto r = run_prepare(a->trace, a->opt);
     if (!r) return fail("prepare", r.message());
     const PrepareStats& s = r.value();

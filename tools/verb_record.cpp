@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tools/cli_util.h"
+#include "tools/progress/progress.h"
 #include "tools/verbs.h"
 #include "traces/syscalls.h"
 
@@ -23,6 +24,7 @@ Action add_record_verb(CLI::App& app) {
     bool allow_drops = false;
     bool no_faults = false;
     bool verbose = false;
+    bool quiet = false;
     uint32_t pid = 0;
     std::vector<std::string> command;
   };
@@ -35,6 +37,7 @@ Action add_record_verb(CLI::App& app) {
   sub->add_flag("--no-page-faults", o->no_faults, "Do not record page faults on file mappings");
   sub->add_option("--pid", o->pid, "Follow an already running process tree (its pid as this PID namespace numbers it) until it exits or Ctrl-C");
   sub->add_flag("-v,--verbose", o->verbose, "Print what the recorder chose for this kernel (program variants, fallbacks, PID namespace) and lane statistics");
+  sub->add_flag("--quiet,-q", o->quiet, "No progress line (events and drops so far; shown only on a terminal)");
   sub->add_option("command", o->command, "-- CMD ARGS...");
   return [o]() -> int {
 #ifndef FSREPLAY_HAVE_RECORDER
@@ -52,8 +55,13 @@ Action add_record_verb(CLI::App& app) {
     ro.bpf = bpf.value();
     ro.bpf.buffer_mib = o->buffer_mib;
     ro.bpf.page_faults = !o->no_faults;
-    ro.progress = stderr_is_tty();
+    ro.progress = !o->quiet && stderr_is_tty();
+    ProgressLine line("record", "events", o->quiet);
+    ro.on_progress = [&line](uint64_t events, uint64_t drops) {
+      line.update(events, 0, {}, fmt::format("{} drops", drops));
+    };
     auto r = record(ro);
+    line.finish();
     if (!r) {
       const std::string& m = r.message();
       bool priv = m.find("root") != std::string::npos || m.find("BTF") != std::string::npos ||

@@ -8,6 +8,7 @@
 
 #include "replayer/replay.h"
 #include "tools/cli_util.h"
+#include "tools/progress/progress.h"
 #include "tools/verbs.h"
 
 namespace fsr::cli {
@@ -15,7 +16,7 @@ namespace {
 
 struct ReplayArgs {
   std::string trace, timing = "think", mmap = "touch", dir_order = "listing";
-  bool no_prepare = false, no_verify = false, json = false, keep_tree = false, no_correction = false;
+  bool no_prepare = false, no_verify = false, json = false, keep_tree = false, no_correction = false, quiet = false;
   std::vector<std::string> inject;
   ReplayOptions opt;
 };
@@ -28,6 +29,9 @@ void print_summary(const ReplaySummary& s) {
   fmt::print("divergences  {}{}\n", s.divergences,
              s.ops ? fmt::format(" ({:.3f}%)", 100.0 * s.divergences / s.ops) : "");
   fmt::print("approx deps  {}\n", s.approx_deps);
+  fmt::print("mappings     {} at most ({:.1f}% of vm.max_map_count {}), {} address spaces at once\n",
+             s.peak_mappings, s.max_map_count ? 100.0 * double(s.peak_mappings) / double(s.max_map_count) : 0.0,
+             s.max_map_count, s.peak_spaces);
   if (!s.fallbacks.empty()) {
     fmt::print("fallbacks   ");
     for (auto& f : s.fallbacks) fmt::print(" [{}]", f);
@@ -40,6 +44,7 @@ void print_summary(const ReplaySummary& s) {
                human_ns(s.total_ns[c]), human_ns(s.total_ns[c] / s.count[c]));
   }
   for (const auto& p : s.trace_problems) fmt::print("trace damage {}\n", p);
+  for (const auto& w : s.warnings) fmt::print("warning      {}\n", w);
   if (!s.clock_json.empty()) print_clock(s.clock_json);
   fmt::print("\nresult       {}{}\n", s.result_path, s.diverged ? " (marked diverged)" : "");
 }
@@ -92,6 +97,7 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
       ->required();
   sub->add_option("--scratch", a.opt.scratch,
                   "Directory for paths outside the recorded root (default: a fresh one under $TMPDIR)");
+  sub->add_flag("--quiet,-q", a.quiet, "No progress line (shown only on a terminal anyway)");
   sub->add_option("--disable-feature", a.opt.disable_features,
                   "Treat a kernel feature as missing and use its fallback (statx, openat2, "
                   "renameat2-flags, copy_file_range, sync_file_range, o_tmpfile, fallocate)");
@@ -138,15 +144,16 @@ Status parse_injections(const std::vector<std::string>& items, ReplayOptions& op
 
 }  // namespace
 
-// Shared with verb_prepare.cpp: progress bars on a terminal, one per phase.
-void wire_progress(ReplayOptions& o) {
-  auto bars = std::make_shared<std::map<std::string, std::unique_ptr<Progress>>>();
-  o.progress = stderr_is_tty();
-  o.on_progress = [bars](const char* phase, uint64_t done, uint64_t total) {
-    auto& p = (*bars)[phase];
-    if (!p) p = std::make_unique<Progress>(phase, total);
-    p->update(done);
-    if (done >= total) p->finish();
+// Shared with verb_prepare.cpp and verb_compare.cpp: a progress line on a
+// terminal, one per phase (prepare, replay), unless quiet.
+void wire_progress(ReplayOptions& o, bool quiet) {
+  auto lines = std::make_shared<std::map<std::string, std::unique_ptr<ProgressLine>>>();
+  o.progress = !quiet && stderr_is_tty();
+  o.on_progress = [lines](const char* phase, uint64_t done, uint64_t total, std::string_view current) {
+    auto& p = (*lines)[phase];
+    if (!p) p = std::make_unique<ProgressLine>(phase, std::string_view(phase) == "replay" ? "ops" : "entries");
+    p->update(done, total, current);
+    if (total && done >= total) p->finish();
   };
 }
 
@@ -169,7 +176,8 @@ Action add_replay_verb(CLI::App& app) {
     a->opt.serial_dirs = a->dir_order == "serial";
     a->opt.correct_recorder = a->opt.calibrate_issue = !a->no_correction;
     if (Status st = parse_injections(a->inject, a->opt); !st) return fail("replay", st.message(), kExitUsage);
-    wire_progress(a->opt);
+    wire_progress(a->opt, a->quiet);
+    a->opt.on_warning = [](const std::string& w) { fmt::print(stderr, "fsreplay replay: warning: {}\n", w); };
     auto r = run_replay(a->trace, a->opt);
     if (!r) return fail("replay", r.message());
     if (a->json) fmt::print("{}\n", summary_to_json(r.value()));

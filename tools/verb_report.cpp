@@ -4,8 +4,10 @@
 #include <iostream>
 
 #include "tools/cli_util.h"
+#include "tools/progress/progress.h"
 #include "tools/report/render.h"
 #include "tools/report/result_set.h"
+#include "tools/report/result_summary.h"
 #include "tools/verbs.h"
 
 namespace fsr::cli {
@@ -15,6 +17,7 @@ Action add_report_verb(CLI::App& app) {
     std::string result, baseline, format = "text", output;
     size_t top = 10;
     int depth = 2;
+    bool quiet = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("report", "Attribute a replay's time per syscall class, process and directory");
@@ -25,17 +28,39 @@ Action add_report_verb(CLI::App& app) {
   sub->add_option("--output,-o", o->output, "Write here instead of stdout");
   sub->add_option("--top", o->top, "Rows in the process and directory tables")->check(CLI::Range(1, 1000));
   sub->add_option("--depth", o->depth, "Directory depth below the recorded root")->check(CLI::Range(1, 64));
+  sub->add_flag("--quiet,-q", o->quiet, "No progress line (shown only on a terminal anyway)");
   return [o]() -> int {
-    auto target = load_result(o->result);
-    if (!target) return fail("report", target.message());
-    std::optional<ResultSet> baseline;
-    if (!o->baseline.empty()) {
-      auto b = load_result(o->baseline);
-      if (!b) return fail("report", b.message());
-      baseline = std::move(b).value();
+    const OutputFormat format = *parse_output_format(o->format);
+    const ReportOptions ropt{.top = o->top, .dir_depth = o->depth};
+    std::string text;
+    bool complete = true;
+    std::vector<std::string> problems;
+    if (format == OutputFormat::kPerfetto) {  // a timeline of every op: the whole result in memory
+      auto target = load_result(o->result);
+      if (!target) return fail("report", target.message());
+      text = render_report(*target, nullptr, format, ropt);
+      complete = target->complete;
+      problems = target->problems;
+    } else {
+      // Read chunk by chunk: memory bounded whatever the result's length.
+      auto read = [&](const std::string& f) {
+        ProgressLine line("report " + f, "ops", o->quiet);
+        return summarize_result(f, {.dir_depth = o->depth},
+                                [&](uint64_t d, uint64_t t) { line.update(d, t); });
+      };
+      auto target = read(o->result);
+      if (!target) return fail("report", target.message());
+      std::optional<ResultSummary> baseline;
+      if (!o->baseline.empty()) {
+        auto b = read(o->baseline);
+        if (!b) return fail("report", b.message());
+        baseline = std::move(b).value();
+      }
+      text = render_report(*target, baseline ? &*baseline : nullptr, format, ropt);
+      complete = target->complete && (!baseline || baseline->complete);
+      problems = target->problems;
+      if (baseline) problems.insert(problems.end(), baseline->problems.begin(), baseline->problems.end());
     }
-    const std::string text = render_report(*target, baseline ? &*baseline : nullptr,
-                                           *parse_output_format(o->format), {.top = o->top, .dir_depth = o->depth});
     if (o->output.empty()) {
       std::cout << text;
     } else {
@@ -43,11 +68,8 @@ Action add_report_verb(CLI::App& app) {
       out << text;
       if (!out) return fail("report", o->output + ": cannot write; check the directory exists and is writable");
     }
-    const bool complete = target->complete && (!baseline || baseline->complete);
     if (!complete) {
-      for (const std::string& p : target->problems) std::cerr << "fsreplay report: warning: " << p << "\n";
-      if (baseline)
-        for (const std::string& p : baseline->problems) std::cerr << "fsreplay report: warning: " << p << "\n";
+      for (const std::string& p : problems) std::cerr << "fsreplay report: warning: " << p << "\n";
       return kExitIncomplete;
     }
     return kExitOk;

@@ -381,6 +381,12 @@ Result<size_t> TraceReader::chunk_count() {
   if (Status st = impl_->build_index(); !st) return st;
   return impl_->chunk_frames().size();
 }
+Result<uint64_t> TraceReader::record_count() {
+  if (Status st = impl_->build_index(); !st) return st;
+  uint64_t n = 0;
+  for (size_t i : impl_->chunk_frames()) n += impl_->index[i].records;
+  return n;
+}
 Result<bool> TraceReader::read_chunk(size_t i, std::vector<Event>& out) { return impl_->read_chunk(i, out); }
 Result<bool> TraceReader::read_chunk(size_t i, std::vector<OpRecord>& out) { return impl_->read_chunk(i, out); }
 

@@ -58,6 +58,8 @@ class TraceReader {
 
   // Random access through the index (needs a complete file; loads all strings).
   Result<size_t> chunk_count();
+  // Records (events or ops) in all chunks, from the index: a total for progress.
+  Result<uint64_t> record_count();
   Result<bool> read_chunk(size_t i, std::vector<Event>& out);
   Result<bool> read_chunk(size_t i, std::vector<OpRecord>& out);
 

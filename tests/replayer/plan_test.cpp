@@ -159,66 +159,6 @@ TEST(Plan, PageFaultTouchesItsMapping) {
   EXPECT_EQ(skip.ops[f].action, OpAction::kSkip);
 }
 
-// A process's mappings end with its address space: without this the replayer
-// keeps every short-lived process's libraries mapped (a build runs thousands),
-// and mmap and faults slow down as its own address space grows.
-TEST(Plan, MappingsEndWithTheProcessThatMadeThem) {
-  Synth t;
-  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/lib.so");
-  uint32_t m1 = t.add(1, 1, SYS_mmap, 20, 5, 0x7000000, {0, 65536, 1, 2, 3, 0});
-  uint32_t ex = t.add(1, 1, SYS_execve, 30, 5, 0, {}, "/r/tool");
-  t.add(1, 1, SYS_openat, 40, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/lib.so");
-  uint32_t m2 = t.add(1, 1, SYS_mmap, 50, 5, 0x7000000, {0, 65536, 1, 2, 3, 0});
-  uint32_t x = t.add(1, 1, kEvProcExit, 60, 0, 0, {0, 1});  // last thread
-  // A two-thread process keeps its mappings: another thread could still touch them.
-  t.add(5, 5, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/lib.so");
-  t.add(5, 5, SYS_mmap, 20, 5, 0x7000000, {0, 65536, 1, 2, 3, 0});
-  t.add(5, 6, SYS_newfstatat, 25, 5, 0, {kAtCwd, 0, 0, 0}, "/r/lib.so");
-  uint32_t x5 = t.add(5, 5, kEvProcExit, 60, 0, 0, {0, 1});
-  Plan p = t.plan();
-  ASSERT_EQ(p.ops[ex].unmap_end - p.ops[ex].unmap_begin, 1u);
-  EXPECT_EQ(p.unmaps[p.ops[ex].unmap_begin], m1);
-  ASSERT_EQ(p.ops[x].unmap_end - p.ops[x].unmap_begin, 1u);
-  EXPECT_EQ(p.unmaps[p.ops[x].unmap_begin], m2);
-  EXPECT_EQ(p.ops[x5].unmap_end, p.ops[x5].unmap_begin);
-}
-
-// The dynamic loader maps a library whole, then its segments MAP_FIXED over
-// that range. The replay places a segment inside its copy of the base (same
-// thread only), unmaps the base alone at the end, and a munmap of the base
-// takes the segments with it.
-TEST(Plan, FixedMappingInsideABaseIsPlacedInIt) {
-  Synth t;
-  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/lib.so");
-  uint32_t base = t.add(1, 1, SYS_mmap, 20, 5, 0x7000000, {0, 0x10000, 1, 2, 3, 0});
-  uint32_t seg = t.add(1, 1, SYS_mmap, 30, 5, 0x7004000, {0x7004000, 0x3000, 5, 0x812, 3, 0x4000});
-  uint32_t out = t.add(1, 1, SYS_mmap, 35, 5, 0x7010000, {0x7010000, 0x1000, 5, 0x812, 3, 0});  // past the base's end
-  uint32_t f1 = t.add(1, 1, kEvPageFault, 40, 0, 0, {0x5000, 0x7005000}, "/r/lib.so");
-  uint32_t f2 = t.add(1, 1, kEvPageFault, 45, 0, 0, {0, 0x7000100}, "/r/lib.so");
-  uint32_t x = t.add(1, 1, kEvProcExit, 60, 0, 0, {0, 1});
-  Plan p = t.plan();
-  EXPECT_EQ(p.ops[seg].ref_op, base);
-  EXPECT_EQ(p.ops[seg].ref_off, 0x4000u);
-  EXPECT_EQ(p.ops[out].ref_op, kNoOp);
-  EXPECT_EQ(p.ops[base].ref_op, kNoOp);
-  EXPECT_EQ(p.ops[f1].ref_op, seg) << "the fault is in the segment, the latest mapping there";
-  EXPECT_EQ(p.ops[f1].ref_off, 0x1000u);
-  EXPECT_EQ(p.ops[f2].ref_op, base);
-  std::vector<uint32_t> ends(p.unmaps.begin() + p.ops[x].unmap_begin, p.unmaps.begin() + p.ops[x].unmap_end);
-  EXPECT_EQ(ends, (std::vector<uint32_t>{base, out})) << "the segment goes with its base";
-
-  Synth u;
-  u.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/lib.so");
-  base = u.add(1, 1, SYS_mmap, 20, 5, 0x7000000, {0, 0x10000, 1, 2, 3, 0});
-  seg = u.add(1, 1, SYS_mmap, 30, 5, 0x7004000, {0x7004000, 0x3000, 5, 0x812, 3, 0x4000});
-  uint32_t other = u.add(1, 2, SYS_mmap, 32, 5, 0x7006000, {0x7006000, 0x1000, 5, 0x812, 3, 0});  // another thread
-  u.add(1, 1, SYS_munmap, 40, 5, 0, {0x7000000, 0x10000});
-  uint32_t f = u.add(1, 1, kEvPageFault, 50, 0, 0, {0x5000, 0x7005000}, "/r/lib.so");
-  p = u.plan();
-  EXPECT_EQ(p.ops[other].ref_op, kNoOp) << "only the thread that mapped the base places in it";
-  EXPECT_NE(p.ops[f].ref_op, seg) << "the segment went with its base";
-}
-
 // A clone or exec is replayed as think time: the part of the recorded call
 // that no earlier op of its thread covers. A vfork child's execve is entered
 // before, and ends just after, the exec event the kernel reports from inside

@@ -1,5 +1,6 @@
 #include "tools/report/critical_path.h"
 
+#include <map>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -90,6 +91,96 @@ TEST(CriticalPath, PartsAlwaysAddUpToWallEvenOnInconsistentInput) {
     ASSERT_EQ(pa.total(), pa.wall_ns) << "round " << round;
     ASSERT_GE(pa.wall_ns, wall);
   }
+}
+
+// The backward walk the one-pass builder replaced, kept as the oracle: from
+// the op that ended last, back through the worker's previous op (by start) or
+// the dependency that released the op, whichever ended later.
+PathAttribution backward_walk(const std::vector<OpRecord>& ops, uint64_t wall_ns) {
+  PathAttribution pa;
+  constexpr size_t kNone = SIZE_MAX;
+  size_t last = kNone;
+  uint64_t last_end = 0;
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (last == kNone || ops[i].start + ops[i].latency > last_end) last = i, last_end = ops[i].start + ops[i].latency;
+  pa.wall_ns = std::max(wall_ns, last_end);
+  std::map<uint32_t, std::vector<size_t>> by_worker;
+  for (size_t i = 0; i < ops.size(); ++i) by_worker[ops[i].worker].push_back(i);
+  std::vector<size_t> prev(ops.size(), kNone);
+  for (auto& [w, idx] : by_worker) {
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return ops[a].start < ops[b].start; });
+    for (size_t k = 1; k < idx.size(); ++k) prev[idx[k]] = idx[k - 1];
+  }
+  uint64_t cursor = last_end;
+  pa.unexplained_ns = pa.wall_ns - last_end;
+  for (size_t cur = last; cur != kNone;) {
+    ++pa.path_ops;
+    const OpRecord& op = ops[cur];
+    const uint64_t start = std::min(op.start, cursor);
+    pa.class_ns[cls(class_of(op.nr))] += cursor - start;
+    cursor = start;
+    size_t pred = prev[cur];
+    bool via_dep = false;
+    if (op.dep_wait > 0 && op.waited_on > 0) {
+      const size_t dep = op.waited_on - 1;  // event index == position here
+      const uint64_t prog_end = pred == kNone ? 0 : ops[pred].start + ops[pred].latency + op.gap;
+      if (pred == kNone || ops[dep].start + ops[dep].latency > prog_end) pred = dep, via_dep = true;
+    }
+    const uint64_t pred_end = pred == kNone ? 0 : std::min(ops[pred].start + ops[pred].latency, cursor);
+    const uint64_t think = via_dep ? 0 : std::min(op.gap, cursor - pred_end);
+    pa.compute_ns += think;
+    pa.unexplained_ns += cursor - pred_end - think;
+    cursor = pred_end;
+    cur = pred;
+  }
+  pa.unexplained_ns += cursor;
+  return pa;
+}
+
+// On replays as the replayer makes them (each op after its worker's previous
+// one and after what it waited on), the one pass gives the walk's figures.
+TEST(CriticalPath, OnePassEqualsTheBackwardWalk) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 300; ++round) {
+    SimWorkload w;
+    const size_t n = 1 + rng() % 200;
+    const uint32_t workers = 1 + static_cast<uint32_t>(rng() % 6);
+    const uint16_t kinds[] = {nr("newfstatat"), nr("openat"), nr("read"), nr("write"), nr("wait4")};
+    for (size_t i = 0; i < n; ++i) {
+      SimOp op{static_cast<uint32_t>(rng() % workers), 1, kinds[rng() % 5], rng() % 30000, rng() % 3 ? 0 : rng() % 20000, {}, ""};
+      for (int d = 0; i > 0 && d < 2; ++d)
+        if (rng() % 3 == 0) op.deps.push_back(rng() % i);
+      w.ops.push_back(op);
+    }
+    ResultSet rs = testdata::simulate(w, [](const SimOp& o) { return o.latency; }, rng() % 200, rng() % 5000);
+    PathAttribution want = backward_walk(rs.ops, rs.wall_ns());
+    PathAttribution got = critical_path(rs.ops, rs.wall_ns());
+    ASSERT_EQ(got.class_ns, want.class_ns) << "round " << round;
+    ASSERT_EQ(got.compute_ns, want.compute_ns) << "round " << round;
+    ASSERT_EQ(got.unexplained_ns, want.unexplained_ns) << "round " << round;
+    ASSERT_EQ(got.wall_ns, want.wall_ns) << "round " << round;
+    ASSERT_EQ(got.path_ops, want.path_ops) << "round " << round;
+    ASSERT_EQ(got.path.size(), got.path_ops);
+  }
+}
+
+// A worker's first op that waited on an op the window no longer holds: its
+// wait is unexplained time, and the builder says so; the parts still tile.
+TEST(CriticalPath, AWaitOlderThanTheWindowIsCounted) {
+  SimWorkload w;
+  w.ops.push_back({1, 2, nr("write"), 900000, 0, {}, ""});  // long, on worker 1
+  for (int i = 0; i < 20; ++i) w.ops.push_back({0, 1, nr("newfstatat"), 1000, 0, {}, ""});
+  w.ops.push_back({2, 3, nr("read"), 1000, 0, {0}, ""});  // worker 2's first: waits for the write, 21 events later
+  ResultSet rs = testdata::simulate(w, [](const SimOp& o) { return o.latency; }, 0, 0);
+  ASSERT_GT(rs.ops.back().dep_wait, 0u);
+  CriticalPathBuilder wide, narrow(false, 8);
+  for (size_t i = 0; i < rs.ops.size(); ++i) wide.add(rs.ops[i], i), narrow.add(rs.ops[i], i);
+  PathAttribution a = wide.finish(rs.wall_ns()), b = narrow.finish(rs.wall_ns());
+  EXPECT_EQ(a.window_misses, 0u);
+  EXPECT_EQ(a.class_ns[cls(SyscallClass::kWrite)], 900000u);
+  EXPECT_EQ(b.window_misses, 1u);
+  EXPECT_EQ(b.class_ns[cls(SyscallClass::kWrite)], 0u);
+  EXPECT_EQ(b.total(), b.wall_ns);
 }
 
 TEST(SplitWall, DeltasAddUpToWallDifference) {

@@ -28,6 +28,21 @@ void expect_fits_100_columns(const std::string& text) {
   }
 }
 
+// The replayer's mappings appear in the report only when they came near the
+// kernel's limit (or mmaps failed there): the golden files, far from it, lack them.
+TEST(RenderText, ShowsMappingsOnlyNearTheLimit) {
+  ResultSet near = testdata::small_result(true), far = near;
+  near.header.options_json = R"({"address_space":{"peak_mappings":40000,"peak_spaces":311,"max_map_count":65530,"enomem":0}})";
+  far.header.options_json = R"({"address_space":{"peak_mappings":274,"peak_spaces":5,"max_map_count":65530,"enomem":0}})";
+  const std::string shown = render_report_text(build_report(near, nullptr));
+  EXPECT_NE(shown.find("mappings  40000 at most, 61% of vm.max_map_count 65530; 311 address spaces at once"),
+            std::string::npos) << shown;
+  EXPECT_EQ(render_report_text(build_report(far, nullptr)).find("vm.max_map_count"), std::string::npos);
+  ResultSet failed = far;
+  failed.header.options_json = R"({"address_space":{"peak_mappings":65500,"peak_spaces":2000,"max_map_count":65530,"enomem":12}})";
+  EXPECT_NE(render_report_text(build_report(failed, nullptr)).find("12 mmaps failed with ENOMEM"), std::string::npos);
+}
+
 TEST(Format, ThreeSignificantDigits) {
   EXPECT_EQ(fmtx::ns(0), "0 ns");
   EXPECT_EQ(fmtx::ns(999), "999 ns");

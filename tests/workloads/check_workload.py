@@ -4,13 +4,15 @@ the trace is lossless and its counts are plausible for what the workload did.
 
 usage: check_workload.py NAME --fsreplay BIN [--runner run-workload.sh] [--replay]
 
-NAME is npm, cargo or git-clone. Runs tools/workloads/run-workload.sh (which
+NAME is npm, cargo, git-clone or c-build. Runs tools/workloads/run-workload.sh (which
 records the workload and writes NAME.facts: what the workload produced, counted
 on disk before clean-up), then checks `fsreplay inspect --json` and
 `fsreplay dump --json` against those facts. With --replay, also replays the
 trace on a scratch directory (skipped, with a message, if the replayer is not
-in this build). Exit 0 pass, 1 fail, 77 skip (npm registry and cache both
-unavailable: the only reason to skip).
+in this build). c-build's replay is in think mode and must keep divergences at
+or below 0.1% and the replayer's mappings below 10% of vm.max_map_count. Exit 0
+pass, 1 fail, 77 skip (npm registry and cache both unavailable: the only
+reason to skip).
 """
 import argparse
 import collections
@@ -146,6 +148,51 @@ def check_cargo(info, facts, s):
     check(any(p.endswith("/main.rs") for p in s.opened), "src/main.rs read")
 
 
+def check_c_build(info, facts, s):
+    n = facts["files"]
+    proj = info["root"] + "/proj"
+    check(n >= 1000, f"the project has >= 1000 translation units ({n})")
+    check(facts["objects"] == n and facts["members"] == n,
+          f"make built {n} objects into the archive ({facts['objects']} objects, {facts['members']} members)")
+    base = collections.Counter(os.path.basename(p) for p in s.execs)
+    drivers = base["gcc"] + base["cc"]
+    check(drivers >= n, f"a compiler driver exec'd per file: >= {n} ({drivers})")
+    check(base["cc1"] >= n, f"cc1 exec'd per file: >= {n} ({base['cc1']})")
+    check(base["as"] >= n, f"as exec'd per file: >= {n} ({base['as']})")
+    check(base["ar"] >= 1, f"ar exec'd ({base['ar']})")
+    objs = {p for p in under(s.created, proj + "/obj") if p.endswith(".o")}
+    check(len(objs) >= n, f"distinct objects created >= {n} ({len(objs)})")
+    check(info["processes"] >= 3 * n, f"processes >= {3 * n}: driver, cc1, as per file ({info['processes']})")
+    check(s.names["mmap"] >= 3 * n, f"mmaps >= {3 * n}: every process maps its libraries ({s.names['mmap']})")
+
+
+def replay_build(fsreplay, trace, name):
+    """Think-mode replay of a build: few divergences, mappings far from the limit."""
+    target = tempfile.mkdtemp(prefix=f"fsreplay-wl-replay-{name}.", dir=os.environ.get("WORKLOAD_TMPDIR", "/var/tmp"))
+    try:
+        for d in ("t", "s"):
+            os.mkdir(os.path.join(target, d))
+        r = subprocess.run([fsreplay, "replay", trace, "--target", os.path.join(target, "t"),
+                            "--scratch", os.path.join(target, "s"), "-o", os.path.join(target, "result"),
+                            "--timing", "think", "--json"], capture_output=True, text=True, timeout=1200)
+        print(r.stderr, end="", flush=True)
+        check(r.returncode == 0, f"fsreplay replay --timing think exits 0 ({r.returncode})")
+        if r.returncode != 0:
+            return
+        j = json.loads(r.stdout)
+        ops, div = j["ops"], j["divergences"]
+        a = j["address_space"]
+        print(f"info  replay wall {j['wall_ns'] / 1e9:.2f} s (recorded {j['recorded_ns'] / 1e9:.2f} s), "
+              f"{ops} ops, {div} divergent, peak {a['peak_mappings']} mappings of {a['max_map_count']}, "
+              f"{a['peak_spaces']} address spaces at once", flush=True)
+        check(ops > 0 and div <= ops * 0.001, f"divergences <= 0.1% of ops ({div} of {ops})")
+        check(a["peak_mappings"] < 0.1 * a["max_map_count"],
+              f"peak mappings < 10% of vm.max_map_count ({a['peak_mappings']} of {a['max_map_count']})")
+        check(not j["warnings"], f"no replay warnings ({j['warnings']})")
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+
+
 def replay_smoke(fsreplay, trace, name):
     target = tempfile.mkdtemp(prefix=f"fsreplay-wl-replay-{name}.", dir=os.environ.get("WORKLOAD_TMPDIR", "/var/tmp"))
     try:
@@ -172,7 +219,7 @@ def replay_smoke(fsreplay, trace, name):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
-    ap.add_argument("name", choices=["npm", "cargo", "git-clone"])
+    ap.add_argument("name", choices=["npm", "cargo", "git-clone", "c-build"])
     ap.add_argument("--fsreplay", required=True)
     ap.add_argument("--runner", default=os.path.join(here, "../../tools/workloads/run-workload.sh"))
     ap.add_argument("--replay", action="store_true")
@@ -206,9 +253,10 @@ def main():
         s = scan(a.fsreplay, trace)
         check(sum(s.names.values()) == info["events"],
               f"dump and inspect agree on the event count ({sum(s.names.values())})")
-        {"git-clone": check_git_clone, "npm": check_npm, "cargo": check_cargo}[a.name](info, facts, s)
+        {"git-clone": check_git_clone, "npm": check_npm, "cargo": check_cargo,
+         "c-build": check_c_build}[a.name](info, facts, s)
         if a.replay:
-            replay_smoke(a.fsreplay, trace, a.name)
+            (replay_build if a.name == "c-build" else replay_smoke)(a.fsreplay, trace, a.name)
     finally:
         shutil.rmtree(out, ignore_errors=True)
     if failures:

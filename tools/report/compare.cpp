@@ -2,14 +2,14 @@
 
 namespace fsr {
 
-Comparison build_comparison(const std::vector<const ResultSet*>& results, const StatsOptions& opt) {
+Comparison compare_summaries(const std::vector<const ResultSummary*>& results) {
   Comparison cmp;
-  for (const ResultSet* rs : results) {
+  for (const ResultSummary* rs : results) {
     CompareColumn col;
-    col.stats = compute_stats(*rs, opt);
-    col.run = run_info(*rs, col.stats);
-    col.path = critical_path(rs->ops, rs->wall_ns());
-    col.dep_wait = dep_wait_summary(*rs);
+    col.stats = rs->stats;
+    col.run = run_info(*rs);
+    col.path = rs->path;
+    col.dep_wait = rs->dep_wait;
     cmp.columns.push_back(std::move(col));
   }
   for (int c = 0; c < kClassCount; ++c) {
@@ -18,6 +18,15 @@ Comparison build_comparison(const std::vector<const ResultSet*>& results, const 
     if (seen) cmp.classes.push_back(static_cast<SyscallClass>(c));
   }
   return cmp;
+}
+
+Comparison build_comparison(const std::vector<const ResultSet*>& results, const StatsOptions& opt) {
+  std::vector<ResultSummary> sums;
+  sums.reserve(results.size());
+  for (const ResultSet* rs : results) sums.push_back(summarize(*rs, opt));
+  std::vector<const ResultSummary*> ptrs;
+  for (const ResultSummary& s : sums) ptrs.push_back(&s);
+  return compare_summaries(ptrs);
 }
 
 }  // namespace fsr

@@ -9,6 +9,7 @@
 #include "tools/report/critical_path.h"
 #include "tools/report/report.h"
 #include "tools/report/result_set.h"
+#include "tools/report/result_summary.h"
 #include "tools/report/stats.h"
 
 namespace fsr {
@@ -25,6 +26,8 @@ struct Comparison {
   std::vector<SyscallClass> classes;  // classes with ops in any column, in class order
 };
 
+Comparison compare_summaries(const std::vector<const ResultSummary*>& results);
+// The same over results held in memory (tests).
 Comparison build_comparison(const std::vector<const ResultSet*>& results, const StatsOptions& opt = {});
 
 }  // namespace fsr

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <unordered_map>
 
 namespace fsr {
 
@@ -10,78 +9,117 @@ uint64_t PathAttribution::total() const {
   return std::accumulate(class_ns.begin(), class_ns.end(), uint64_t{0}) + compute_ns + unexplained_ns;
 }
 
-PathAttribution critical_path(const std::vector<OpRecord>& ops, uint64_t wall_ns) {
-  PathAttribution pa;
-  constexpr size_t kNone = SIZE_MAX;
-  size_t last = kNone;
-  uint64_t last_end = 0;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const uint64_t end = ops[i].start + ops[i].latency;
-    if (last == kNone || end > last_end) last = i, last_end = end;
+// The path's ops, shared between the partial paths that run through them
+// (keep_path only).
+struct CriticalPathBuilder::Node {
+  size_t position;
+  std::shared_ptr<const Node> prev;
+};
+
+// The critical path up to where an op starts: [0, start] split into parts.
+struct CriticalPathBuilder::Chain {
+  std::array<uint64_t, kClassCount> class_ns{};
+  uint64_t compute = 0, unexplained = 0, ops = 0;
+  std::shared_ptr<const Node> nodes;
+};
+
+struct CriticalPathBuilder::Done {
+  uint64_t event_index = UINT64_MAX;  // UINT64_MAX: empty slot
+  uint64_t start = 0, end = 0;
+  size_t position = 0;
+  uint8_t cls = 0;
+  Chain before;
+};
+
+CriticalPathBuilder::CriticalPathBuilder(bool keep_path, size_t window)
+    : keep_path_(keep_path), window_(std::max<size_t>(window, 1)), best_(std::make_unique<Done>()) {}
+
+CriticalPathBuilder::~CriticalPathBuilder() = default;
+
+// `op` on the path after `pred` (nullptr: nothing before it). The op could
+// start only when both its worker's previous op (plus the think gap) and its
+// last dependency had ended: `pred` is whichever ended later. The gap was
+// slept right after the worker's previous op; when a dependency released the
+// op instead, the gap is not on the path.
+CriticalPathBuilder::Done CriticalPathBuilder::extend(const OpRecord& op, size_t position, const Done* pred,
+                                                      bool via_dep) const {
+  Done d;
+  d.event_index = op.event_index;
+  d.start = op.start;
+  d.end = op.start + op.latency;
+  d.position = position;
+  d.cls = static_cast<uint8_t>(class_of(op.nr));
+  uint64_t pred_end = 0;
+  if (pred) {
+    d.before = pred->before;
+    pred_end = std::min(pred->end, op.start);
+    d.before.class_ns[pred->cls] += pred_end - pred->start;
+    ++d.before.ops;
+    if (keep_path_) d.before.nodes = std::make_shared<const Node>(Node{pred->position, pred->before.nodes});
   }
-  pa.wall_ns = std::max(wall_ns, last_end);
-  if (last == kNone) {
-    pa.unexplained_ns = pa.wall_ns;
+  const uint64_t between = op.start - pred_end;
+  const uint64_t think = via_dep ? 0 : std::min(op.gap, between);
+  d.before.compute += think;
+  d.before.unexplained += between - think;
+  return d;
+}
+
+void CriticalPathBuilder::add(const OpRecord& op, size_t position) {
+  auto w = last_.find(op.worker);
+  const Done* pred = w != last_.end() && w->second.start <= op.start ? &w->second : nullptr;
+  bool via_dep = false;
+  if (op.dep_wait > 0 && op.waited_on > 0 && op.waited_on - 1 < op.event_index) {
+    const uint64_t j = op.waited_on - 1;
+    const Done& dep = window_[j % window_.size()];
+    if (dep.event_index == j) {
+      const uint64_t prog_end = pred ? pred->end + op.gap : 0;
+      if (dep.start <= op.start && (!pred || dep.end > prog_end)) pred = &dep, via_dep = true;
+    } else if (!pred && op.event_index - j >= window_.size()) {
+      // Only here does the lost op change the path for sure: with a previous
+      // op on the worker, a dependency that many events older ended before
+      // that op did (it would not be the predecessor).
+      ++misses_;
+    }
+  }
+  Done d = extend(op, position, pred, via_dep);
+  if (best_->event_index == UINT64_MAX || d.end > best_->end) *best_ = d;
+  window_[op.event_index % window_.size()] = d;
+  if (w != last_.end()) w->second = std::move(d);
+  else last_.emplace(op.worker, std::move(d));
+}
+
+PathAttribution CriticalPathBuilder::finish(uint64_t wall_ns) {
+  PathAttribution pa;
+  pa.window_misses = misses_;
+  if (best_->event_index == UINT64_MAX) {
+    pa.wall_ns = wall_ns;
+    pa.unexplained_ns = wall_ns;
     return pa;
   }
-
-  // Previous op of the same worker, in issue order.
-  std::unordered_map<uint32_t, std::vector<size_t>> by_worker;
-  for (size_t i = 0; i < ops.size(); ++i) by_worker[ops[i].worker].push_back(i);
-  std::vector<size_t> prev_on_worker(ops.size(), kNone);
-  for (auto& [w, idx] : by_worker) {
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-      return ops[a].start != ops[b].start ? ops[a].start < ops[b].start
-                                          : ops[a].event_index < ops[b].event_index;
-    });
-    for (size_t k = 1; k < idx.size(); ++k) prev_on_worker[idx[k]] = idx[k - 1];
+  const Done& last = *best_;
+  pa.wall_ns = std::max(wall_ns, last.end);
+  pa.class_ns = last.before.class_ns;
+  pa.class_ns[last.cls] += last.end - last.start;
+  pa.compute_ns = last.before.compute;
+  pa.unexplained_ns = last.before.unexplained + (pa.wall_ns - last.end);
+  pa.path_ops = last.before.ops + 1;
+  if (keep_path_) {
+    pa.path.push_back(last.position);
+    for (const Node* n = last.before.nodes.get(); n; n = n->prev.get()) pa.path.push_back(n->position);
   }
-  std::unordered_map<uint64_t, size_t> by_event;
-  by_event.reserve(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) by_event.emplace(ops[i].event_index, i);
-
-  std::vector<bool> visited(ops.size(), false);
-  uint64_t cursor = pa.wall_ns;  // everything in [cursor, wall] is accounted for
-  size_t cur = last;
-  pa.unexplained_ns += cursor - std::min(cursor, last_end);
-  cursor = std::min(cursor, last_end);
-  while (cur != kNone && !visited[cur]) {
-    visited[cur] = true;
-    pa.path.push_back(cur);
-    const OpRecord& op = ops[cur];
-    const uint64_t start = std::min(op.start, cursor);
-    pa.class_ns[static_cast<size_t>(class_of(op.nr))] += cursor - start;
-    cursor = start;
-
-    // The op could start only when both its worker's previous op (plus the
-    // think gap) and its last dependency had ended: the predecessor on the
-    // critical path is whichever of the two ended later. A dependency that
-    // ended long before (a wait that did not really block) is not on the path.
-    size_t pred = prev_on_worker[cur];
-    bool via_dep = false;
-    if (op.dep_wait > 0 && op.waited_on > 0) {
-      auto it = by_event.find(op.waited_on - 1);
-      if (it != by_event.end() && it->second != cur) {
-        const size_t dep = it->second;
-        const uint64_t dep_end = ops[dep].start + ops[dep].latency;
-        const uint64_t prog_end = pred == kNone ? 0 : ops[pred].start + ops[pred].latency + op.gap;
-        if (pred == kNone || dep_end > prog_end) pred = dep, via_dep = true;
-      }
-    }
-    if (pred != kNone && visited[pred]) pred = kNone;  // a cycle: stop here
-
-    const uint64_t pred_end = pred == kNone ? 0 : std::min(ops[pred].start + ops[pred].latency, cursor);
-    const uint64_t between = cursor - pred_end;
-    // The gap was slept right after the worker's previous op; when a
-    // dependency released the op instead, the gap is not on the path.
-    const uint64_t think = via_dep ? 0 : std::min(op.gap, between);
-    pa.compute_ns += think;
-    pa.unexplained_ns += between - think;
-    cursor = pred_end;
-    cur = pred;
-  }
-  pa.unexplained_ns += cursor;  // [0, cursor) before a path cut short by a cycle
   return pa;
+}
+
+PathAttribution critical_path(const std::vector<OpRecord>& ops, uint64_t wall_ns, bool keep_path) {
+  std::vector<size_t> order(ops.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return ops[a].event_index < ops[b].event_index; });
+  uint64_t top = 0;  // every earlier op stays in the window
+  for (const OpRecord& op : ops) top = std::max(top, op.event_index);
+  CriticalPathBuilder b(keep_path, static_cast<size_t>(std::min<uint64_t>(top + 1, 1u << 24)));
+  for (size_t i : order) b.add(ops[i], i);
+  return b.finish(wall_ns);
 }
 
 WallSplit split_wall(const PathAttribution& t, const PathAttribution& b) {

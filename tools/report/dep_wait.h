@@ -6,6 +6,7 @@
 // where it shows (DESIGN.md "Replay", ROOT/ARTC resource ordering).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -32,6 +33,18 @@ struct DepWaitSummary {
   std::optional<double> overlap_replayed, overlap_recorded;
 };
 
-DepWaitSummary dep_wait_summary(const ResultSet& rs);
+// Fed one op at a time in event order (a result file's order), in memory
+// bounded by the in-flight window, not by the result's length.
+class DepWaitAccumulator {
+ public:
+  void add(const OpRecord& r);
+  DepWaitSummary finish(const TraceHeader& header, uint64_t wall_ns);
+
+ private:
+  std::array<DepWaitRow, static_cast<size_t>(DepKind::kCount)> by_{};
+  uint64_t wait_ns_ = 0;
+  uint32_t workers_ = 0;
+  InFlightMeter in_flight_;
+};
 
 }  // namespace fsr

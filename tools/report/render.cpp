@@ -16,26 +16,25 @@ std::optional<OutputFormat> parse_output_format(std::string_view name) {
   return std::nullopt;
 }
 
-std::string render_report(const ResultSet& target, const ResultSet* baseline, OutputFormat format,
+std::string render_report(const ResultSummary& target, const ResultSummary* baseline, OutputFormat format,
                           const ReportOptions& opt) {
   switch (format) {
     case OutputFormat::kText: return render_report_text(build_report(target, baseline, opt));
     case OutputFormat::kJson: return report_to_json(build_report(target, baseline, opt)).dump(2) + "\n";
-    case OutputFormat::kPerfetto: return perfetto_trace(target);
+    case OutputFormat::kPerfetto: return {};  // a timeline needs every op: see the ResultSet overload
     case OutputFormat::kHtml: {
-      std::vector<const ResultSet*> cols;
+      std::vector<const ResultSummary*> cols;
       if (baseline) cols.push_back(baseline);
       cols.push_back(&target);
-      return render_html(build_comparison(cols, {.dir_depth = opt.dir_depth}),
-                         {.title = "fsreplay report: " + target.label(), .top = opt.top});
+      return render_html(compare_summaries(cols), {.title = "fsreplay report: " + target.label(), .top = opt.top});
     }
   }
   return {};
 }
 
-Result<std::string> render_compare(const std::vector<const ResultSet*>& results, OutputFormat format,
+Result<std::string> render_compare(const std::vector<const ResultSummary*>& results, OutputFormat format,
                                    const ReportOptions& opt) {
-  const Comparison c = build_comparison(results, {.dir_depth = opt.dir_depth});
+  const Comparison c = compare_summaries(results);
   switch (format) {
     case OutputFormat::kText: return render_compare_text(c);
     case OutputFormat::kJson: return compare_to_json(c).dump(2) + "\n";
@@ -44,6 +43,25 @@ Result<std::string> render_compare(const std::vector<const ResultSet*>& results,
       return Status::error("compare: --format perfetto shows one replay's timeline; use `fsreplay report RESULT --format perfetto`");
   }
   return Status::error("compare: unknown format");
+}
+
+std::string render_report(const ResultSet& target, const ResultSet* baseline, OutputFormat format,
+                          const ReportOptions& opt) {
+  if (format == OutputFormat::kPerfetto) return perfetto_trace(target);
+  const StatsOptions so{.dir_depth = opt.dir_depth};
+  const ResultSummary t = summarize(target, so);
+  std::optional<ResultSummary> b;
+  if (baseline) b = summarize(*baseline, so);
+  return render_report(t, b ? &*b : nullptr, format, opt);
+}
+
+Result<std::string> render_compare(const std::vector<const ResultSet*>& results, OutputFormat format,
+                                   const ReportOptions& opt) {
+  std::vector<ResultSummary> sums;
+  for (const ResultSet* rs : results) sums.push_back(summarize(*rs, {.dir_depth = opt.dir_depth}));
+  std::vector<const ResultSummary*> ptrs;
+  for (const ResultSummary& s : sums) ptrs.push_back(&s);
+  return render_compare(ptrs, format, opt);
 }
 
 }  // namespace fsr

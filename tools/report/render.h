@@ -9,6 +9,7 @@
 
 #include "tools/report/report.h"
 #include "tools/report/result_set.h"
+#include "tools/report/result_summary.h"
 #include "traces/status.h"
 
 namespace fsr {
@@ -16,11 +17,18 @@ namespace fsr {
 enum class OutputFormat { kText, kJson, kHtml, kPerfetto };
 std::optional<OutputFormat> parse_output_format(std::string_view name);  // "text", "json", "html", "perfetto"
 
-// `report`: perfetto renders the target's timeline only.
-std::string render_report(const ResultSet& target, const ResultSet* baseline, OutputFormat format,
+// `report` from summaries (result_summary.h): text, json, html. Perfetto is
+// a timeline of every op: render_report over the ResultSet.
+std::string render_report(const ResultSummary& target, const ResultSummary* baseline, OutputFormat format,
                           const ReportOptions& opt);
 
 // `compare`: perfetto is refused (a timeline is per result: use `report`).
+Result<std::string> render_compare(const std::vector<const ResultSummary*>& results, OutputFormat format,
+                                   const ReportOptions& opt);
+
+// The same over results held in memory; perfetto renders the target's timeline only.
+std::string render_report(const ResultSet& target, const ResultSet* baseline, OutputFormat format,
+                          const ReportOptions& opt);
 Result<std::string> render_compare(const std::vector<const ResultSet*>& results, OutputFormat format,
                                    const ReportOptions& opt);
 

@@ -69,7 +69,7 @@ J path_json(const PathAttribution& p) {
   j["compute_ns"] = p.compute_ns;
   j["unexplained_ns"] = p.unexplained_ns;
   j["wall_ns"] = p.wall_ns;
-  j["path_ops"] = p.path.size();
+  j["path_ops"] = p.path_ops;
   return j;
 }
 

@@ -27,6 +27,15 @@ std::string run_line(const char* role, const RunInfo& ri) {
     s += fmt::format("  DIVERGED: more than {}% of its ops returned another result than recorded; "
                      "its times measure something else than the original\n",
                      ri.max_divergence_pct);
+  // The replayer's mappings, when they came near the kernel's limit (replay.h).
+  if (const auto& a = ri.address_space; a && a->max_map_count &&
+      (a->enomem || a->peak_mappings * 2 >= a->max_map_count)) {
+    s += fmt::format("  {:<9} {} at most, {:.0f}% of vm.max_map_count {}; {} address spaces at once", "mappings",
+                     a->peak_mappings, 100.0 * double(a->peak_mappings) / double(a->max_map_count),
+                     a->max_map_count, a->peak_spaces);
+    if (a->enomem) s += fmt::format("; {} mmaps failed with ENOMEM (raise vm.max_map_count)", a->enomem);
+    s += "\n";
+  }
   for (const std::string& p : ri.problems) s += "  warning: " + p + "\n";
   return s;
 }
@@ -95,7 +104,7 @@ std::string render_report_text(const Report& r) {
                          ns(c.target.quantile(0.99)), ns(c.target.max()));
   }
 
-  out += fmt::format("\nWall time along the critical path ({} ops on the path)\n", r.target_path.path.size());
+  out += fmt::format("\nWall time along the critical path ({} ops on the path)\n", r.target_path.path_ops);
   if (r.split) {
     out += fmt::format("{:<24} {:>11} {:>11} {:>11} {:>19}\n", "part", "baseline", "target", "delta",
                        "share of slowdown");

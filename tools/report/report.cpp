@@ -36,7 +36,8 @@ std::vector<GroupRow> top_groups(const std::map<std::string, LogHistogram>& targ
 
 }  // namespace
 
-RunInfo run_info(const ResultSet& rs, const ResultStats& st) {
+RunInfo run_info(const ResultSummary& rs) {
+  const ResultStats& st = rs.stats;
   RunInfo ri;
   ri.label = rs.label();
   ri.short_label = rs.short_label();
@@ -57,23 +58,30 @@ RunInfo run_info(const ResultSet& rs, const ResultStats& st) {
     ri.diverged = true;
     ri.max_divergence_pct = opts.value("max_divergence_pct", 0.0);
   }
+  ri.address_space = rs.address_space;
   return ri;
 }
 
 Report build_report(const ResultSet& target, const ResultSet* baseline, const ReportOptions& opt) {
+  const StatsOptions so{.dir_depth = opt.dir_depth};
+  const ResultSummary t = summarize(target, so);
+  std::optional<ResultSummary> b;
+  if (baseline) b = summarize(*baseline, so);
+  return build_report(t, b ? &*b : nullptr, opt);
+}
+
+Report build_report(const ResultSummary& target, const ResultSummary* baseline, const ReportOptions& opt) {
   Report r;
   r.dir_depth = opt.dir_depth;
-  const StatsOptions so{.dir_depth = opt.dir_depth};
-  const ResultStats ts = compute_stats(target, so);
-  std::optional<ResultStats> bs;
-  if (baseline) bs = compute_stats(*baseline, so);
-  r.target = run_info(target, ts);
-  r.target_path = critical_path(target.ops, target.wall_ns());
-  r.dep_wait = dep_wait_summary(target);
-  if (baseline) r.baseline_dep_wait = dep_wait_summary(*baseline);
+  const ResultStats& ts = target.stats;
+  const ResultStats* bs = baseline ? &baseline->stats : nullptr;
+  r.target = run_info(target);
+  r.target_path = target.path;
+  r.dep_wait = target.dep_wait;
+  if (baseline) r.baseline_dep_wait = baseline->dep_wait;
   if (baseline) {
-    r.baseline = run_info(*baseline, *bs);
-    r.baseline_path = critical_path(baseline->ops, baseline->wall_ns());
+    r.baseline = run_info(*baseline);
+    r.baseline_path = baseline->path;
     r.split = split_wall(r.target_path, r.baseline_path);
   }
 

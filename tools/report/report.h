@@ -14,6 +14,7 @@
 #include "tools/report/dep_wait.h"
 #include "tools/report/histogram.h"
 #include "tools/report/result_set.h"
+#include "tools/report/result_summary.h"
 #include "tools/report/stats.h"
 
 namespace fsr {
@@ -37,6 +38,7 @@ struct RunInfo {      // one result as the report names it
   bool diverged = false;            // replay marked it diverged (result options)
   double max_divergence_pct = 0;    // the threshold it passed
   std::vector<std::string> problems;
+  std::optional<AddressSpaceFigures> address_space;  // from the result, when it has them
 };
 
 struct ClassRow {
@@ -74,7 +76,9 @@ struct Report {
   int dir_depth = 2;
 };
 
-RunInfo run_info(const ResultSet& rs, const ResultStats& st);
+RunInfo run_info(const ResultSummary& rs);
+Report build_report(const ResultSummary& target, const ResultSummary* baseline, const ReportOptions& opt = {});
+// The same over results held in memory (tests).
 Report build_report(const ResultSet& target, const ResultSet* baseline, const ReportOptions& opt = {});
 
 }  // namespace fsr

@@ -12,13 +12,17 @@ std::string_view ResultSet::str(StrId id) const {
   return it == strings.end() ? std::string_view{} : std::string_view{it->second};
 }
 
+uint64_t ResultMeta::wall_ns_with(uint64_t last_end) const {
+  return footer ? std::max(footer->wall_ns, last_end) : last_end;
+}
+
 uint64_t ResultSet::wall_ns() const {
   uint64_t end = 0;
   for (const OpRecord& op : ops) end = std::max(end, op.start + op.latency);
-  return footer ? std::max(footer->wall_ns, end) : end;
+  return wall_ns_with(end);
 }
 
-std::string ResultSet::mount_kind() const {
+std::string ResultMeta::mount_kind() const {
   if (header.environment_json.empty()) return {};
   auto j = nlohmann::json::parse(header.environment_json, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return {};
@@ -28,14 +32,14 @@ std::string ResultSet::mount_kind() const {
   return (k != m->end() && k->is_string()) ? k->get<std::string>() : std::string{};
 }
 
-std::string ResultSet::label() const {
+std::string ResultMeta::label() const {
   std::string base = !header.target.empty() ? header.target : file;
   if (base.empty()) base = "(unnamed)";
   const std::string kind = mount_kind();
   return kind.empty() ? base : base + " (" + kind + ")";
 }
 
-std::string ResultSet::short_label() const {
+std::string ResultMeta::short_label() const {
   std::string kind = mount_kind();
   if (!kind.empty()) return kind;
   std::string t = !header.target.empty() ? header.target : file;

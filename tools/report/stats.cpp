@@ -45,32 +45,40 @@ std::string dir_key(std::string_view path, std::string_view root, int depth) {
   return out.empty() ? "." : out;
 }
 
-ProcessNaming name_processes(const ResultSet& rs) {
+ProcessNamer::ProcessNamer(const TraceHeader& header) {
+  intern("(unknown)");
+  if (!header.command.empty()) of_pid_[header.initial.pid] = intern(basename_of(header.command[0]));
+}
+
+uint32_t ProcessNamer::intern(std::string_view name) {
+  auto [it, fresh] = index_.emplace(std::string(name), static_cast<uint32_t>(names_.size()));
+  if (fresh) names_.emplace_back(name);
+  return it->second;
+}
+
+uint32_t ProcessNamer::name(const OpRecord& op, std::string_view path) {
+  if (op.nr == kEvProcExec && !path.empty()) return of_pid_[op.pid] = intern(basename_of(path));
+  auto it = of_pid_.find(op.pid);
+  return it == of_pid_.end() ? 0 : it->second;
+}
+
+namespace {
+std::vector<size_t> event_order(const ResultSet& rs) {
   std::vector<size_t> order(rs.ops.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return rs.ops[a].event_index < rs.ops[b].event_index;
   });
+  return order;
+}
+}  // namespace
+
+ProcessNaming name_processes(const ResultSet& rs) {
   ProcessNaming pn;
-  std::unordered_map<std::string, uint32_t> index;
-  auto intern = [&](std::string_view name) {
-    auto [it, fresh] = index.emplace(std::string(name), static_cast<uint32_t>(pn.names.size()));
-    if (fresh) pn.names.emplace_back(name);
-    return it->second;
-  };
-  const uint32_t unknown = intern("(unknown)");
-  std::unordered_map<uint32_t, uint32_t> name_of;  // pid -> name index
-  if (!rs.header.command.empty()) name_of[rs.header.initial.pid] = intern(basename_of(rs.header.command[0]));
-  pn.op_name.assign(rs.ops.size(), unknown);
-  for (size_t i : order) {
-    const OpRecord& op = rs.ops[i];
-    if (op.nr == kEvProcExec) {
-      std::string_view file = rs.str(op.path);
-      if (!file.empty()) name_of[op.pid] = intern(basename_of(file));
-    }
-    auto it = name_of.find(op.pid);
-    if (it != name_of.end()) pn.op_name[i] = it->second;
-  }
+  ProcessNamer namer(rs.header);
+  pn.op_name.assign(rs.ops.size(), 0);
+  for (size_t i : event_order(rs)) pn.op_name[i] = namer.name(rs.ops[i], rs.str(rs.ops[i].path));
+  pn.names = namer.names();
   return pn;
 }
 
@@ -82,45 +90,48 @@ std::vector<std::string> process_names(const ResultSet& rs) {
   return out;
 }
 
-ResultStats compute_stats(const ResultSet& rs, const StatsOptions& opt) {
-  ResultStats st;
-  const ProcessNaming pn = name_processes(rs);
-  const std::string root = rs.header.root.empty() ? "/" : rs.header.root;
-  // Histograms by index while scanning; into the maps once at the end.
-  std::vector<LogHistogram> by_name(pn.names.size());
-  std::vector<std::string> dir_names;
-  std::vector<LogHistogram> by_dir;
-  std::unordered_map<std::string, uint32_t> dir_index;
-  std::unordered_map<StrId, uint32_t> dir_of_path;
-  for (size_t i = 0; i < rs.ops.size(); ++i) {
-    const OpRecord& op = rs.ops[i];
-    ++st.ops;
-    if (op.flags & kOfDivergent) {
-      ++st.divergent;
-      st.divergence.add(op);
-    }
-    if (op.flags & kOfSkipped) {
-      ++st.skipped;
-      continue;
-    }
-    st.by_class[static_cast<size_t>(class_of(op.nr))].record(op.latency);
-    by_name[pn.op_name[i]].record(op.latency);
-    auto it = dir_of_path.find(op.path);
-    if (it == dir_of_path.end()) {
-      std::string key = dir_key(rs.str(op.path), root, opt.dir_depth);
-      auto [d, fresh] = dir_index.emplace(key, static_cast<uint32_t>(dir_names.size()));
-      if (fresh) {
-        dir_names.push_back(std::move(key));
-        by_dir.emplace_back();
-      }
-      it = dir_of_path.emplace(op.path, d->second).first;
-    }
-    by_dir[it->second].record(op.latency);
+StatsAccumulator::StatsAccumulator(const TraceHeader& header, const StatsOptions& opt)
+    : namer_(header), root_(header.root.empty() ? "/" : header.root), depth_(opt.dir_depth) {}
+
+void StatsAccumulator::add(const OpRecord& op, std::string_view path) {
+  const uint32_t name = namer_.name(op, path);
+  ++st_.ops;
+  if (op.flags & kOfDivergent) {
+    ++st_.divergent;
+    st_.divergence.add(op);
   }
-  for (size_t n = 0; n < by_name.size(); ++n)
-    if (by_name[n].count()) st.by_process[pn.names[n]] = std::move(by_name[n]);
-  for (size_t d = 0; d < by_dir.size(); ++d) st.by_dir[dir_names[d]] = std::move(by_dir[d]);
-  return st;
+  if (op.flags & kOfSkipped) {
+    ++st_.skipped;
+    return;
+  }
+  st_.by_class[static_cast<size_t>(class_of(op.nr))].record(op.latency);
+  if (name >= by_name_.size()) by_name_.resize(name + 1);
+  by_name_[name].record(op.latency);
+  // Histograms by index while scanning; into the maps once at the end.
+  auto it = dir_of_path_.find(op.path);
+  if (it == dir_of_path_.end()) {
+    std::string key = dir_key(path, root_, depth_);
+    auto [d, fresh] = dir_index_.emplace(key, static_cast<uint32_t>(dir_names_.size()));
+    if (fresh) {
+      dir_names_.push_back(std::move(key));
+      by_dir_.emplace_back();
+    }
+    it = dir_of_path_.emplace(op.path, d->second).first;
+  }
+  by_dir_[it->second].record(op.latency);
+}
+
+ResultStats StatsAccumulator::finish() {
+  for (size_t n = 0; n < by_name_.size(); ++n)
+    if (by_name_[n].count()) st_.by_process[namer_.names()[n]] = std::move(by_name_[n]);
+  for (size_t d = 0; d < by_dir_.size(); ++d) st_.by_dir[dir_names_[d]] = std::move(by_dir_[d]);
+  return std::move(st_);
+}
+
+ResultStats compute_stats(const ResultSet& rs, const StatsOptions& opt) {
+  StatsAccumulator acc(rs.header, opt);
+  for (size_t i : event_order(rs)) acc.add(rs.ops[i], rs.str(rs.ops[i].path));
+  return acc.finish();
 }
 
 }  // namespace fsr

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "tools/report/divergence_kind.h"
@@ -32,6 +33,43 @@ struct ResultStats {
 };
 
 ResultStats compute_stats(const ResultSet& rs, const StatsOptions& opt = {});
+
+// Names processes as ops go by in event order (see name_processes): a pid is
+// named by the basename of what its latest exec ran; the initial process by
+// the recorded command's argv[0]; any other pid before its exec "(unknown)".
+class ProcessNamer {
+ public:
+  explicit ProcessNamer(const TraceHeader& header);
+  // The name index of `op`'s process; `path` is the op's path (an exec's file).
+  uint32_t name(const OpRecord& op, std::string_view path);
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  uint32_t intern(std::string_view name);
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, uint32_t> index_;
+  std::unordered_map<uint32_t, uint32_t> of_pid_;  // pid -> name index
+};
+
+// compute_stats one op at a time, in event order (a result file's order):
+// memory grows with the distinct processes, directories and paths, not the ops.
+class StatsAccumulator {
+ public:
+  StatsAccumulator(const TraceHeader& header, const StatsOptions& opt = {});
+  void add(const OpRecord& op, std::string_view path);  // path: the op's first path, "" if none
+  ResultStats finish();
+
+ private:
+  ResultStats st_;
+  ProcessNamer namer_;
+  std::string root_;
+  int depth_;
+  std::vector<LogHistogram> by_name_;
+  std::vector<std::string> dir_names_;
+  std::vector<LogHistogram> by_dir_;
+  std::unordered_map<std::string, uint32_t> dir_index_;
+  std::unordered_map<StrId, uint32_t> dir_of_path_;
+};
 
 // Process name of every op (index-aligned with rs.ops). A pid is named by the
 // basename of the file its latest earlier kEvProcExec op executed (in trace

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Record one of the three workloads fsreplay is for, end to end.
 #
-#   run-workload.sh [--no-record] NAME OUTDIR        NAME: npm | cargo | git-clone
+#   run-workload.sh [--no-record] NAME OUTDIR        NAME: npm | cargo | git-clone | c-build | git-build
 #
 # Prepares the workload's inputs in a fresh temporary directory, runs it under
 # `fsreplay record` with --root = the workload's working directory, writes
@@ -21,6 +21,14 @@
 #   git-clone  `git clone --no-hardlinks` of a generated local repository of
 #              4,200 files (tools/workloads/make-git-repo.py; the source repository
 #              is outside the recorded root, the clone lands inside it).
+#   c-build    `make -jC_BUILD_JOBS -C proj` of a generated C project of C_BUILD_FILES
+#              translation units (tools/workloads/make-c-project.py): one
+#              `gcc $C_BUILD_CFLAGS -c` per file (gcc, cc1 and as: three processes
+#              mapping their shared libraries), then one `ar rcs`.
+#   git-build  `make -jC_BUILD_JOBS` of git itself (NO_CURL, NO_OPENSSL, NO_EXPAT,
+#              NO_GETTEXT, NO_TCLTK, NO_PERL, NO_PYTHON), checked out from
+#              GIT_BUILD_SRC (a clone or bare mirror of git/git; required). Benches
+#              only: the tests never fetch or build third-party code.
 #
 # --no-record runs the workload exactly the same way but without the recorder
 # (for benches: the untraced baseline). OUTDIR then gets only NAME.facts.
@@ -28,7 +36,8 @@
 # Environment: FSREPLAY (default: <repo>/build/tools/fsreplay),
 #   WORKLOAD_TMPDIR (default /var/tmp: where the workload runs; should be a
 #   local ext4 disk), FSREPLAY_RECORD_ARGS (extra arguments to `record`),
-#   GIT_CLONE_FILES (default 4200).
+#   GIT_CLONE_FILES (default 4200), C_BUILD_FILES (default 1500), C_BUILD_CFLAGS
+#   (default -O1), C_BUILD_JOBS (default 2), GIT_BUILD_SRC, GIT_BUILD_REF (default HEAD).
 # Exit status: 0 ok, 77 skipped (reason printed), else the failure's status
 #   (the recorder's distinct status for drops is passed through).
 set -euo pipefail
@@ -40,13 +49,13 @@ fixtures="$repo/tests/workloads"
 record=1
 if [ "${1:-}" = "--no-record" ]; then record=0; shift; fi
 if [ $# -ne 2 ]; then
-  echo "usage: run-workload.sh [--no-record] npm|cargo|git-clone OUTDIR" >&2
+  echo "usage: run-workload.sh [--no-record] npm|cargo|git-clone|c-build|git-build OUTDIR" >&2
   exit 2
 fi
 name=$1
 outdir=$2
-case "$name" in npm|cargo|git-clone) ;; *)
-  echo "run-workload: unknown workload '$name' (npm, cargo, git-clone)" >&2; exit 2 ;;
+case "$name" in npm|cargo|git-clone|c-build|git-build) ;; *)
+  echo "run-workload: unknown workload '$name' (npm, cargo, git-clone, c-build, git-build)" >&2; exit 2 ;;
 esac
 
 fsreplay=${FSREPLAY:-$repo/build/tools/fsreplay}
@@ -192,10 +201,46 @@ git_facts() {
   fact checked_out "$(find "$root/clone" -path "$root/clone/.git" -prune -o -type f -print | wc -l)"
 }
 
+# --- c-build -----------------------------------------------------------------
+c_prepare() {
+  local t
+  for t in gcc make ar; do command -v $t >/dev/null || { echo "run-workload: $t not installed (apt-get install build-essential)" >&2; exit 1; }; done
+  "$here/make-c-project.py" "$root/proj" --files "${C_BUILD_FILES:-1500}" >/dev/null
+  fact files "${C_BUILD_FILES:-1500}"
+  fact cflags "${C_BUILD_CFLAGS:--O1}"
+  fact jobs "${C_BUILD_JOBS:-2}"
+}
+c_run() {
+  run make -j"${C_BUILD_JOBS:-2}" -s -C proj CC=gcc "CFLAGS=${C_BUILD_CFLAGS:--O1}"
+}
+c_facts() {
+  fact objects "$(find "$root/proj/obj" -name '*.o' | wc -l)"
+  fact members "$(ar t "$root/proj/libproject.a" 2>/dev/null | wc -l)"
+}
+
+# --- git-build (benches only) -------------------------------------------------
+git_build_flags=(NO_CURL=1 NO_OPENSSL=1 NO_EXPAT=1 NO_GETTEXT=1 NO_TCLTK=1 NO_PERL=1 NO_PYTHON=1)
+git_build_prepare() {
+  [ -n "${GIT_BUILD_SRC:-}" ] || { echo "run-workload: git-build needs GIT_BUILD_SRC (a clone or mirror of git/git)" >&2; exit 2; }
+  git clone -q --no-hardlinks "$GIT_BUILD_SRC" "$root/git"
+  git -C "$root/git" checkout -q "${GIT_BUILD_REF:-HEAD}"
+  fact commit "$(git -C "$root/git" rev-parse HEAD)"
+  fact sources "$(git -C "$root/git" ls-files '*.c' | wc -l)"
+}
+git_build_run() {
+  run make -j"${C_BUILD_JOBS:-2}" -s -C git "${git_build_flags[@]}" all
+}
+git_build_facts() {
+  fact objects "$(find "$root/git" -name '*.o' | wc -l)"
+  fact binary_built "$([ -x "$root/git/git" ] && echo 1 || echo 0)"
+}
+
 case "$name" in
   npm)       prep=npm_prepare;   go=npm_run;   post=npm_facts ;;
   cargo)     prep=cargo_prepare; go=cargo_run; post=cargo_facts ;;
   git-clone) prep=git_prepare;   go=git_run;   post=git_facts ;;
+  c-build)   prep=c_prepare;     go=c_run;     post=c_facts ;;
+  git-build) prep=git_build_prepare; go=git_build_run; post=git_build_facts ;;
 esac
 
 $prep

@@ -1,0 +1,225 @@
+// The executor's calls on names: opens, stats, the name space (mkdir,
+// unlink, rename, link, symlink, mknod), attributes, xattrs, statfs, exec and
+// chdir, and the stand-in for character devices. See executor.h.
+#include <fcntl.h>
+#include <linux/stat.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "replayer/exec_context.h"
+
+namespace fsr::exec {
+namespace {
+
+std::string proc_fd(int fd) {
+  char b[48];
+  snprintf(b, sizeof b, "/proc/self/fd/%d", fd);
+  return b;
+}
+
+int64_t do_open(Ctx& c, int flags, mode_t mode) {
+  if (c.op.path[0] == kNoPath) return -EFAULT;
+  if ((flags & O_TMPFILE) == O_TMPFILE && !c.feat().has(Feature::kOTmpfile)) {
+    c.fallback(Feature::kOTmpfile);  // a named file in that directory, unlinked at once
+    std::string rel = c.relpath(0);
+    if (!rel.empty()) rel += '/';
+    rel += ".fsreplay-tmp-" + std::to_string(c.i);
+    int fd = open_beneath(c.dirfd(0), rel, (flags & ~O_TMPFILE) | O_CREAT | O_EXCL | O_RDWR,
+                          mode, c.feat());
+    if (fd >= 0) {
+      std::string base;
+      int pfd = open_parent_beneath(c.dirfd(0), rel, base, c.feat());
+      if (pfd >= 0) {
+        unlinkat(pfd, base.c_str(), 0);
+        close(pfd);
+      }
+      if (c.op.new_ofd != kNoOfd) c.env.ofd_fd[c.op.new_ofd] = fd;
+      else close(fd);
+    }
+    return fd;
+  }
+  int fd = open_beneath(c.dirfd(0), c.relpath(0), flags, mode, c.feat());
+  if (fd >= 0) {
+    if (c.op.new_ofd != kNoOfd) c.env.ofd_fd[c.op.new_ofd] = fd;
+    else close(fd);  // recorded as a failure: nothing will use it
+  }
+  return fd;
+}
+
+int64_t do_stat(Ctx& c, int flags) {
+  struct stat st;
+  if (c.op.path[0] == kNoPath) return rc(fstat(c.fd(), &st));
+  return rc(fstatat(c.dirfd(0), c.rel(0), &st, flags & AT_SYMLINK_NOFOLLOW));
+}
+
+int64_t do_statx(Ctx& c) {
+  int flags = static_cast<int>(c.e.args[2]);
+  if (c.feat().has(Feature::kStatx)) {
+    struct statx sx;
+    if (c.op.path[0] == kNoPath)
+      return rc(syscall(SYS_statx, c.fd(), "", AT_EMPTY_PATH, static_cast<unsigned>(c.e.args[3]), &sx));
+    return rc(syscall(SYS_statx, c.dirfd(0), c.rel(0), flags & ~AT_EMPTY_PATH,
+                      static_cast<unsigned>(c.e.args[3]), &sx));
+  }
+  c.fallback(Feature::kStatx);
+  return do_stat(c, flags);
+}
+
+int64_t do_rename(Ctx& c, unsigned rflags) {
+  if (c.op.path[1] == kNoPath) return -EFAULT;
+  if (rflags && !c.feat().has(Feature::kRenameat2Flags)) {
+    if (rflags != RENAME_NOREPLACE) return -EINVAL;  // exchange/whiteout have no equivalent
+    c.fallback(Feature::kRenameat2Flags);
+    struct stat st;
+    if (fstatat(c.dirfd(1), c.rel(1), &st, AT_SYMLINK_NOFOLLOW) == 0) return -EEXIST;
+    rflags = 0;
+  }
+  return with_parent(c, 0, [&](int p0, const char* b0) {
+    return with_parent(c, 1, [&](int p1, const char* b1) {
+      return rflags ? rc(syscall(SYS_renameat2, p0, b0, p1, b1, rflags))
+                    : rc(renameat(p0, b0, p1, b1));
+    });
+  });
+}
+
+// Opens path 0 beneath its root with `flags` and closes it: what exec and
+// chdir cost the file system.
+int64_t open_close(Ctx& c, int flags) {
+  int fd = open_beneath(c.dirfd(0), c.relpath(0), flags, 0, c.feat());
+  if (fd < 0) return fd;
+  close(fd);
+  return 0;
+}
+
+std::optional<int64_t> attr_op(Ctx& c) {
+  const Event& e = c.e;
+  const uint64_t* a = e.args;
+  switch (e.nr) {
+    case SYS_chmod: case SYS_fchmodat: {
+      mode_t m = static_cast<mode_t>(a[e.nr == SYS_chmod ? 1 : 2]);
+      return with_opath(c, 0, false, [&](int fd) { return rc(chmod(proc_fd(fd).c_str(), m)); });
+    }
+    case SYS_fchmod: return rc(fchmod(c.fd(), static_cast<mode_t>(a[1])));
+    case SYS_chown: case SYS_lchown: case SYS_fchownat: {
+      bool nofollow = e.nr == SYS_lchown || (e.nr == SYS_fchownat && (a[4] & AT_SYMLINK_NOFOLLOW));
+      if (c.op.path[0] == kNoPath) return rc(fchown(c.fd(), static_cast<uid_t>(-1), static_cast<gid_t>(-1)));
+      return with_opath(c, 0, nofollow, [&](int fd) {
+        return rc(fchownat(fd, "", static_cast<uid_t>(-1), static_cast<gid_t>(-1), AT_EMPTY_PATH));
+      });
+    }
+    case SYS_fchown: return rc(fchown(c.fd(), static_cast<uid_t>(-1), static_cast<gid_t>(-1)));
+    case SYS_utime: case SYS_utimes: case SYS_utimensat: case SYS_futimesat: {
+      if (c.op.path[0] == kNoPath) return c.fd() < 0 ? -EBADF : rc(futimens(c.fd(), nullptr));
+      bool nofollow = e.nr == SYS_utimensat && (a[3] & AT_SYMLINK_NOFOLLOW);
+      return with_opath(c, 0, nofollow, [&](int fd) {
+        return rc(utimensat(kAtFdcwd, proc_fd(fd).c_str(), nullptr, 0));
+      });
+    }
+    case SYS_statfs:
+      return with_opath(c, 0, false, [&](int fd) { struct statfs s; return rc(fstatfs(fd, &s)); });
+    case SYS_fstatfs: { struct statfs s; return rc(fstatfs(c.fd(), &s)); }
+    case SYS_getxattr: case SYS_lgetxattr: case SYS_listxattr: case SYS_llistxattr: {
+      bool nofollow = e.nr == SYS_lgetxattr || e.nr == SYS_llistxattr;
+      bool list = e.nr == SYS_listxattr || e.nr == SYS_llistxattr;
+      return with_opath(c, 0, nofollow, [&](int fd) {
+        std::string p = proc_fd(fd);
+        return list ? rc(listxattr(p.c_str(), nullptr, 0))
+                    : rc(getxattr(p.c_str(), "user.fsreplay", nullptr, 0));
+      });
+    }
+    case SYS_fgetxattr: return rc(fgetxattr(c.fd(), "user.fsreplay", nullptr, 0));
+    case SYS_flistxattr: return rc(flistxattr(c.fd(), nullptr, 0));
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<int64_t> files_op(Ctx& c) {
+  const Event& e = c.e;
+  const uint64_t* a = e.args;
+  switch (e.nr) {
+    case SYS_open: return do_open(c, static_cast<int>(a[1]), static_cast<mode_t>(a[2]));
+    case SYS_openat: return do_open(c, static_cast<int>(a[2]), static_cast<mode_t>(a[3]));
+    case SYS_creat: return do_open(c, O_CREAT | O_WRONLY | O_TRUNC, static_cast<mode_t>(a[1]));
+    case SYS_openat2: return do_open(c, O_RDONLY, 0);
+    case SYS_fstat: return do_stat(c, 0);
+    case SYS_stat: return do_stat(c, 0);
+    case SYS_lstat: return do_stat(c, AT_SYMLINK_NOFOLLOW);
+    case SYS_newfstatat: return do_stat(c, static_cast<int>(a[3]));
+    case SYS_statx: return do_statx(c);
+    case SYS_access: return rc(faccessat(c.dirfd(0), c.rel(0), static_cast<int>(a[1]), 0));
+    case SYS_faccessat: return rc(faccessat(c.dirfd(0), c.rel(0), static_cast<int>(a[2]), 0));
+    case SYS_faccessat2:
+      return rc(faccessat(c.dirfd(0), c.rel(0), static_cast<int>(a[2]),
+                          static_cast<int>(a[3]) & (AT_EACCESS | AT_SYMLINK_NOFOLLOW)));
+    case SYS_readlink: case SYS_readlinkat:
+      return rc(readlinkat(c.dirfd(0), c.rel(0), c.buf, std::min<uint64_t>(c.buf_size, 4096)));
+    case SYS_mkdir: case SYS_mkdirat: {
+      mode_t m = static_cast<mode_t>(a[e.nr == SYS_mkdir ? 1 : 2]);
+      // `mkdir -p` walks up to the root itself, which always exists.
+      if (c.relpath(0).empty()) return -EEXIST;
+      return with_parent(c, 0, [&](int p, const char* b) { return rc(mkdirat(p, b, m)); });
+    }
+    case SYS_rmdir:
+      return with_parent(c, 0, [&](int p, const char* b) { return rc(unlinkat(p, b, AT_REMOVEDIR)); });
+    case SYS_unlink:
+      return with_parent(c, 0, [&](int p, const char* b) { return rc(unlinkat(p, b, 0)); });
+    case SYS_unlinkat:
+      return with_parent(c, 0, [&](int p, const char* b) {
+        return rc(unlinkat(p, b, static_cast<int>(a[2]) & AT_REMOVEDIR));
+      });
+    case SYS_rename: case SYS_renameat: return do_rename(c, 0);
+    case SYS_renameat2: return do_rename(c, static_cast<unsigned>(a[4]));
+    case SYS_link: case SYS_linkat:
+      if (c.op.path[1] == kNoPath) return -EFAULT;
+      return with_parent(c, 0, [&](int p0, const char* b0) {
+        return with_parent(c, 1, [&](int p1, const char* b1) { return rc(linkat(p0, b0, p1, b1, 0)); });
+      });
+    case SYS_symlink: case SYS_symlinkat: {
+      const std::string& target = c.env.plan->paths[c.op.path[0]].abs;
+      return with_parent(c, 1, [&](int p, const char* b) { return rc(symlinkat(target.c_str(), p, b)); });
+    }
+    case SYS_mknod: case SYS_mknodat: {
+      mode_t m = static_cast<mode_t>(a[e.nr == SYS_mknod ? 1 : 2]);
+      return with_parent(c, 0, [&](int p, const char* b) { return rc(mknodat(p, b, m, 0)); });
+    }
+    case SYS_execve: case SYS_execveat:
+      if (c.op.path[0] == kNoPath) return c.skipped();
+      return open_close(c, O_RDONLY);
+    case SYS_chdir: return open_close(c, O_PATH | O_DIRECTORY);
+    default: return attr_op(c);
+  }
+}
+
+// An op on a character device (kPfDevice): the stand-in device, by name.
+int64_t device_op(Ctx& c) {
+  const char* dev = device_standin(c.env.plan->paths[c.op.path[0]].abs);
+  const uint64_t* a = c.e.args;
+  auto open_dev = [&](int flags) -> int64_t {
+    int fd = open(dev, flags & (O_ACCMODE | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_APPEND));
+    if (fd < 0) return -errno;
+    if (c.op.new_ofd != kNoOfd) c.env.ofd_fd[c.op.new_ofd] = fd;
+    else close(fd);
+    return fd;
+  };
+  struct stat st;
+  switch (c.e.nr) {
+    case SYS_open: return open_dev(static_cast<int>(a[1]));
+    case SYS_openat: return open_dev(static_cast<int>(a[2]));
+    case SYS_openat2: return open_dev(O_RDONLY);
+    case SYS_stat: case SYS_lstat: case SYS_newfstatat: case SYS_statx: return rc(stat(dev, &st));
+    case SYS_access: case SYS_faccessat: case SYS_faccessat2:
+      return rc(access(dev, static_cast<int>(a[c.e.nr == SYS_access ? 1 : 2]) & (R_OK | W_OK | X_OK)));
+    default:
+      return c.skipped();  // never change a device node
+  }
+}
+
+}  // namespace fsr::exec
