@@ -5,12 +5,15 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -66,6 +69,30 @@ HeldChild::~HeldChild() {
   }
 }
 
+namespace {
+
+// Waits (up to about five seconds) until the child sits in its read of the go
+// pipe, as /proc/PID/syscall shows it. Tracking starts after spawn_held
+// returns: a child the scheduler had not yet run would otherwise make that
+// read, a call of the launcher's and not of the workload, while tracked
+// (the go pipe's fd tells it from the reads of dropping to the invoker).
+// Where /proc/PID/syscall cannot be read (a kernel without
+// CONFIG_HAVE_ARCH_TRACEHOOK, a hardened /proc) it returns at once.
+void wait_until_held(pid_t pid, int go_fd) {
+  const std::string file = fmt::format("/proc/{}/syscall", pid);
+  for (int i = 0; i < 5000; ++i) {
+    std::ifstream in(file);
+    std::string first;  // a syscall number, "running", or -1 (in user space)
+    if (!(in >> first)) return;
+    if (first != "running" && first != "-1" && (first[0] < '0' || first[0] > '9')) return;
+    std::string fd;
+    if (first == std::to_string(SYS_read) && in >> fd && fd == fmt::format("{:#x}", go_fd)) return;
+    usleep(1000);
+  }
+}
+
+}  // namespace
+
 Result<HeldChild> spawn_held(const std::vector<std::string>& argv, const RunAs& as) {
   if (argv.empty()) return Status::error("no command given (fsreplay record -- CMD ARGS...)");
   auto prog = find_program(argv[0]);
@@ -106,6 +133,7 @@ Result<HeldChild> spawn_held(const std::vector<std::string>& argv, const RunAs& 
     _exit(127);
   }
   c.pid_ = pid;
+  wait_until_held(pid, go_r.get());
   return c;
 }
 

@@ -88,11 +88,18 @@ TEST(RecordLifecycle, StarvedDrainIsRaisedBeforeALaneOverflows) {
 TEST(RecordLifecycle, LanesRewoundEarlyLoseNothing) {
   TempDir d;
   const uint32_t calls = 36000;
-  Recorded r = record_command({FSR_PACED_PATH, std::to_string(calls), "12000"}, d.path(), 1);
-  ASSERT_TRUE(r.reader);
+  // Pinned to one CPU, so that one lane fills; a loaded machine can still
+  // stretch the pace so that no lap reaches its early-rewind point: then it
+  // is tried again, up to three times.
+  Recorded r;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    r = record_command({"taskset", "-c", "0", FSR_PACED_PATH, std::to_string(calls), "12000"}, d.path(), 1);
+    ASSERT_TRUE(r.reader);
+    if (r.summary.kernel.early_rewinds > 0) break;
+  }
   EXPECT_EQ(r.summary.exit_code, 0);
   EXPECT_EQ(r.summary.drops, 0u);
-  EXPECT_GT(r.summary.kernel.early_rewinds, 0u) << "no lane rewound early: the case this test is for did not happen";
+  EXPECT_GT(r.summary.kernel.early_rewinds, 0u) << "no lane rewound early in 3 runs: the case this test is for did not happen";
   std::vector<uint32_t> seq;
   for (const Event* e : r.with_nr(SYS_access)) {
     if (e->path[0] == kNoStr) continue;
