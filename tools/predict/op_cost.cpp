@@ -9,7 +9,7 @@
 namespace fsr {
 namespace {
 
-enum PathBit : uint8_t { kExists = 1, kData = 2 };
+enum PathBit : uint8_t { kExists = 1, kData = 2, kAttrStale = 4 };
 enum OfdBit : uint8_t { kDirty = 1, kReadStarted = 2 };
 enum TempFrom : uint8_t { kNoTemp = 0, kMeta = 1, kDataTemp = 2 };
 
@@ -91,7 +91,9 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
     // Never below a quarter of the probe's own figure: a walk is not free.
     ns = static_cast<uint64_t>(std::max<int64_t>(static_cast<int64_t>(ns) + adj, static_cast<int64_t>(ns / 4)));
   }
-  after(i, pr, now);
+  // A cached answer does not renew the mount's cache entry (an attribute
+  // cache's clock runs from the last reply of the server, not the last hit).
+  after(i, pr, now, pr.meta != kMeta || t == Temp::kCold);
   ++notes_.modeled;
   return ns;
 }
@@ -108,12 +110,13 @@ uint32_t OpCost::depth(uint32_t q) {
 Temp OpCost::temperature(uint32_t p, bool meta, bool ok, bool creating, uint64_t now) {
   if (!meta) return cold_start_ && !(path_bits_[p] & kData) ? Temp::kCold : Temp::kWarm;
   uint64_t last = touched_[p];
+  const uint64_t life = model_->cache_lifetime_ns();
+  if ((path_bits_[p] & kAttrStale) && life != kNoExpiry) return Temp::kCold;  // a write invalidated it
   if (last == 0) {
     // First touch in the trace: a path that existed was just made by prepare.
     if (!ok || creating || cold_start_) return Temp::kCold;
     last = 1;
   }
-  const uint64_t life = model_->cache_lifetime_ns();
   return life == kNoExpiry || now - std::min(now, last - 1) <= life ? Temp::kWarm : Temp::kCold;
 }
 
@@ -186,14 +189,14 @@ bool OpCost::classify(uint32_t i, Priced& pr) {
   }
 }
 
-void OpCost::after(uint32_t i, const Priced& pr, uint64_t now) {
+void OpCost::after(uint32_t i, const Priced& pr, uint64_t now, bool fetched) {
   const Event& e = v_.event(i);
   const PlanOp& op = v_.op(i);
   const bool ok = e.ret >= 0;
   for (int k = 0; k < 2; ++k) {
     const uint32_t q = op.path[k];
     if (q == kNoPath || (k == 0 && pr.kind == ProbeKind::kSymlink)) continue;
-    touched_[q] = now + 1;
+    if (fetched) touched_[q] = now + 1, path_bits_[q] &= ~kAttrStale;
     if (!ok) continue;
     const bool gone = pr.kind == ProbeKind::kUnlink || pr.kind == ProbeKind::kRmdir ||
                       (pr.kind == ProbeKind::kRename && k == 0);
@@ -202,7 +205,10 @@ void OpCost::after(uint32_t i, const Priced& pr, uint64_t now) {
   if (op.ofd == kNoOfd) return;
   const uint32_t p = v_.plan().ofds[op.ofd].path;
   switch (pr.kind) {
-    case ProbeKind::kWrite: ofd_bits_[op.ofd] |= kDirty; break;
+    case ProbeKind::kWrite: case ProbeKind::kAttrFd:
+      ofd_bits_[op.ofd] |= kDirty;
+      if (p != kNoPath) path_bits_[p] |= kAttrStale;  // the size changed: the next stat asks the server
+      break;
     case ProbeKind::kRead: case ProbeKind::kReadSeq: ofd_bits_[op.ofd] |= kReadStarted; break;
     case ProbeKind::kCloseClean: case ProbeKind::kCloseWrite: ofd_bits_[op.ofd] = 0; break;
     default: break;

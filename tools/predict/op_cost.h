@@ -2,9 +2,12 @@
 // probe measured it (kind, size, path depth, hit or miss as the trace shows
 // them: a stat that failed is a miss, a read's size is its recorded return)
 // and picks its temperature from the mount state the replay would have
-// built up: a path is warm while it was touched within the profile's cache
-// lifetime (the prestate counts as touched at the start: prepare made it),
-// data stays cached once written or read. Ops that the replay runs outside
+// built up: a path is warm while the mount last answered for it (a create,
+// a change, a cold lookup; not a cached hit) within the profile's cache
+// lifetime (the prestate counts as answered at the start: prepare made it),
+// a write through an open file makes its next lookup ask the mount again
+// (where the mount's cache expires at all), data stays cached once written
+// or read. Ops that the replay runs outside
 // the target (scratch paths, devices) and ops of a kind the profile never
 // measured take their recorded duration, and are counted so that predict
 // can name what it assumed. With no model, every op takes its recorded
@@ -53,7 +56,7 @@ class OpCost {
   bool classify(uint32_t i, Priced& out);
   Temp temperature(uint32_t path, bool meta, bool ok, bool creates, uint64_t now);
   uint32_t depth(uint32_t path);  // components below its root, cached
-  void after(uint32_t i, const Priced& pr, uint64_t now);
+  void after(uint32_t i, const Priced& pr, uint64_t now, bool fetched);
   uint32_t path_of(uint32_t i) const;
   uint32_t next_bin() {
     rng_ ^= rng_ >> 12, rng_ ^= rng_ << 25, rng_ ^= rng_ >> 27;
