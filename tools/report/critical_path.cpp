@@ -30,15 +30,27 @@ PathAttribution critical_path(const std::vector<OpRecord>& ops, uint64_t wall_ns
   for (size_t i = 0; i < ops.size(); ++i) by_worker[ops[i].worker].push_back(i);
   std::vector<size_t> prev_on_worker(ops.size(), kNone);
   for (auto& [w, idx] : by_worker) {
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    auto before = [&](size_t a, size_t b) {
       return ops[a].start != ops[b].start ? ops[a].start < ops[b].start
                                           : ops[a].event_index < ops[b].event_index;
-    });
+    };
+    if (!std::is_sorted(idx.begin(), idx.end(), before)) std::stable_sort(idx.begin(), idx.end(), before);
     for (size_t k = 1; k < idx.size(); ++k) prev_on_worker[idx[k]] = idx[k - 1];
   }
+  // Op of an event index: the identity when ops are stored one per event
+  // in event order (predict's results), else a map.
+  bool identity = true;
+  for (size_t i = 0; i < ops.size() && identity; ++i) identity = ops[i].event_index == i;
   std::unordered_map<uint64_t, size_t> by_event;
-  by_event.reserve(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) by_event.emplace(ops[i].event_index, i);
+  if (!identity) {
+    by_event.reserve(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) by_event.emplace(ops[i].event_index, i);
+  }
+  auto op_of_event = [&](uint64_t e) -> size_t {
+    if (identity) return e < ops.size() ? static_cast<size_t>(e) : kNone;
+    auto it = by_event.find(e);
+    return it == by_event.end() ? kNone : it->second;
+  };
 
   std::vector<bool> visited(ops.size(), false);
   uint64_t cursor = pa.wall_ns;  // everything in [cursor, wall] is accounted for
@@ -60,9 +72,8 @@ PathAttribution critical_path(const std::vector<OpRecord>& ops, uint64_t wall_ns
     size_t pred = prev_on_worker[cur];
     bool via_dep = false;
     if (op.dep_wait > 0 && op.waited_on > 0) {
-      auto it = by_event.find(op.waited_on - 1);
-      if (it != by_event.end() && it->second != cur) {
-        const size_t dep = it->second;
+      const size_t dep = op_of_event(op.waited_on - 1);
+      if (dep != kNone && dep != cur) {
         const uint64_t dep_end = ops[dep].start + ops[dep].latency;
         const uint64_t prog_end = pred == kNone ? 0 : ops[pred].start + ops[pred].latency + op.gap;
         if (pred == kNone || dep_end > prog_end) pred = dep, via_dep = true;

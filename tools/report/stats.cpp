@@ -48,9 +48,8 @@ std::string dir_key(std::string_view path, std::string_view root, int depth) {
 ProcessNaming name_processes(const ResultSet& rs) {
   std::vector<size_t> order(rs.ops.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return rs.ops[a].event_index < rs.ops[b].event_index;
-  });
+  auto before = [&](size_t a, size_t b) { return rs.ops[a].event_index < rs.ops[b].event_index; };
+  if (!std::is_sorted(order.begin(), order.end(), before)) std::stable_sort(order.begin(), order.end(), before);
   ProcessNaming pn;
   std::unordered_map<std::string, uint32_t> index;
   auto intern = [&](std::string_view name) {
