@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The probe and predict verbs end to end: a probe of a scratch directory
 # (cleaned up, also on Ctrl-C), `inspect` of a profile, predict's three
-# formats, and one clear line (and the documented exit code) per bad input.
+# formats, one clear line (and the documented exit code) per bad input, and
+# every example profile in profiles/ read and used.
 # Usage: cli_test.sh FSREPLAY PREDICT_FIXTURE OUTDIR
 set -uo pipefail
 fsreplay=$1 fixture=$2 out=$3
@@ -87,6 +88,13 @@ wait "$pid"; code=$?
 has "$out/e" "interrupted"
 [[ -z $(ls -A "$probe_dir") ]] || fail "interrupted probe left $(ls -A "$probe_dir")"
 [[ ! -e $out/never.profile ]] || fail "interrupted probe wrote a profile"
+
+# The example profiles shipped in profiles/ stay readable and usable.
+for p in "$(dirname "$0")"/../../profiles/*.profile; do
+  expect 0 "$fsreplay" inspect "$p"
+  has "$out/o" "fsreplay profile $(basename "$p" .profile)"
+  expect 0 "$fsreplay" predict "$t" -p "$p" --format json
+done
 
 expect 0 "$fsreplay" predict --help
 has "$out/o" "--profile"
