@@ -148,22 +148,9 @@ replay_once() {
 row() {  # row W T: predicts W on T's profile and prints the comparison with the replays' report
   local w=$1 t=$2 res=$work/results/$2-$1
   "$bin" predict "$work/traces/$w.trace" --profile "$profiles_out/$t.profile" -f json -o "$res.predict.json" 2>/dev/null || true
-  python3 - "$w" "$t" "$res.report.json" "$res.predict.json" <<'PY'
-import json, sys
-w, t, rep, pre = sys.argv[1:5]
-r = json.load(open(rep)); p = json.load(open(pre))["reports"][0]
-share = lambda d: {c["class"]: c.get("share_of_slowdown") or 0.0 for c in d["classes"]}
-rs, ps = share(r), share(p)
-d = max((abs(rs.get(c, 0) - ps.get(c, 0)) for c in set(rs) | set(ps)), default=0) * 100
-err = (p["wall_ns"] - r["wall_ns"]) * 100 / r["wall_ns"]
-top = sorted(rs, key=lambda c: -abs(rs[c]))[:3]
-txt = " ".join(f"{c} {rs[c]*100:.0f}/{ps.get(c, 0)*100:.0f}" for c in top)
-print(f"{w:<12} {t:<14} {r['wall_ns']/1e9:10.3f}s {p['wall_ns']/1e9:10.3f}s {err:+6.1f}% "
-      f"{r['baseline_wall_ns']/1e9:10.3f}s {d:8.1f}pt  {txt}")
-sys.exit(0 if abs(err) <= 10 and d <= 5 else 1)
-PY
+  "$here/predict_compare.py" "$w" "$t" "$res.report.json" "$res.predict.json"
 }
-printf '%-12s %-14s %11s %11s %7s %11s %9s  %s\n' workload target replayed predicted error ext4_replay max_dshare "shares (class replayed/predicted, top 3)"
+"$here/predict_compare.py" --header
 status=0
 if [[ $reuse == 1 ]]; then
   for t in $targets; do for w in $workloads; do row "$w" "$t" || status=1; done; done
