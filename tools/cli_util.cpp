@@ -3,10 +3,23 @@
 #include <fmt/core.h>
 
 #include <cctype>
+#include <cstdio>
 #include <string>
 #include <unistd.h>
 
 namespace fsr::cli {
+
+bool write_output(std::string_view verb, const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return std::fflush(stdout) == 0;
+  }
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (f && std::fclose(f) != 0) ok = false;
+  if (!ok) fail(verb, path + ": cannot write; check the directory exists and is writable");
+  return ok;
+}
 
 int fail(std::string_view verb, std::string_view message, int code) {
   fmt::print(stderr, "fsreplay {}: {}\n", verb, message);

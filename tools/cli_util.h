@@ -19,6 +19,10 @@ inline constexpr int kExitNoPrivilege = 5;// record: not root / no CAP_BPF, no B
 // Prints "fsreplay <verb>: <message>" on stderr and returns kExitError.
 int fail(std::string_view verb, std::string_view message, int code = kExitError);
 
+// Writes `text` to stdout, or to `path` when it is not empty; false (after
+// a one-line error from `verb`) when the file cannot be written.
+bool write_output(std::string_view verb, const std::string& path, const std::string& text);
+
 // True when stderr is a terminal (progress is shown only then).
 bool stderr_is_tty();
 

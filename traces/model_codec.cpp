@@ -106,7 +106,7 @@ Status decode_header(std::span<const capnp::word> msg, TraceHeader& h) {
     auto r = mr.getRoot<wire::Header>();
     h.format_version = r.getFormatVersion();
     uint16_t kind = r.getKind();
-    if (kind != 1 && kind != 2) return Status::error("unknown payload kind " + std::to_string(kind));
+    if (kind < 1 || kind > 3) return Status::error("unknown payload kind " + std::to_string(kind));
     h.kind = static_cast<PayloadKind>(kind);
     h.recorder_version = r.getRecorderVersion();
     h.kernel_release = r.getKernelRelease();

@@ -334,7 +334,7 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) 
   std::memcpy(&kind, fh + 10, 2);
   if (version < kOldestReadableVersion || version > kFormatVersion)
     return Status::error(path + ": format version " + std::to_string(version) + " is not supported (this fsreplay reads versions " + std::to_string(kOldestReadableVersion) + " to " + std::to_string(kFormatVersion) + "); use a matching fsreplay");
-  if (kind != 1 && kind != 2)
+  if (kind < 1 || kind > 3)
     return Status::error(path + ": unknown payload kind " + std::to_string(kind));
   FrameHeader h;
   std::string why;
@@ -389,6 +389,24 @@ Result<uint64_t> TraceReader::record_count() {
 }
 Result<bool> TraceReader::read_chunk(size_t i, std::vector<Event>& out) { return impl_->read_chunk(i, out); }
 Result<bool> TraceReader::read_chunk(size_t i, std::vector<OpRecord>& out) { return impl_->read_chunk(i, out); }
+
+Result<size_t> TraceReader::for_each_frame(FrameType type,
+                                           const std::function<Status(std::span<const uint64_t>)>& fn) {
+  Impl& m = *impl_;
+  if (Status st = m.build_index(); !st) return st;
+  size_t n = 0;
+  for (const auto& e : m.index) {
+    if (e.type != static_cast<uint16_t>(type)) continue;
+    FrameHeader h;
+    std::string why;
+    if (m.read_frame(e.offset, h, why) != Impl::Got::kFrame)
+      return Status::error(m.path + ": " + frame_type_name(type) + " frame at offset " + std::to_string(e.offset) +
+                           " unreadable" + (why.empty() ? " (cut short)" : ": " + why));
+    if (Status st = fn(std::span<const uint64_t>(m.words.data(), m.words.size())); !st) return st;
+    ++n;
+  }
+  return n;
+}
 
 const ReadProblems& TraceReader::problems() const { return impl_->problems; }
 uint64_t TraceReader::file_size() const { return impl_->size; }

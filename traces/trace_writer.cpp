@@ -225,6 +225,12 @@ Status TraceWriter::append(const OpRecord& op) {
   return Status::ok();
 }
 
+Status TraceWriter::append_frame(FrameType type, const std::vector<uint8_t>& capnp_message, uint32_t records) {
+  Impl& m = *impl_;
+  if (Status st = m.flush_chunk(); !st) return st;
+  return m.write_frame(type, capnp_message, records, &m.z);
+}
+
 Status TraceWriter::flush() { return impl_->flush_chunk(); }
 
 Status TraceWriter::finish(const TraceFooter& footer) {
