@@ -13,7 +13,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-dyn=$1 static=$2 harness=$3; shift 3
+dyn=$(realpath "$1") static=$(realpath "$2") harness=$(realpath "$3"); shift 3
 workloads=("${@:-demo}")
 work=$(mktemp -d "${WORKLOAD_TMPDIR:-/var/tmp}/fsr-pkg-wsl1.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -3,8 +3,8 @@
 # cargo build, git clone (tools/workloads/run-workload.sh) and the demo's
 # workload, each recorded with the dynamic build, then replayed by both builds
 # under the WSL1 gap harness; prints ops, divergences and fallbacks per build
-# and fails if the divergent ops differ. CI runs the demo and git-clone only
-# (ctest -R packaging_static_replays_under_wsl1_harness); this takes ~5-10 min.
+# and fails if the divergent ops differ. CI runs all but git-clone
+# (ctest -R packaging_static_replays_under_wsl1_harness); this takes ~4-5 min.
 #   usage: tools/bench/static-wsl1-replay.sh [BUILD_DIR] [WORKLOAD...]   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
