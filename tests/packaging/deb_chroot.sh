@@ -51,7 +51,12 @@ cp "$work/demo.trace" "$root/work/"
 inroot() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 "$@"; }
 
 echo "== apt-get install ./$(basename "$deb") in a clean Debian 12 chroot"
-if ! inroot sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ./work/$(basename "$deb") fuse3" >"$work/apt.log" 2>&1; then
+install_deb() {
+  inroot sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ./work/$(basename "$deb") fuse3" >"$work/apt.log" 2>&1
+}
+# The cached apt lists may name packages a point release has since replaced:
+# on a failure, refresh them once and retry.
+if ! install_deb && ! { inroot apt-get update -q >"$work/update.log" 2>&1 && install_deb; }; then
   cat "$work/apt.log"
   if grep -qE "Could not resolve|Temporary failure|Failed to fetch|Unable to connect" "$work/apt.log"; then
     echo "skip: the package's dependencies could not be downloaded (mirror unreachable) and are not in $cache/apt-archives"
