@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -219,6 +220,20 @@ void BpfSession::enable_lazy_tracking() { skel_->bss->lazy_track = 1; }
 bool BpfSession::tracked(uint32_t tgid) const {
   uint32_t v = 0;
   return bpf_map_lookup_elem(bpf_map__fd(skel_->maps.tracked), &tgid, &v) == 0;
+}
+
+size_t BpfSession::forget_exited() {
+  int fd = bpf_map__fd(skel_->maps.tracked);
+  std::vector<uint32_t> gone;
+  uint32_t key = 0, next = 0;
+  const void* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    if (kill(static_cast<pid_t>(next), 0) != 0 && errno == ESRCH) gone.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  for (uint32_t g : gone) bpf_map_delete_elem(fd, &g);
+  return gone.size();
 }
 
 size_t BpfSession::tracked_count() const {

@@ -163,6 +163,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   const uint64_t cpu_start = now_ns(CLOCK_PROCESS_CPUTIME_ID);
   uint64_t last_flush = now_ns(CLOCK_MONOTONIC);
   uint64_t last_drain = last_flush;
+  uint64_t last_sweep = last_flush;
   bool done = false;
   int forwarded = 0;
   const bool pid1 = getpid() == 1;
@@ -204,6 +205,12 @@ Result<RecordSummary> record(const RecordOptions& o) {
         forwarded = sigs;
       }
     } else {
+      // Entries of processes that exited before they were tracked are
+      // dropped first, once every 100 ms.
+      if (horizon - last_sweep >= 100'000'000) {
+        session->forget_exited();
+        last_sweep = horizon;
+      }
       if (g_signals.load() > 0 || session->tracked_count() == 0) done = true;
     }
     if (!done) {
