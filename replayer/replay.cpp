@@ -1,7 +1,6 @@
 #include "replayer/replay.h"
 
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,16 +10,15 @@
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <map>
 #include <thread>
-#include <tuple>
 
 #include "replayer/features.h"
 #include "replayer/plan.h"
 #include "replayer/replay_cost.h"
 #include "replayer/resolver.h"
+#include "replayer/replay_summary.h"
+#include "replayer/root_policy.h"
 #include "tools/detect/detect.h"
-#include "traces/in_flight.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
@@ -63,93 +61,6 @@ Result<Loaded> load(const std::string& path) {
   if (!pre) return pre.status();
   l.prestate = std::move(pre.value());
   return l;
-}
-
-std::string real(const std::string& p) {
-  char* r = realpath(p.c_str(), nullptr);
-  if (!r) return {};
-  std::string s(r);
-  free(r);
-  return s;
-}
-
-bool within(const std::string& inner, const std::string& outer) {
-  return inner == outer || (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
-                            (outer == "/" || inner[outer.size()] == '/'));
-}
-
-Status refuse_dangerous_root(const std::string& what, const std::string& dir) {
-  if (dir == "/") return Status::error(what + " is '/': choose a dedicated empty directory");
-  std::vector<std::string> homes;
-  if (const char* h = getenv("HOME")) homes.push_back(real(h));
-  setpwent();
-  while (passwd* pw = getpwent())
-    if (pw->pw_dir) homes.push_back(real(pw->pw_dir));
-  endpwent();
-  for (const std::string& h : homes)
-    if (!h.empty() && h == dir)
-      return Status::error(what + " " + dir + " is a home directory: choose a dedicated directory inside it");
-  return Status::ok();
-}
-
-struct Roots;
-void remove_scratch(Roots& r);
-
-struct Roots {
-  std::string target, scratch;
-  bool scratch_is_ours = false;
-  int fd[2] = {-1, -1};
-  ~Roots() {  // a scratch directory we made goes away on every path, errors included
-    remove_scratch(*this);
-    for (int f : fd)
-      if (f >= 0) close(f);
-  }
-};
-
-Status open_roots(const std::string& trace, const ReplayOptions& o, Roots& r) {
-  if (o.target.empty()) return Status::error("--target is required: the directory the recorded root replays in");
-  r.target = real(o.target);
-  if (r.target.empty()) return Status::error("target " + o.target + ": " + strerror(errno) + " (create it first)");
-  if (Status s = refuse_dangerous_root("target", r.target); !s) return s;
-  if (o.scratch.empty()) {
-    const char* tmp = getenv("TMPDIR");
-    std::string tpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/fsreplay-scratch-XXXXXX";
-    if (!mkdtemp(tpl.data())) return Status::error("cannot create a scratch directory in " + tpl + ": " + strerror(errno) + " (set TMPDIR or pass --scratch)");
-    r.scratch = real(tpl);
-    r.scratch_is_ours = true;
-  } else {
-    r.scratch = real(o.scratch);
-    if (r.scratch.empty()) return Status::error("scratch " + o.scratch + ": " + strerror(errno) + " (create it first)");
-  }
-  if (Status s = refuse_dangerous_root("scratch", r.scratch); !s) return s;
-  if (within(r.scratch, r.target) || within(r.target, r.scratch))
-    return Status::error("target " + r.target + " and scratch " + r.scratch + " overlap: use separate directories");
-  std::string tr = real(trace);
-  if (!tr.empty() && (within(tr, r.target) || within(tr, r.scratch)))
-    return Status::error("the trace " + tr + " lies inside the target or scratch: move it out, replay may change it");
-  if (!o.output.empty()) {
-    std::string outdir = real(std::string(parent_of(normalize_abs(o.output[0] == '/' ? o.output : real(".") + "/" + o.output))));
-    if (!outdir.empty() && (within(outdir, r.target) || within(outdir, r.scratch)))
-      return Status::error("the result file " + o.output + " would lie inside the target or scratch: write it elsewhere");
-  }
-  r.fd[0] = open(r.target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  r.fd[1] = open(r.scratch.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (r.fd[0] < 0 || r.fd[1] < 0) return Status::error("cannot open the target or scratch directory: " + std::string(strerror(errno)));
-  return Status::ok();
-}
-
-void remove_scratch(Roots& r) {
-  if (!r.scratch_is_ours || r.scratch.empty()) return;
-  r.scratch_is_ours = false;
-  // Removed by name beneath its parent, never following a link (prepare.cpp).
-  std::string parent(parent_of(r.scratch));
-  int pfd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (pfd < 0) return;
-  TreeSpec gone;
-  gone.created.push_back({Root::kTarget, r.scratch.substr(parent.size() + (parent == "/" ? 0 : 1))});
-  int roots[2] = {pfd, pfd};
-  (void)materialise(gone, roots, Features::all(), 1, nullptr);
-  close(pfd);
 }
 
 std::vector<Feature> forced_off(const ReplayOptions& o, Status& st) {
@@ -212,73 +123,19 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   return s;
 }
 
-ProgressFn phase_progress(const ReplayOptions& o, const char* phase) {
-  if (!o.progress || !o.on_progress) return nullptr;
-  auto cb = o.on_progress;
-  return [cb, phase](uint64_t d, uint64_t t) { cb(phase, d, t, {}); };
-}
-
-// The think clock's corrections and what they came to, for the result's
-// options (DESIGN.md "The replay clock": every figure can be explained).
-nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockTotals& t) {
-  nlohmann::json j;
-  const RecordCost& rc = c.recorded;
-  if (rc.present) {
-    nlohmann::json gap = nlohmann::json::object(), dur = nlohmann::json::object();
-    for (int k = 0; k < kClassCount; ++k) {
-      const std::string n(class_name(static_cast<SyscallClass>(k)));
-      gap[n] = rc.gap_ns[k];
-      dur[n] = rc.dur_ns[k];
-    }
-    j["recorder"] = {{"gap_ns", gap}, {"dur_ns", dur}, {"unrecorded_ns", rc.unrecorded_ns}, {"method", rc.method}};
-  } else {
-    j["recorder"] = nullptr;  // the trace predates the measurement: gaps replayed as recorded
-  }
-  nlohmann::json issue = nlohmann::json::object();
-  for (uint16_t nr : ic.measured) issue[syscall_name(nr)] = ic.ns[nr];
-  j["replayer"] = {{"syscall_ns", c.syscall_ns}, {"issue_ns", issue}, {"calibration_ns", ic.took_ns}};
-  j["totals_ns"] = {{"recorder_gap", t.recorder_gap_ns}, {"emulated_work_slept", t.recorder_dur_slept_ns},
-                    {"syscall", t.syscall_ns}, {"issue", t.issue_ns}, {"late", t.late_ns},
-                    {"unpaid", t.unpaid_ns}};
-  return j;
-}
-
-// Issued calls in flight while any is, in the original and in the replay.
-nlohmann::json overlap_json(const Plan& plan, const std::vector<Event>& ev, const std::vector<OpRecord>& ops) {
-  std::vector<std::pair<uint64_t, uint64_t>> rec, rep;
-  for (size_t i = 0; i < ev.size(); ++i) {
-    if (plan.ops[i].action != OpAction::kIssue) continue;
-    rec.push_back({ev[i].ts, ev[i].ts + ev[i].dur});
-    if (!(ops[i].flags & kOfSkipped)) rep.push_back({ops[i].start, ops[i].start + ops[i].latency});
-  }
-  return {{"recorded", mean_in_flight(rec)}, {"replayed", mean_in_flight(rep)}};
-}
-
 std::string fmt_pct(double p) {
   char b[32];
   snprintf(b, sizeof b, "%g%%", p);
   return b;
 }
 
-std::string result_class(int64_t r) {
-  if (r >= 0) return "ok";
-  const char* n = strerrorname_np(static_cast<int>(-r));
-  return n ? n : "errno " + std::to_string(-r);
-}
-
-// The most frequent (syscall, recorded result, replayed result) of the divergent ops.
-std::vector<DivergenceRow> top_divergences(const std::vector<OpRecord>& ops) {
-  std::map<std::tuple<uint16_t, std::string, std::string>, uint64_t> by;
-  for (const OpRecord& r : ops)
-    if (r.flags & kOfDivergent) ++by[{r.nr, result_class(r.recorded_ret), result_class(r.ret)}];
-  std::vector<DivergenceRow> rows;
-  for (const auto& [k, n] : by) rows.push_back({syscall_name(std::get<0>(k)), std::get<1>(k), std::get<2>(k), n});
-  std::stable_sort(rows.begin(), rows.end(), [](const DivergenceRow& a, const DivergenceRow& b) { return a.count > b.count; });
-  if (rows.size() > 8) rows.resize(8);
-  return rows;
-}
-
 unsigned prepare_threads() { return std::max(2u, std::min(8u, std::thread::hardware_concurrency())); }
+
+ProgressFn phase_progress(const ReplayOptions& o, const char* phase) {
+  if (!o.progress || !o.on_progress) return nullptr;
+  auto cb = o.on_progress;
+  return [cb, phase](uint64_t d, uint64_t t) { cb(phase, d, t, {}); };
+}
 
 }  // namespace
 
@@ -428,7 +285,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   const TraceHeader& th = ss.trace.reader->header();
   TraceHeader h = th;
   h.kind = PayloadKind::kResult;
-  h.source_trace = real(trace_path);
+  h.source_trace = real_path(trace_path);
   h.target = ss.roots.target;
   h.scratch = ss.roots.scratch;
   h.fallbacks = sum.fallbacks;
@@ -493,38 +350,6 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     if (!m) return Status::error("replay done (" + out + ") but resetting the tree failed: " + m.message());
   }
   return sum;
-}
-
-std::string summary_to_json(const ReplaySummary& s) {
-  nlohmann::json j;
-  j["wall_ns"] = s.wall_ns;
-  j["recorded_ns"] = s.recorded_ns;
-  j["ops"] = s.ops;
-  j["divergences"] = s.divergences;
-  j["approx_deps"] = s.approx_deps;
-  j["skipped"] = s.skipped;
-  j["workers"] = s.workers;
-  j["fallbacks"] = s.fallbacks;
-  j["trace_problems"] = s.trace_problems;
-  j["warnings"] = s.warnings;
-  j["address_space"] = {{"peak_mappings", s.peak_mappings}, {"peak_spaces", s.peak_spaces},
-                        {"max_map_count", s.max_map_count}};
-  j["result"] = s.result_path;
-  j["diverged"] = s.diverged;
-  j["max_divergence_pct"] = s.max_divergence_pct;
-  nlohmann::json top = nlohmann::json::array();
-  for (const DivergenceRow& d : s.top_divergences)
-    top.push_back({{"call", d.call}, {"recorded", d.recorded}, {"replayed", d.replayed}, {"count", d.count}});
-  j["top_divergences"] = top;
-  if (!s.clock_json.empty()) j["clock"] = nlohmann::json::parse(s.clock_json);
-  nlohmann::json by = nlohmann::json::object();
-  for (int c = 0; c < kClassCount; ++c) {
-    if (s.count[c] == 0) continue;
-    by[std::string(class_name(static_cast<SyscallClass>(c)))] = {
-        {"count", s.count[c]}, {"total_ns", s.total_ns[c]}, {"mean_ns", s.total_ns[c] / s.count[c]}};
-  }
-  j["by_class"] = by;
-  return j.dump(2);
 }
 
 }  // namespace fsr

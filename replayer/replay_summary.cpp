@@ -1,0 +1,103 @@
+#include "replayer/replay_summary.h"
+
+#include <string.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "traces/in_flight.h"
+
+namespace fsr {
+namespace {
+
+std::string result_class(int64_t r) {
+  if (r >= 0) return "ok";
+  const char* n = strerrorname_np(static_cast<int>(-r));
+  return n ? n : "errno " + std::to_string(-r);
+}
+
+}  // namespace
+
+// The think clock's corrections and what they came to, for the result's
+// options (DESIGN.md "The replay clock": every figure can be explained).
+nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockTotals& t) {
+  nlohmann::json j;
+  const RecordCost& rc = c.recorded;
+  if (rc.present) {
+    nlohmann::json gap = nlohmann::json::object(), dur = nlohmann::json::object();
+    for (int k = 0; k < kClassCount; ++k) {
+      const std::string n(class_name(static_cast<SyscallClass>(k)));
+      gap[n] = rc.gap_ns[k];
+      dur[n] = rc.dur_ns[k];
+    }
+    j["recorder"] = {{"gap_ns", gap}, {"dur_ns", dur}, {"unrecorded_ns", rc.unrecorded_ns}, {"method", rc.method}};
+  } else {
+    j["recorder"] = nullptr;  // the trace predates the measurement: gaps replayed as recorded
+  }
+  nlohmann::json issue = nlohmann::json::object();
+  for (uint16_t nr : ic.measured) issue[syscall_name(nr)] = ic.ns[nr];
+  j["replayer"] = {{"syscall_ns", c.syscall_ns}, {"issue_ns", issue}, {"calibration_ns", ic.took_ns}};
+  j["totals_ns"] = {{"recorder_gap", t.recorder_gap_ns}, {"emulated_work_slept", t.recorder_dur_slept_ns},
+                    {"syscall", t.syscall_ns}, {"issue", t.issue_ns}, {"late", t.late_ns},
+                    {"unpaid", t.unpaid_ns}};
+  return j;
+}
+
+// Issued calls in flight while any is, in the original and in the replay.
+nlohmann::json overlap_json(const Plan& plan, const std::vector<Event>& ev, const std::vector<OpRecord>& ops) {
+  std::vector<std::pair<uint64_t, uint64_t>> rec, rep;
+  for (size_t i = 0; i < ev.size(); ++i) {
+    if (plan.ops[i].action != OpAction::kIssue) continue;
+    rec.push_back({ev[i].ts, ev[i].ts + ev[i].dur});
+    if (!(ops[i].flags & kOfSkipped)) rep.push_back({ops[i].start, ops[i].start + ops[i].latency});
+  }
+  return {{"recorded", mean_in_flight(rec)}, {"replayed", mean_in_flight(rep)}};
+}
+
+
+// The most frequent (syscall, recorded result, replayed result) of the divergent ops.
+std::vector<DivergenceRow> top_divergences(const std::vector<OpRecord>& ops) {
+  std::map<std::tuple<uint16_t, std::string, std::string>, uint64_t> by;
+  for (const OpRecord& r : ops)
+    if (r.flags & kOfDivergent) ++by[{r.nr, result_class(r.recorded_ret), result_class(r.ret)}];
+  std::vector<DivergenceRow> rows;
+  for (const auto& [k, n] : by) rows.push_back({syscall_name(std::get<0>(k)), std::get<1>(k), std::get<2>(k), n});
+  std::stable_sort(rows.begin(), rows.end(), [](const DivergenceRow& a, const DivergenceRow& b) { return a.count > b.count; });
+  if (rows.size() > 8) rows.resize(8);
+  return rows;
+}
+
+std::string summary_to_json(const ReplaySummary& s) {
+  nlohmann::json j;
+  j["wall_ns"] = s.wall_ns;
+  j["recorded_ns"] = s.recorded_ns;
+  j["ops"] = s.ops;
+  j["divergences"] = s.divergences;
+  j["approx_deps"] = s.approx_deps;
+  j["skipped"] = s.skipped;
+  j["workers"] = s.workers;
+  j["fallbacks"] = s.fallbacks;
+  j["trace_problems"] = s.trace_problems;
+  j["warnings"] = s.warnings;
+  j["address_space"] = {{"peak_mappings", s.peak_mappings}, {"peak_spaces", s.peak_spaces},
+                        {"max_map_count", s.max_map_count}};
+  j["result"] = s.result_path;
+  j["diverged"] = s.diverged;
+  j["max_divergence_pct"] = s.max_divergence_pct;
+  nlohmann::json top = nlohmann::json::array();
+  for (const DivergenceRow& d : s.top_divergences)
+    top.push_back({{"call", d.call}, {"recorded", d.recorded}, {"replayed", d.replayed}, {"count", d.count}});
+  j["top_divergences"] = top;
+  if (!s.clock_json.empty()) j["clock"] = nlohmann::json::parse(s.clock_json);
+  nlohmann::json by = nlohmann::json::object();
+  for (int c = 0; c < kClassCount; ++c) {
+    if (s.count[c] == 0) continue;
+    by[std::string(class_name(static_cast<SyscallClass>(c)))] = {
+        {"count", s.count[c]}, {"total_ns", s.total_ns[c]}, {"mean_ns", s.total_ns[c] / s.count[c]}};
+  }
+  j["by_class"] = by;
+  return j.dump(2);
+}
+
+}  // namespace fsr
