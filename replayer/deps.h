@@ -11,11 +11,15 @@
 //     socketpair or eventfd -> the write that fed it; a futex wait -> the
 //     matching wake; otherwise -> the latest event of another thread that
 //     completed while the wait was blocked (approximate, counted).
+// Two calls on one resource that overlapped in time are ordered as they
+// returned, or, on a path, as their results say they saw each other (an
+// ENOENT mkdir(d/x) before the mkdir(d) it overlapped; ns_order.h).
 // Every edge points from an op with a smaller key to one with a larger key
-// (key = enter time, or exit time for causal waits, raised where needed so
-// that keys never decrease along a worker's issue order: a damaged trace's
-// overlapping calls are counted in Plan::overlapping_ops), so the replay
-// cannot deadlock.
+// (key = enter time, or exit time for causal waits; raised, within the op's
+// own call, where an edge needs it, and where needed so that keys never
+// decrease along a worker's issue order: a damaged trace's overlapping calls
+// are counted in Plan::overlapping_ops), so the replay cannot deadlock; an
+// edge no key can allow is dropped and counted (Plan::dropped_edges).
 #pragma once
 
 #include <cstdint>

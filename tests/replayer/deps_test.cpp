@@ -1,6 +1,7 @@
 // One test per ordering rule: each fails if its rule is removed from deps.cpp.
 #include "replayer/deps.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <linux/sched.h>
@@ -245,7 +246,7 @@ bool plan_completes(const Plan& p) {
       while (next[w] < p.workers[w].size()) {
         uint32_t op = p.workers[w][next[w]];
         bool ready = true;
-        for (uint32_t d : p.deps_of(op)) ready = ready && done[d];
+        for (uint32_t k = p.ops[op].dep_begin; k < p.ops[op].dep_end; ++k) ready = ready && done[p.deps[k]];
         if (!ready) break;
         done[op] = true;
         ++next[w];
@@ -271,6 +272,75 @@ TEST(Deps, ACallOverlappingItsThreadsPreviousCallCannotDeadlockTheReplay) {
   EXPECT_TRUE(has_dep(p, poll, stat));
   EXPECT_FALSE(has_dep(p, stat, creat));  // the creat now sorts after the poll
   EXPECT_EQ(p.overlapping_ops, 1u);
+  EXPECT_TRUE(plan_completes(p));
+}
+
+// Overlapping calls on one path: the results, not the enter times, say which
+// went first. npm's mkdir -p: thread 2's mkdir(d/x) enters while thread 1's
+// mkdir(d) is in the kernel and fails with ENOENT: it looked before d existed.
+void expect_missing_parent_order(bool child_returns_first) {
+  SCOPED_TRACE(child_returns_first ? "the child's mkdir returned first" : "the parent's mkdir returned first");
+  Synth t = two_threads();
+  uint32_t mk = 0, child = 0;
+  if (child_returns_first) {  // events are stored in completion order
+    child = t.add(1, 2, SYS_mkdir, 200, 10, -ENOENT, {0755}, "/r/d/x");
+    mk = t.add(1, 1, SYS_mkdir, 100, 1000, 0, {0755}, "/r/d");
+  } else {
+    mk = t.add(1, 1, SYS_mkdir, 100, 150, 0, {0755}, "/r/d");
+    child = t.add(1, 2, SYS_mkdir, 200, 100, -ENOENT, {0755}, "/r/d/x");
+  }
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, mk, child));
+  EXPECT_FALSE(has_dep(p, child, mk));
+  EXPECT_EQ(p.dropped_edges, 0u);
+  EXPECT_TRUE(plan_completes(p));
+}
+
+TEST(Deps, AnOverlappingCallThatFoundTheNameMissingPrecedesItsCreation) {
+  expect_missing_parent_order(true);
+  expect_missing_parent_order(false);
+}
+
+TEST(Deps, AnOverlappingCallThatFoundTheNamePresentPrecedesItsRemoval) {
+  Synth t = two_threads();
+  uint32_t s = t.add(1, 2, SYS_newfstatat, 200, 10, 0, {kAtCwd}, "/r/x");
+  uint32_t u = t.add(1, 1, SYS_unlink, 100, 1000, 0, {}, "/r/x");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, u, s));
+  EXPECT_TRUE(plan_completes(p));
+}
+
+TEST(Deps, AnOverlappingCallThatFoundTheNameTakenFollowsItsCreation) {
+  // The EEXIST mkdir entered first and returned first, yet saw the other's directory.
+  Synth t = two_threads();
+  uint32_t lost = t.add(1, 2, SYS_mkdir, 100, 500, -EEXIST, {0755}, "/r/d");
+  uint32_t won = t.add(1, 1, SYS_mkdir, 150, 1000, 0, {0755}, "/r/d");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, lost, won));
+  EXPECT_FALSE(has_dep(p, won, lost));
+  EXPECT_TRUE(plan_completes(p));
+}
+
+TEST(Deps, OverlappingCallsWhoseResultsDoNotTellKeepTheirEnterOrder) {
+  // Two O_CREAT opens: each leaves the file there, neither says what it found.
+  Synth t = two_threads();
+  uint32_t a = t.add(1, 1, SYS_openat, 100, 50, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/r/x");
+  uint32_t b = t.add(1, 2, SYS_openat, 120, 100, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/r/x");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, b, a));
+  EXPECT_FALSE(has_dep(p, a, b));
+}
+
+TEST(Deps, AnEdgeIntoACallThatEnteredFirstButReturnedLastIsKeptNotDropped) {
+  // Two writes on one open file: the one that returned first is ordered first,
+  // though it entered inside the other's call.
+  Synth t = two_threads();
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDWR}, "/r/f");
+  uint32_t inner = t.add(1, 2, SYS_write, 200, 10, 100, {3, 0, 100});
+  uint32_t outer = t.add(1, 1, SYS_write, 100, 1000, 100, {3, 0, 100});
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, outer, inner));
+  EXPECT_EQ(p.dropped_edges, 0u);
   EXPECT_TRUE(plan_completes(p));
 }
 
