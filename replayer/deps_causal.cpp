@@ -45,9 +45,9 @@ void DepBuilder::causal() {
     std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return ev_[a].ts < ev_[b].ts; });
   by_end_.resize(ev_.size());
   for (uint32_t i = 0; i < ev_.size(); ++i) by_end_[i] = i;
-  std::sort(by_end_.begin(), by_end_.end(), [&](uint32_t a, uint32_t b) {
-    return end(a) < end(b) || (end(a) == end(b) && a < b);
-  });
+  // Events are stored in completion order: sorted already, but for ties and damage.
+  const auto by_end = [&](uint32_t a, uint32_t b) { return end(a) < end(b) || (end(a) == end(b) && a < b); };
+  if (!std::is_sorted(by_end_.begin(), by_end_.end(), by_end)) std::sort(by_end_.begin(), by_end_.end(), by_end);
   std::unordered_map<uint32_t, uint64_t> chan_read_pos;
   // Reads consume channel bytes in completion order.
   for (uint32_t i : by_end_) {
