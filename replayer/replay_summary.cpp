@@ -45,14 +45,19 @@ nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockT
 }
 
 // Issued calls in flight while any is, in the original and in the replay.
+double recorded_overlap(const Plan& plan, const std::vector<Event>& ev) {
+  std::vector<std::pair<uint64_t, uint64_t>> rec;
+  for (size_t i = 0; i < ev.size(); ++i)
+    if (plan.ops[i].action == OpAction::kIssue) rec.push_back({ev[i].ts, ev[i].ts + ev[i].dur});
+  return mean_in_flight(rec);
+}
+
 nlohmann::json overlap_json(const Plan& plan, const std::vector<Event>& ev, const std::vector<OpRecord>& ops) {
-  std::vector<std::pair<uint64_t, uint64_t>> rec, rep;
-  for (size_t i = 0; i < ev.size(); ++i) {
-    if (plan.ops[i].action != OpAction::kIssue) continue;
-    rec.push_back({ev[i].ts, ev[i].ts + ev[i].dur});
-    if (!(ops[i].flags & kOfSkipped)) rep.push_back({ops[i].start, ops[i].start + ops[i].latency});
-  }
-  return {{"recorded", mean_in_flight(rec)}, {"replayed", mean_in_flight(rep)}};
+  std::vector<std::pair<uint64_t, uint64_t>> rep;
+  for (size_t i = 0; i < ev.size(); ++i)
+    if (plan.ops[i].action == OpAction::kIssue && !(ops[i].flags & kOfSkipped))
+      rep.push_back({ops[i].start, ops[i].start + ops[i].latency});
+  return {{"recorded", recorded_overlap(plan, ev)}, {"replayed", mean_in_flight(rep)}};
 }
 
 

@@ -17,6 +17,8 @@
 namespace fsr {
 
 nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockTotals& t);
+// The recorded calls the plan issues: how many were in flight while any was.
+double recorded_overlap(const Plan& plan, const std::vector<Event>& ev);
 nlohmann::json overlap_json(const Plan& plan, const std::vector<Event>& ev, const std::vector<OpRecord>& ops);
 std::vector<DivergenceRow> top_divergences(const std::vector<OpRecord>& ops);
 

@@ -27,6 +27,8 @@ class PlanView {
     const PlanOp& o = plan_.ops[i];
     return {plan_.deps.data() + o.dep_begin, plan_.deps.data() + o.dep_end};
   }
+  // Why op i's k-th dependency exists (deps.h).
+  DepKind dep_kind(uint32_t i, size_t k) const { return plan_.dep_kinds[plan_.ops[i].dep_begin + k]; }
   std::span<const uint32_t> worker_ops(uint32_t w) const { return plan_.workers[w]; }
   uint32_t thread_creator(uint32_t thread) const { return plan_.threads[thread].creator; }
   const Plan& plan() const { return plan_; }

@@ -9,6 +9,7 @@
 
 #include "replayer/engine.h"
 #include "replayer/plan.h"
+#include "replayer/replay_summary.h"
 #include "tools/detect/detect.h"
 #include "tools/predict/latency_model.h"
 #include "tools/predict/op_cost.h"
@@ -63,14 +64,16 @@ std::string recorded_kind(const TraceHeader& h) {
 }
 
 ResultSet to_result(const Trace& t, std::vector<OpRecord>&& ops, const std::string& target, const std::string& kind,
-                    const std::string& profile_file, const SimStats& st) {
+                    const std::string& profile_file, const SimStats& st, double overlap) {
   ResultSet rs;
   rs.header = t.reader->header();
   rs.header.kind = PayloadKind::kResult;
   rs.header.source_trace = t.reader->path();
   rs.header.target = target;
   rs.header.environment_json = nlohmann::json{{"mount", {{"kind", kind}}}}.dump();
-  rs.header.options_json = nlohmann::json{{"predicted", true}, {"profile", profile_file}}.dump();
+  // The original's overlap, as a replay's result holds it, for the dependency-wait table.
+  rs.header.options_json =
+      nlohmann::json{{"predicted", true}, {"profile", profile_file}, {"overlap", {{"recorded", overlap}}}}.dump();
   rs.ops = std::move(ops);
   for (size_t i = 0; i < rs.ops.size(); ++i) rs.ops[i].path = t.op_path[i];
   rs.strings = t.strings;
@@ -148,6 +151,7 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   TraceReader* rd = t.reader.get();
   const Plan plan = build_plan(t.events, [rd](StrId id) { return rd->str(id); }, in);
   const PlanView view(plan, t.events);
+  const double overlap = recorded_overlap(plan, t.events);
   uint64_t t2 = mono_ns();
   pr.plan_ns = t2 - t1;
 
@@ -175,7 +179,7 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
     col.profile_name = "recorded";
     col.probed = "the trace's own durations, simulated with the same plan";
     SimStats st = col.sim;
-    add_column(std::move(col), to_result(t, std::move(ops), "recorded", kind, "", st));
+    add_column(std::move(col), to_result(t, std::move(ops), "recorded", kind, "", st, overlap));
   }
   for (const std::string& file : opt.profiles) {
     auto p = read_profile(file);
@@ -199,7 +203,7 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
     col.probed = probed_line(prof);
     col.assumptions = assumptions(name, cost.notes(), col.sim, opt.sim);
     SimStats st = col.sim;
-    add_column(std::move(col), to_result(t, std::move(ops), "predicted", name, file, st));
+    add_column(std::move(col), to_result(t, std::move(ops), "predicted", name, file, st, overlap));
   }
   if (pr.columns.empty() || (pr.columns.size() == 1 && opt.recorded_column && !opt.profiles.empty()))
     return Status::error(pr.problems.empty() ? std::string("nothing to predict: give --profile PROFILE")

@@ -120,7 +120,10 @@ class Sim {
     const PlanOp& op = v_.op(i);
     uint64_t dep_done = 0;
     uint32_t last_dep = kNoOp;
-    for (uint32_t d : v_.deps(i)) {
+    size_t last_k = 0;
+    const auto deps = v_.deps(i);
+    for (size_t k = 0; k < deps.size(); ++k) {
+      const uint32_t d = deps[k];
       uint64_t t;
       if (!win_.done(d, t)) {
         if (force) continue;
@@ -131,7 +134,7 @@ class Sim {
         head = w;
         return false;
       }
-      if (t >= dep_done) dep_done = t, last_dep = d;
+      if (t >= dep_done) dep_done = t, last_dep = d, last_k = k;
     }
     WorkerState& s = ws_[w];
     const Event& e = v_.event(i);
@@ -196,6 +199,8 @@ class Sim {
       r.flags = 0;
       if (!issued && e.nr != kEvProcExec) r.flags |= kOfSkipped;
       if (op.flags & kPfApproxDep) r.flags |= kOfApproxDep;
+      if (dep_wait > 0 && last_dep != kNoOp)  // what released it last, as the replay records
+        r.flags |= static_cast<uint16_t>(static_cast<unsigned>(v_.dep_kind(i, last_k)) << kOfDepKindShift);
     }
     return true;
   }
