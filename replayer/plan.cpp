@@ -19,8 +19,6 @@
 namespace fsr {
 namespace {
 
-constexpr int kAtFdcwd = -100;
-
 struct TidState {
   uint32_t thread = 0;
   uint32_t pid = 0;
