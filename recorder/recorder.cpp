@@ -93,8 +93,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   h.gid = as.gid;
   h.recorder_choices = sum.choices;
   if (auto m = read_mountinfo(fmt::format("/proc/{}/mountinfo", first_pid))) h.mounts = std::move(m.value());
-  if (auto st = read_process_state(first_pid)) h.initial = std::move(st.value());
-  else return st.status();
+  FSR_ASSIGN_OR_RETURN(h.initial, read_process_state(first_pid));
   h.wall_start_ns = now_ns(CLOCK_REALTIME);
   h.mono_start_ns = now_ns(CLOCK_MONOTONIC);
   h.record_cost = cost.cost;
