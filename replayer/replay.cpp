@@ -18,16 +18,10 @@
 #include "replayer/resolver.h"
 #include "replayer/replay_summary.h"
 #include "replayer/root_policy.h"
-#include "tools/detect/detect.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
 namespace fsr {
-// Environment detection lives in another component; bind weakly so that a
-// build without it still replays (the result then says "unknown").
-Result<Environment> detect_environment(const std::string& path) __attribute__((weak));
-std::string environment_to_json(const Environment& env) __attribute__((weak));
-
 namespace {
 
 struct Loaded {
@@ -289,13 +283,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   h.target = ss.roots.target;
   h.scratch = ss.roots.scratch;
   h.fallbacks = sum.fallbacks;
-  if (detect_environment && environment_to_json) {
-    auto env_r = detect_environment(ss.roots.target);
-    h.environment_json = env_r ? environment_to_json(env_r.value())
-                               : nlohmann::json{{"error", env_r.message()}}.dump();
-  } else {
-    h.environment_json = R"({"error":"environment detection not built in"})";
-  }
+  h.environment_json = o.environment_json.empty() ? R"({"error":"environment not detected"})" : o.environment_json;
   nlohmann::json opts = {{"timing", timing_name(o.timing)}, {"prepare", o.prepare},
                          {"mmap", o.mmap_touch ? "touch" : "skip"}, {"target", ss.roots.target},
                          {"scratch", ss.roots.scratch}, {"disable_features", o.disable_features},

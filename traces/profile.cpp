@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profile.capnp.h"
-#include "traces/chunk_codec.h"
+#include "traces/chunk_message.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
