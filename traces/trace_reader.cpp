@@ -394,7 +394,7 @@ Result<bool> TraceReader::read_chunk(size_t i, std::vector<OpRecord>& out) { ret
 Result<size_t> TraceReader::for_each_frame(FrameType type,
                                            const std::function<Status(std::span<const uint64_t>)>& fn) {
   Impl& m = *impl_;
-  if (Status st = m.build_index(); !st) return st;
+  FSR_RETURN_IF_ERROR(m.build_index());
   size_t n = 0;
   for (const auto& e : m.index) {
     if (e.type != static_cast<uint16_t>(type)) continue;
@@ -403,7 +403,7 @@ Result<size_t> TraceReader::for_each_frame(FrameType type,
     if (m.read_frame(e.offset, h, why) != Impl::Got::kFrame)
       return Status::error(m.path + ": " + frame_type_name(type) + " frame at offset " + std::to_string(e.offset) +
                            " unreadable" + (why.empty() ? " (cut short)" : ": " + why));
-    if (Status st = fn(std::span<const uint64_t>(m.words.data(), m.words.size())); !st) return st;
+    FSR_RETURN_IF_ERROR(fn(std::span<const uint64_t>(m.words.data(), m.words.size())));
     ++n;
   }
   return n;

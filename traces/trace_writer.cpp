@@ -228,7 +228,7 @@ Status TraceWriter::append(const OpRecord& op) {
 
 Status TraceWriter::append_frame(FrameType type, const std::vector<uint8_t>& capnp_message, uint32_t records) {
   Impl& m = *impl_;
-  if (Status st = m.flush_chunk(); !st) return st;
+  FSR_RETURN_IF_ERROR(m.flush_chunk());
   return m.write_frame(type, capnp_message, records, &m.z);
 }
 

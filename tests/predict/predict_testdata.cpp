@@ -11,16 +11,15 @@ constexpr uint64_t kAt = static_cast<uint64_t>(-100);
 }
 
 Status TraceFixture::write(const std::string& path) const {
-  auto w = TraceWriter::create(path, header);
-  if (!w) return w.status();
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<TraceWriter> w, TraceWriter::create(path, header));
   for (Event e : ev) {
     for (StrId& id : e.path)
-      if (id != kNoStr) id = w.value()->intern(strs[id]);
-    if (Status st = w.value()->append(e); !st) return st;
+      if (id != kNoStr) id = w->intern(strs[id]);
+    FSR_RETURN_IF_ERROR(w->append(e));
   }
   TraceFooter f;
   for (const Event& e : ev) f.end_ns = std::max(f.end_ns, e.ts + e.dur);
-  return w.value()->finish(f);
+  return w->finish(f);
 }
 
 TraceFixture small_build_trace() {

@@ -158,7 +158,7 @@ Result<Profile> run_probe(const ProbeOptions& o) {
   const uint64_t start = mono_ns();
   Session s;
   s.stop = o.stop;
-  if (Status st = open_session(o, s); !st) return st;
+  FSR_RETURN_IF_ERROR(open_session(o, s));
   auto env = detect_environment(s.dir);
   p.target = s.dir;
   p.environment_json = env ? environment_to_json(env.value()) : std::string("{}");
@@ -173,7 +173,7 @@ Result<Profile> run_probe(const ProbeOptions& o) {
   ProbeScript fixture(s.priv);
   fixture_setup(fixture);
   stale_setup(fixture);
-  if (Status st = run_script(s, fixture); !st) return st;
+  FSR_RETURN_IF_ERROR(run_script(s, fixture));
   const uint64_t touched = mono_ns();
   constexpr size_t kDelays = std::size(kStaleDelaysMs);
   bool stale_done[kDelays] = {};
@@ -188,7 +188,7 @@ Result<Profile> run_probe(const ProbeOptions& o) {
       if (mono_ns() < due) continue;
       ProbeScript sc(s.priv);
       stale_measure(sc, k);
-      if (Status st = run_script(s, sc); !st) return st;
+      FSR_RETURN_IF_ERROR(run_script(s, sc));
       stale_done[k] = true;
     }
     return s.stopped() ? interrupted(s) : Status::ok();
@@ -204,28 +204,28 @@ Result<Profile> run_probe(const ProbeOptions& o) {
     const bool stale_pending = std::find(std::begin(stale_done), std::end(stale_done), false) != std::end(stale_done);
     const bool last = r + 1 >= o.max_rounds;
     if (stale_pending && can_drop && cold_done == 0 && (last || (r >= 2 && elapsed() + last_round > budget * 0.9)))
-      if (Status st = stale_due(true); !st) return st;  // the budget ends soon: finish the stale sets first
+      FSR_RETURN_IF_ERROR(stale_due(true));  // the budget ends soon: finish the stale sets first
     const bool cold = can_drop && cold_done < o.cold_rounds && (r % 2 == 0 || (last && cold_done == 0)) &&
                       std::find(std::begin(stale_done), std::end(stale_done), false) == std::end(stale_done);
     RoundSpec spec{r, cold, o.samples, std::max(1u, o.samples / 4)};
     ProbeScript setup(s.priv), measure(s.priv);
     round_setup(setup, spec);
-    if (Status st = run_script(s, setup); !st) return st;
+    FSR_RETURN_IF_ERROR(run_script(s, setup));
     if (spec.cold && !drop_caches(s, round_data_files(spec))) {
       can_drop = spec.cold = false;
       p.notes.push_back("the kernel refused to drop caches: cold cases not measured");
     }
     cold_done += spec.cold;
     round_measure(measure, spec);
-    if (Status st = run_script(s, measure); !st) return st;
+    FSR_RETURN_IF_ERROR(run_script(s, measure));
     s.remove(s.priv + "/" + round_dir(spec));
-    if (Status st = stale_due(false); !st) return st;
+    FSR_RETURN_IF_ERROR(stale_due(false));
     p.rounds = r + 1;
     last_round = elapsed() - t0;
     report(p.rounds);
     if (s.stopped()) return interrupted(s);
   }
-  if (Status st = stale_due(true); !st) return st;
+  FSR_RETURN_IF_ERROR(stale_due(true));
   p.cold_measured = cold_done > 0;
   if (!p.cold_measured && !(o.drop_caches && geteuid() == 0))
     p.notes.push_back("not root: caches could not be dropped, cold cases of existing files not measured");
