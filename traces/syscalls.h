@@ -34,6 +34,8 @@ inline constexpr uint16_t kMaxSyscallNr = 512;  // table bound for per-nr arrays
 
 // AT_FDCWD as a recorded dirfd argument holds it (Linux's value, fixed by the ABI).
 inline constexpr int kAtFdcwd = -100;
+// The same as a raw argument (Event::args), sign-extended as the recorder stores it.
+inline constexpr uint64_t kAtFdcwdArg = static_cast<uint64_t>(static_cast<int64_t>(kAtFdcwd));
 
 // Flags describing a syscall's shape.
 enum SyscallFlag : uint16_t {

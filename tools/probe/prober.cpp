@@ -20,6 +20,8 @@
 #include "tools/detect/detect.h"
 #include "tools/probe/probe_cases.h"
 #include "tools/probe/probe_profile.h"
+#include "traces/clock.h"
+#include "traces/unique_fd.h"
 
 namespace fsr {
 namespace {
@@ -27,7 +29,7 @@ namespace {
 struct Session {
   std::string dir;        // the probed directory (real path)
   std::string priv;       // P, relative to dir
-  int dir_fd = -1, priv_fd = -1;
+  UniqueFd dir_fd, priv_fd;  // closed after ~Session's remove(), priv_fd first
   Features features;
   const std::atomic<bool>* stop = nullptr;
   ProbeSamples samples;
@@ -38,14 +40,12 @@ struct Session {
   void remove(const std::string& rel) {
     TreeSpec gone;
     gone.created.push_back({Root::kTarget, rel});
-    const int roots[2] = {dir_fd, dir_fd};
+    const int roots[2] = {dir_fd.get(), dir_fd.get()};
     (void)materialise(gone, roots, features, 1, nullptr);
   }
 
   ~Session() {  // on every path out: success, error, Ctrl-C
-    if (dir_fd >= 0 && !priv.empty()) remove(priv);
-    if (priv_fd >= 0) ::close(priv_fd);
-    if (dir_fd >= 0) ::close(dir_fd);
+    if (dir_fd.valid() && !priv.empty()) remove(priv);
   }
 };
 
@@ -58,8 +58,8 @@ Status run_script(Session& s, const ProbeScript& script) {
   const std::vector<Event>& ev = script.events();
   const Plan plan = script.plan(s.dir, s.dir + "/" + s.priv);
   ExecEnv env;
-  env.root[0] = s.dir_fd;
-  env.root[1] = s.priv_fd;
+  env.root[0] = s.dir_fd.get();
+  env.root[1] = s.priv_fd.get();
   env.features = &s.features;
   env.plan = &plan;
   env.events = &ev;
@@ -107,23 +107,12 @@ Status run_script(Session& s, const ProbeScript& script) {
 // and inodes (root only). False when the kernel refused.
 bool drop_caches(Session& s, const std::vector<std::string>& files) {
   for (const std::string& f : files) {
-    int fd = openat(s.priv_fd, f.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) continue;
-    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    ::close(fd);
+    const UniqueFd fd(openat(s.priv_fd.get(), f.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (fd.valid()) posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
   }
-  syncfs(s.priv_fd);
-  int fd = ::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool ok = ::write(fd, "2\n", 2) == 2;
-  ::close(fd);
-  return ok;
-}
-
-uint64_t wall_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+  syncfs(s.priv_fd.get());
+  const UniqueFd fd(::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC));
+  return fd.valid() && ::write(fd.get(), "2\n", 2) == 2;
 }
 
 Status open_session(const ProbeOptions& o, Session& s) {
@@ -131,12 +120,12 @@ Status open_session(const ProbeOptions& o, Session& s) {
   if (!real) return Status::error(o.dir + ": " + std::strerror(errno) + " (give an existing directory on the mount to probe)");
   s.dir = real;
   free(real);
-  s.dir_fd = ::open(s.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (s.dir_fd < 0) return Status::error(s.dir + ": not a directory we can open: " + std::strerror(errno));
+  s.dir_fd.reset(::open(s.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!s.dir_fd.valid()) return Status::error(s.dir + ": not a directory we can open: " + std::strerror(errno));
   std::mt19937_64 rng(std::random_device{}());
   for (int attempt = 0; attempt < 8; ++attempt) {
     s.priv = fmt::format(".fsreplay-probe-{}-{:06x}", getpid(), rng() & 0xffffff);
-    if (mkdirat(s.dir_fd, s.priv.c_str(), 0700) == 0) break;
+    if (mkdirat(s.dir_fd.get(), s.priv.c_str(), 0700) == 0) break;
     if (errno != EEXIST) {
       const int err = errno;
       s.priv.clear();
@@ -144,9 +133,9 @@ Status open_session(const ProbeOptions& o, Session& s) {
                            " (the probe needs write access to the mount)");
     }
   }
-  s.priv_fd = openat(s.dir_fd, s.priv.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (s.priv_fd < 0) return Status::error(s.dir + "/" + s.priv + ": " + std::strerror(errno));
-  s.features = Features::probe(s.priv_fd, {});
+  s.priv_fd.reset(openat(s.dir_fd.get(), s.priv.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!s.priv_fd.valid()) return Status::error(s.dir + "/" + s.priv + ": " + std::strerror(errno));
+  s.features = Features::probe(s.priv_fd.get(), {});
   return Status::ok();
 }
 
@@ -154,7 +143,7 @@ Status open_session(const ProbeOptions& o, Session& s) {
 
 Result<Profile> run_probe(const ProbeOptions& o) {
   Profile p;
-  p.started_wall_ns = wall_ns();
+  p.started_wall_ns = now_ns(CLOCK_REALTIME);
   const uint64_t start = mono_ns();
   Session s;
   s.stop = o.stop;
