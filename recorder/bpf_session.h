@@ -13,7 +13,7 @@
 
 #include "recorder/bpf_options.h"
 #include "recorder/program_plan.h"
-#include "recorder/unique_fd.h"
+#include "traces/unique_fd.h"
 #include "traces/status.h"
 #include "traces/trace_model.h"
 

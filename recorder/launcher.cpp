@@ -95,8 +95,7 @@ void wait_until_held(pid_t pid, int go_fd) {
 
 Result<HeldChild> spawn_held(const std::vector<std::string>& argv, const RunAs& as) {
   if (argv.empty()) return Status::error("no command given (fsreplay record -- CMD ARGS...)");
-  auto prog = find_program(argv[0]);
-  if (!prog) return prog.status();
+  FSR_ASSIGN_OR_RETURN(const std::string prog, find_program(argv[0]));
   int go[2], err[2];
   if (pipe2(go, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
     return Status::error(fmt::format("pipe2: {}", strerror(errno)));
@@ -107,7 +106,7 @@ Result<HeldChild> spawn_held(const std::vector<std::string>& argv, const RunAs& 
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const std::string& path = prog.value();
+  const std::string& path = prog;
   pid_t pid = fork();
   if (pid < 0) return Status::error(fmt::format("fork: {}", strerror(errno)));
   if (pid == 0) {

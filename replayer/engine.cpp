@@ -10,13 +10,11 @@
 #include <thread>
 #include <vector>
 
+#include "traces/clock.h"
+
 namespace fsr {
 
-uint64_t mono_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
+uint64_t mono_ns() { return now_ns(); }
 
 uint64_t measure_syscall_overhead_ns() {
   constexpr int kRuns = 2001;

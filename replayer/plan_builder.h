@@ -18,8 +18,6 @@
 
 namespace fsr::plan_detail {
 
-constexpr int kAtFdcwd = -100;
-
 struct TidState {
   uint32_t thread = 0;
   uint32_t pid = 0;

@@ -18,16 +18,10 @@
 #include "replayer/resolver.h"
 #include "replayer/replay_summary.h"
 #include "replayer/root_policy.h"
-#include "tools/detect/detect.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
 namespace fsr {
-// Environment detection lives in another component; bind weakly so that a
-// build without it still replays (the result then says "unknown").
-Result<Environment> detect_environment(const std::string& path) __attribute__((weak));
-std::string environment_to_json(const Environment& env) __attribute__((weak));
-
 namespace {
 
 struct Loaded {
@@ -38,16 +32,13 @@ struct Loaded {
 
 Result<Loaded> load(const std::string& path) {
   Loaded l;
-  auto r = TraceReader::open(path);
-  if (!r) return r.status();
-  l.reader = std::move(r.value());
+  FSR_ASSIGN_OR_RETURN(l.reader, TraceReader::open(path));
   if (l.reader->kind() != PayloadKind::kTrace)
     return Status::error(path + " is a replay result, not a trace: pass the recorded trace");
   std::vector<Event> chunk;
   while (true) {
-    auto more = l.reader->next(chunk);
-    if (!more) return more.status();
-    if (!more.value()) break;
+    FSR_ASSIGN_OR_RETURN(const bool more, l.reader->next(chunk));
+    if (!more) break;
     l.events.insert(l.events.end(), chunk.begin(), chunk.end());
   }
   if (l.events.size() >= kNoOp) return Status::error(path + ": more than 4G events, split the trace");
@@ -57,9 +48,7 @@ Result<Loaded> load(const std::string& path) {
     return Status::error(path + ": no readable events (" +
                          (pr.messages.empty() ? std::string("damaged or truncated") : pr.messages.front()) +
                          "); check it with 'fsreplay inspect', or record it again with this version");
-  auto pre = l.reader->prestate();
-  if (!pre) return pre.status();
-  l.prestate = std::move(pre.value());
+  FSR_ASSIGN_OR_RETURN(l.prestate, l.reader->prestate());
   return l;
 }
 
@@ -100,13 +89,11 @@ struct Session {
 
 Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, const ReplayOptions& o) {
   auto s = std::make_unique<Session>();
-  auto l = load(trace_path);
-  if (!l) return l.status();
-  s->trace = std::move(l.value());
-  if (Status st = open_roots(trace_path, o, s->roots); !st) return st;
+  FSR_ASSIGN_OR_RETURN(s->trace, load(trace_path));
+  FSR_RETURN_IF_ERROR(open_roots(trace_path, o, s->roots));
   Status bad;
   auto off = forced_off(o, bad);
-  if (!bad) return bad;
+  FSR_RETURN_IF_ERROR(bad);
   s->features = Features::probe(s->roots.fd[0], off);
   const TraceHeader& h = s->trace.reader->header();
   PlanInputs in;
@@ -151,10 +138,9 @@ Result<TimingMode> timing_from_name(std::string_view n) {
 }
 
 Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOptions& o) {
-  auto s = open_session(trace_path, o);
-  if (!s) return s.status();
-  Session& ss = *s.value();
-  if (Status w = check_target_writable(ss.roots.fd[0], ss.roots.target, ss.spec); !w) return w;
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<Session> s, open_session(trace_path, o));
+  Session& ss = *s;
+  FSR_RETURN_IF_ERROR(check_target_writable(ss.roots.fd[0], ss.roots.target, ss.spec));
   // Without --scratch there is nothing to keep outside the target: replay
   // prepares its own fresh scratch.
   auto r = materialise(ss.roots.scratch_is_ours ? only(ss.spec, Root::kTarget) : ss.spec, ss.roots.fd,
@@ -164,25 +150,21 @@ Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOpti
 }
 
 Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOptions& o) {
-  auto sr = open_session(trace_path, o);
-  if (!sr) return sr.status();
-  Session& ss = *sr.value();
-  if (Status w = check_target_writable(ss.roots.fd[0], ss.roots.target, ss.spec); !w) return w;
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<Session> sr, open_session(trace_path, o));
+  Session& ss = *sr;
+  FSR_RETURN_IF_ERROR(check_target_writable(ss.roots.fd[0], ss.roots.target, ss.spec));
   // The tree: prepared now, or verified (a fresh scratch is always prepared).
   bool wrote = false;
   if (o.prepare) {
-    auto m = materialise(ss.spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare"));
-    if (!m) return m.status();
+    FSR_RETURN_IF_ERROR(materialise(ss.spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare")));
     wrote = true;
   } else {
     if (ss.roots.scratch_is_ours) {
-      auto m = materialise(only(ss.spec, Root::kScratch), ss.roots.fd, ss.features, prepare_threads(),
-                           phase_progress(o, "prepare scratch"));
-      if (!m) return m.status();
+      FSR_RETURN_IF_ERROR(materialise(only(ss.spec, Root::kScratch), ss.roots.fd, ss.features, prepare_threads(),
+                                      phase_progress(o, "prepare scratch")));
       wrote = true;
     }
-    if (o.verify)
-      if (Status v = verify_tree(ss.spec, ss.roots.fd, ss.features); !v) return v;
+    if (o.verify) FSR_RETURN_IF_ERROR(verify_tree(ss.spec, ss.roots.fd, ss.features));
   }
   // What preparing wrote is written back now, not by the kernel's writeback
   // in the middle of the measured replay.
@@ -232,17 +214,15 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     clock.syscall_ns = o.syscall_overhead_ns == kMeasureOverhead ? measure_syscall_overhead_ns() : o.syscall_overhead_ns;
     if (o.correct_recorder) clock.recorded = ss.trace.reader->header().record_cost;
     if (o.calibrate_issue) {
-      auto ic = calibrate_issue_cost(ss.roots.fd[0], ss.roots.target, ss.features,
-                                     issued_syscalls(ss.plan, ss.trace.events));
-      if (!ic) return ic.status();
-      issue_cost = std::move(ic.value());
+      FSR_ASSIGN_OR_RETURN(issue_cost, calibrate_issue_cost(ss.roots.fd[0], ss.roots.target, ss.features,
+                                                            issued_syscalls(ss.plan, ss.trace.events)));
       clock.issue_ns = issue_cost.ns;
     }
   }
   auto er = run_engine(ss.plan, ss.trace.events, env, o.timing, prog, o.inject_ns, clock);
   const MappingStats maps = env.maps.stats();
-  release_all(env);
-  if (!er) return er.status();
+  release_all(env);  // before returning an error too
+  FSR_RETURN_IF_ERROR(er);
   EngineResult& res = er.value();
   warn(map_failure_warning(maps, own_maps, map_limit));
 
@@ -289,13 +269,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   h.target = ss.roots.target;
   h.scratch = ss.roots.scratch;
   h.fallbacks = sum.fallbacks;
-  if (detect_environment && environment_to_json) {
-    auto env_r = detect_environment(ss.roots.target);
-    h.environment_json = env_r ? environment_to_json(env_r.value())
-                               : nlohmann::json{{"error", env_r.message()}}.dump();
-  } else {
-    h.environment_json = R"({"error":"environment detection not built in"})";
-  }
+  h.environment_json = o.environment_json.empty() ? R"({"error":"environment not detected"})" : o.environment_json;
   nlohmann::json opts = {{"timing", timing_name(o.timing)}, {"prepare", o.prepare},
                          {"mmap", o.mmap_touch ? "touch" : "skip"}, {"target", ss.roots.target},
                          {"scratch", ss.roots.scratch}, {"disable_features", o.disable_features},
@@ -318,9 +292,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     if (out.size() > 6 && out.compare(out.size() - 6, 6, ".trace") == 0) out.resize(out.size() - 6);
     out += ".result";
   }
-  auto w = TraceWriter::create(out, h);
-  if (!w) return w.status();
-  TraceWriter& wr = *w.value();
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<TraceWriter> w, TraceWriter::create(out, h));
+  TraceWriter& wr = *w;
   const std::vector<Event>& ev = ss.trace.events;
   for (size_t i = 0; i < res.ops.size(); ++i) {
     OpRecord& r = res.ops[i];
@@ -329,7 +302,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     const SyscallInfo* si = syscall_info(e.nr);
     if (si && (si->flags & kSfLiteralPath0) && e.path[1] != kNoStr) p = e.path[1];
     if (p != kNoStr) r.path = wr.intern(ss.trace.reader->str(p));
-    if (Status st = wr.append(r); !st) return st;
+    FSR_RETURN_IF_ERROR(wr.append(r));
   }
   TraceFooter f;
   f.end_ns = sum.wall_ns;
@@ -342,7 +315,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
             "skipped " + std::to_string(sum.skipped) + " ops; " + std::to_string(ss.plan.dropped_edges) +
             " ordering edges dropped (could deadlock); " + std::to_string(ss.plan.exact_causal) +
             " exact causal waits";
-  if (Status st = wr.finish(f); !st) return st;
+  FSR_RETURN_IF_ERROR(wr.finish(f));
   sum.result_path = out;
 
   if (o.reset_after) {

@@ -61,7 +61,7 @@ Action add_predict_verb(CLI::App& app) {
     }
     auto text = render_prediction(*pr, *parse_output_format(o->format), po.report);
     if (!text) return fail("predict", text.message());
-    if (!write_output("predict", o->output, *text)) return kExitError;
+    if (int rc = write_output("predict", o->output, *text); rc != kExitOk) return rc;
     return pr->problems.empty() ? kExitOk : kExitIncomplete;
   };
 }

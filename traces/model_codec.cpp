@@ -4,17 +4,11 @@
 #include <capnp/serialize.h>
 
 #include "schema.capnp.h"
-#include "traces/chunk_codec.h"
+#include "traces/chunk_message.h"  // serialise, untrusted_options
 #include "traces/string_coding.h"
 
 namespace fsr {
 namespace {
-
-void serialise(capnp::MallocMessageBuilder& mb, std::vector<uint8_t>& out) {
-  auto words = capnp::messageToFlatArray(mb);
-  auto bytes = words.asBytes();
-  out.assign(bytes.begin(), bytes.end());
-}
 
 kj::ArrayPtr<const kj::byte> bytes_of(std::string_view s) {
   return kj::arrayPtr(reinterpret_cast<const kj::byte*>(s.data()), s.size());

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profile.capnp.h"
-#include "traces/chunk_codec.h"
+#include "traces/chunk_message.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
@@ -177,16 +177,14 @@ Status write_profile(const std::string& path, const Profile& p) {
   h.wall_start_ns = p.started_wall_ns;
   nlohmann::json opts = {{"name", p.name}, {"profile_version", p.version}, {"rounds", p.rounds}};
   h.options_json = opts.dump();
-  auto w = TraceWriter::create(path, h);
-  if (!w) return w.status();
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<TraceWriter> w, TraceWriter::create(path, h));
   std::vector<uint8_t> msg;
   encode_profile(p, msg);
-  if (Status st = w.value()->append_frame(FrameType::kProfile, msg, static_cast<uint32_t>(p.cases.size())); !st)
-    return st;
+  FSR_RETURN_IF_ERROR(w->append_frame(FrameType::kProfile, msg, static_cast<uint32_t>(p.cases.size())));
   TraceFooter f;
   f.end_ns = p.duration_ns;
   f.notes = "profile of " + p.target;
-  return w.value()->finish(f);
+  return w->finish(f);
 }
 
 namespace {

@@ -8,10 +8,11 @@
 #include <cerrno>
 #include <cstring>
 
-#include "traces/chunk_codec.h"
 #include "traces/crc32c.h"
+#include "traces/event_chunk.h"
 #include "traces/frame.h"
 #include "traces/model_codec.h"
+#include "traces/op_chunk.h"
 
 namespace fsr {
 namespace {
@@ -269,7 +270,7 @@ struct TraceReader::Impl {
   }
 
   Status load_all_strings() {
-    if (Status st = build_index(); !st) return st;
+    FSR_RETURN_IF_ERROR(build_index());
     for (const auto& e : index) {
       if (e.type != static_cast<uint16_t>(FrameType::kStrings)) continue;
       FrameHeader h;
@@ -294,7 +295,7 @@ struct TraceReader::Impl {
   template <typename Rec>
   Result<bool> read_chunk(size_t i, std::vector<Rec>& out) {
     out.clear();
-    if (Status st = load_all_strings(); !st) return st;
+    FSR_RETURN_IF_ERROR(load_all_strings());
     auto chunks = chunk_frames();
     if (i >= chunks.size()) return false;
     FrameHeader h;
@@ -362,7 +363,7 @@ size_t TraceReader::string_count() const { return impl_->strings.size(); }
 
 Result<std::vector<PrestateEntry>> TraceReader::prestate() {
   Impl& m = *impl_;
-  if (Status st = m.build_index(); !st) return st;
+  FSR_RETURN_IF_ERROR(m.build_index());
   std::vector<PrestateEntry> out;
   for (const auto& e : m.index) {
     if (e.type != static_cast<uint16_t>(FrameType::kPrestate)) continue;
@@ -378,11 +379,11 @@ Result<std::vector<PrestateEntry>> TraceReader::prestate() {
 const std::optional<TraceFooter>& TraceReader::footer() const { return impl_->footer; }
 
 Result<size_t> TraceReader::chunk_count() {
-  if (Status st = impl_->build_index(); !st) return st;
+  FSR_RETURN_IF_ERROR(impl_->build_index());
   return impl_->chunk_frames().size();
 }
 Result<uint64_t> TraceReader::record_count() {
-  if (Status st = impl_->build_index(); !st) return st;
+  FSR_RETURN_IF_ERROR(impl_->build_index());
   uint64_t n = 0;
   for (size_t i : impl_->chunk_frames()) n += impl_->index[i].records;
   return n;
@@ -393,7 +394,7 @@ Result<bool> TraceReader::read_chunk(size_t i, std::vector<OpRecord>& out) { ret
 Result<size_t> TraceReader::for_each_frame(FrameType type,
                                            const std::function<Status(std::span<const uint64_t>)>& fn) {
   Impl& m = *impl_;
-  if (Status st = m.build_index(); !st) return st;
+  FSR_RETURN_IF_ERROR(m.build_index());
   size_t n = 0;
   for (const auto& e : m.index) {
     if (e.type != static_cast<uint16_t>(type)) continue;
@@ -402,7 +403,7 @@ Result<size_t> TraceReader::for_each_frame(FrameType type,
     if (m.read_frame(e.offset, h, why) != Impl::Got::kFrame)
       return Status::error(m.path + ": " + frame_type_name(type) + " frame at offset " + std::to_string(e.offset) +
                            " unreadable" + (why.empty() ? " (cut short)" : ": " + why));
-    if (Status st = fn(std::span<const uint64_t>(m.words.data(), m.words.size())); !st) return st;
+    FSR_RETURN_IF_ERROR(fn(std::span<const uint64_t>(m.words.data(), m.words.size())));
     ++n;
   }
   return n;

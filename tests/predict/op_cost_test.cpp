@@ -11,6 +11,7 @@
 #include "tools/predict/op_cost.h"
 #include "tools/predict/plan_view.h"
 #include "tools/predict/simulator.h"
+#include "traces/syscalls.h"
 
 namespace fsr {
 namespace {
@@ -18,7 +19,6 @@ namespace {
 using testdata::fixed_profile;
 using testdata::TraceFixture;
 
-constexpr uint64_t kAt = static_cast<uint64_t>(-100);
 constexpr uint64_t kWarmNs = 10'000;  // fixed_profile: a cold stat costs twice a warm one
 
 TraceFixture one_process() {
@@ -55,7 +55,7 @@ TEST(OpCostCache, CachedHitsDoNotRenewTheEntry) {
   // A stat every 300 ms of a file the prestate holds; the cache lasts 1 s.
   TraceFixture t = one_process();
   for (int k = 0; k <= 10; ++k)
-    t.add(1, 1, SYS_newfstatat, 1'000 + k * 300'000'000ull, 2'000, 0, {kAt, 0, 0, 0}, "/w/d/e/a");
+    t.add(1, 1, SYS_newfstatat, 1'000 + k * 300'000'000ull, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/d/e/a");
   const std::vector<uint64_t> lat = latencies(t, 1'000'000'000ull);
   // Warm until 1 s after prepare (0, 0.3, 0.6, 0.9 s); the stat at 1.2 s asks
   // the mount, which renews the entry until 2.2 s; the one at 2.4 s asks again.
@@ -66,12 +66,12 @@ TEST(OpCostCache, CachedHitsDoNotRenewTheEntry) {
 
 TEST(OpCostCache, AWriteMakesTheNextLookupAskTheMount) {
   TraceFixture t = one_process();
-  t.add(1, 1, SYS_openat, 1'000, 2'000, 3, {kAt, 0, O_WRONLY}, "/w/d/e/b");
+  t.add(1, 1, SYS_openat, 1'000, 2'000, 3, {kAtFdcwdArg, 0, O_WRONLY}, "/w/d/e/b");
   t.add(1, 1, SYS_write, 10'000, 2'000, 4096, {3, 0, 4096});
   t.add(1, 1, SYS_close, 20'000, 2'000, 0, {3});
-  const uint32_t written = t.add(1, 1, SYS_newfstatat, 30'000, 2'000, 0, {kAt, 0, 0, 0}, "/w/d/e/b");
-  const uint32_t again = t.add(1, 1, SYS_newfstatat, 40'000, 2'000, 0, {kAt, 0, 0, 0}, "/w/d/e/b");
-  const uint32_t other = t.add(1, 1, SYS_newfstatat, 50'000, 2'000, 0, {kAt, 0, 0, 0}, "/w/d/e/c");
+  const uint32_t written = t.add(1, 1, SYS_newfstatat, 30'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/d/e/b");
+  const uint32_t again = t.add(1, 1, SYS_newfstatat, 40'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/d/e/b");
+  const uint32_t other = t.add(1, 1, SYS_newfstatat, 50'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/d/e/c");
   const std::vector<uint64_t> lat = latencies(t, 1'000'000'000ull);
   EXPECT_TRUE(cold(lat[written])) << lat[written];
   EXPECT_FALSE(cold(lat[again])) << lat[again];  // that answer is cached again

@@ -3,24 +3,20 @@
 #include <fcntl.h>
 #include <sys/syscall.h>
 
+#include "traces/syscalls.h"
 #include "traces/trace_writer.h"
 
 namespace fsr::testdata {
-namespace {
-constexpr uint64_t kAt = static_cast<uint64_t>(-100);
-}
-
 Status TraceFixture::write(const std::string& path) const {
-  auto w = TraceWriter::create(path, header);
-  if (!w) return w.status();
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<TraceWriter> w, TraceWriter::create(path, header));
   for (Event e : ev) {
     for (StrId& id : e.path)
-      if (id != kNoStr) id = w.value()->intern(strs[id]);
-    if (Status st = w.value()->append(e); !st) return st;
+      if (id != kNoStr) id = w->intern(strs[id]);
+    FSR_RETURN_IF_ERROR(w->append(e));
   }
   TraceFooter f;
   for (const Event& e : ev) f.end_ns = std::max(f.end_ns, e.ts + e.dur);
-  return w.value()->finish(f);
+  return w->finish(f);
 }
 
 TraceFixture small_build_trace() {
@@ -32,35 +28,35 @@ TraceFixture small_build_trace() {
   t.header.hostname = "fixture";
   t.header.kernel_release = "6.18.0-fixture";
   const uint64_t rd = O_RDONLY | O_CLOEXEC;
-  t.add(10, 10, SYS_newfstatat, 1'000, 2'000, 0, {kAt, 0, 0, 0}, "/w/Makefile");
-  t.add(10, 10, SYS_openat, 30'000, 5'000, 3, {kAt, 0, rd}, "/w/Makefile");
+  t.add(10, 10, SYS_newfstatat, 1'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/Makefile");
+  t.add(10, 10, SYS_openat, 30'000, 5'000, 3, {kAtFdcwdArg, 0, rd}, "/w/Makefile");
   t.add(10, 10, SYS_read, 40'000, 3'000, 1200, {3, 0, 4096});
   t.add(10, 10, SYS_close, 45'000, 1'000, 0, {3});
-  t.add(10, 10, SYS_newfstatat, 60'000, 2'000, 0, {kAt, 0, 0, 0}, "/w/src/a.c");
-  t.add(10, 10, SYS_newfstatat, 70'000, 2'000, -2, {kAt, 0, 0, 0}, "/w/src/b.c");
-  t.add(10, 10, SYS_mkdirat, 80'000, 9'000, 0, {kAt, 0, 0755}, "/w/out");
+  t.add(10, 10, SYS_newfstatat, 60'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/src/a.c");
+  t.add(10, 10, SYS_newfstatat, 70'000, 2'000, -2, {kAtFdcwdArg, 0, 0, 0}, "/w/src/b.c");
+  t.add(10, 10, SYS_mkdirat, 80'000, 9'000, 0, {kAtFdcwdArg, 0, 0755}, "/w/out");
   t.add(10, 10, SYS_clone, 100'000, 50'000, 11, {17});
   t.add(11, 11, kEvProcExec, 300'000, 0, 0, {}, "/usr/bin/cc");
-  t.add(11, 11, SYS_openat, 320'000, 4'000, 3, {kAt, 0, rd}, "/usr/include/stdio.h");
+  t.add(11, 11, SYS_openat, 320'000, 4'000, 3, {kAtFdcwdArg, 0, rd}, "/usr/include/stdio.h");
   t.add(11, 11, SYS_read, 330'000, 6'000, 8192, {3, 0, 8192});
   t.add(11, 11, SYS_close, 340'000, 1'000, 0, {3});
-  t.add(11, 11, SYS_openat, 350'000, 4'000, 4, {kAt, 0, rd | O_DIRECTORY}, "/w/src");
+  t.add(11, 11, SYS_openat, 350'000, 4'000, 4, {kAtFdcwdArg, 0, rd | O_DIRECTORY}, "/w/src");
   t.add(11, 11, SYS_getdents64, 360'000, 7'000, 480, {4, 0, 32768});
   t.add(11, 11, SYS_getdents64, 370'000, 1'000, 0, {4, 0, 32768});
   t.add(11, 11, SYS_close, 380'000, 1'000, 0, {4});
-  t.add(11, 11, SYS_openat, 390'000, 4'000, 3, {kAt, 0, rd}, "/w/src/a.c");
+  t.add(11, 11, SYS_openat, 390'000, 4'000, 3, {kAtFdcwdArg, 0, rd}, "/w/src/a.c");
   t.add(11, 11, SYS_read, 400'000, 5'000, 3000, {3, 0, 65536});
   t.add(11, 11, SYS_close, 410'000, 1'000, 0, {3});
-  t.add(11, 11, SYS_openat, 600'000, 8'000, 5, {kAt, 0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644},
+  t.add(11, 11, SYS_openat, 600'000, 8'000, 5, {kAtFdcwdArg, 0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644},
         "/w/out/a.o.tmp");
   t.add(11, 11, SYS_write, 620'000, 12'000, 20000, {5, 0, 20000});
   t.add(11, 11, SYS_close, 640'000, 2'000, 0, {5});
   t.add(11, 11, kEvProcExit, 700'000, 0, 0, {0, 1});
   t.add(10, 10, SYS_wait4, 160'000, 560'000, 11, {static_cast<uint64_t>(-1), 0, 0, 0});
-  t.add(10, 10, SYS_renameat, 740'000, 10'000, 0, {kAt, 0, kAt}, "/w/out/a.o.tmp", "/w/out/a.o");
+  t.add(10, 10, SYS_renameat, 740'000, 10'000, 0, {kAtFdcwdArg, 0, kAtFdcwdArg}, "/w/out/a.o.tmp", "/w/out/a.o");
   t.add(10, 10, SYS_lgetxattr, 760'000, 2'000, -61, {}, "/w/out/a.o");
-  t.add(10, 10, SYS_newfstatat, 770'000, 2'000, 0, {kAt, 0, 0, 0}, "/w/out/a.o");
-  t.add(10, 10, SYS_unlinkat, 780'000, 3'000, -2, {kAt, 0, 0}, "/w/out/junk");
+  t.add(10, 10, SYS_newfstatat, 770'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/out/a.o");
+  t.add(10, 10, SYS_unlinkat, 780'000, 3'000, -2, {kAtFdcwdArg, 0, 0}, "/w/out/junk");
   t.add(10, 10, kEvProcExit, 800'000, 0, 0, {0, 1});
   return t;
 }
@@ -79,16 +75,16 @@ TraceFixture mixed_trace(uint32_t n) {
   };
   for (uint32_t k = 0; k < n; ++k) {
     const std::string dir = "/w/d" + std::to_string(k % 8), file = dir + "/f" + std::to_string(k);
-    t.add(1, 1, SYS_newfstatat, at(), 2'000, 0, {kAt, 0, 0, 0}, file);
-    t.add(1, 1, SYS_newfstatat, at(), 2'000, -2, {kAt, 0, 0, 0}, dir + "/missing" + std::to_string(k));
-    t.add(1, 1, SYS_openat, at(), 2'000, 3, {kAt, 0, O_RDONLY}, file);
+    t.add(1, 1, SYS_newfstatat, at(), 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, file);
+    t.add(1, 1, SYS_newfstatat, at(), 2'000, -2, {kAtFdcwdArg, 0, 0, 0}, dir + "/missing" + std::to_string(k));
+    t.add(1, 1, SYS_openat, at(), 2'000, 3, {kAtFdcwdArg, 0, O_RDONLY}, file);
     t.add(1, 1, SYS_read, at(), 2'000, 4096, {3, 0, 4096});
     t.add(1, 1, SYS_close, at(), 2'000, 0, {3});
-    t.add(1, 1, SYS_openat, at(), 2'000, 4, {kAt, 0, O_RDONLY | O_DIRECTORY}, dir);
+    t.add(1, 1, SYS_openat, at(), 2'000, 4, {kAtFdcwdArg, 0, O_RDONLY | O_DIRECTORY}, dir);
     t.add(1, 1, SYS_getdents64, at(), 2'000, 400, {4, 0, 32768});
     t.add(1, 1, SYS_getdents64, at(), 2'000, 0, {4, 0, 32768});
     t.add(1, 1, SYS_close, at(), 2'000, 0, {4});
-    t.add(1, 1, SYS_openat, at(), 2'000, 5, {kAt, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644}, "/w/o/" + std::to_string(k));
+    t.add(1, 1, SYS_openat, at(), 2'000, 5, {kAtFdcwdArg, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644}, "/w/o/" + std::to_string(k));
     t.add(1, 1, SYS_write, at(), 2'000, 4096, {5, 0, 4096});
     t.add(1, 1, SYS_close, at(), 2'000, 0, {5});
   }

@@ -1,12 +1,13 @@
 // probe: every case a trace distinguishes is measured through the replayer's
-// executor, the private directory is removed whatever happens, cold cases
-// come from dropped caches (root), and the stale cases give a lifetime.
+// executor, the private directory is removed whatever happens, and the stale
+// cases give a lifetime. No root (cold cases from dropped caches:
+// probe_root_test.cpp).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
+#include <atomic>
 #include <set>
 
+#include "tests/probe/probe_fixture.h"
 #include "tools/probe/probe_cases.h"
 #include "tools/probe/probe_profile.h"
 #include "tools/probe/prober.h"
@@ -14,25 +15,8 @@
 namespace fsr {
 namespace {
 
-struct Tmp {
-  std::string dir;
-  Tmp() {
-    char tpl[] = "/var/tmp/fsr-probe-test-XXXXXX";
-    dir = mkdtemp(tpl);
-  }
-  ~Tmp() { std::filesystem::remove_all(dir); }
-  bool empty() const { return std::filesystem::is_empty(dir); }
-};
-
-ProbeOptions quick(const std::string& dir) {
-  ProbeOptions o;
-  o.dir = dir;
-  o.duration_s = 1;
-  o.max_rounds = 2;
-  o.samples = 2;
-  o.cold_rounds = 1;
-  return o;
-}
+using test::quick;
+using test::Tmp;
 
 TEST(Probe, MeasuresEveryKindAndRemovesItsDirectory) {
   Tmp t;
@@ -62,19 +46,6 @@ TEST(Probe, MeasuresEveryKindAndRemovesItsDirectory) {
   EXPECT_GT(p->rounds, 0u);
   // Misses of fresh names are cold in every round, with or without root.
   EXPECT_NE(p->find(ProbeKind::kStatMissing, Temp::kCold, 3), nullptr);
-}
-
-TEST(Probe, DropsCachesForColdCasesAsRoot) {
-  if (geteuid() != 0) GTEST_SKIP() << "dropping the kernel's caches needs root (CI runs as root)";
-  Tmp t;
-  auto p = run_probe(quick(t.dir));
-  ASSERT_TRUE(p) << p.message();
-  EXPECT_TRUE(p->cold_measured) << ::testing::PrintToString(p->notes);
-  for (ProbeKind k : {ProbeKind::kStat, ProbeKind::kOpenFile, ProbeKind::kRead, ProbeKind::kPageFault, ProbeKind::kReaddir}) {
-    bool cold = false;
-    for (const ProfileCase& c : p->cases) cold = cold || (c.kind == k && c.temp == Temp::kCold);
-    EXPECT_TRUE(cold) << probe_kind_name(k);
-  }
 }
 
 TEST(Probe, StopRemovesItsDirectoryAndWritesNothing) {

@@ -79,7 +79,7 @@ TEST(Deps, OpsOnOneOpenFileKeepTheirOrder) {
 // --dir-order serial keeps the recorded order.
 TEST(Deps, NamespaceOpsOnDifferentNamesInOneDirectoryAreOrderedOnlyWhenSerial) {
   Synth t = two_threads();
-  uint32_t a = t.add(1, 1, SYS_mkdir, 10, 5, 0, {0755}, "/r/d/a");
+  uint32_t a = t.add(1, 1, SYS_mkdir, 10, 5, 0, {0, 0755}, "/r/d/a");
   uint32_t b = t.add(1, 2, SYS_unlink, 20, 5, -2, {}, "/r/d/b");
   uint32_t c = t.add(1, 2, SYS_openat, 30, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/r/d/c");
   Plan p = t.plan();
@@ -93,7 +93,7 @@ TEST(Deps, OpsInADirectoryFollowItsCreationAndPrecedeItsRemoval) {
   Synth t;
   t.add(1, 1, SYS_clone, 0, 1, 2, {kThreadFlags});
   t.add(1, 1, SYS_clone, 1, 1, 3, {kThreadFlags});
-  uint32_t mk = t.add(1, 1, SYS_mkdir, 10, 5, 0, {0755}, "/r/d");
+  uint32_t mk = t.add(1, 1, SYS_mkdir, 10, 5, 0, {0, 0755}, "/r/d");
   uint32_t c = t.add(1, 2, SYS_openat, 20, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/r/d/x");
   uint32_t s = t.add(1, 3, SYS_newfstatat, 25, 5, 0, {kAtCwd}, "/r/d/y");
   uint32_t u = t.add(1, 2, SYS_unlink, 30, 5, 0, {}, "/r/d/x");

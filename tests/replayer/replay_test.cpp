@@ -30,7 +30,7 @@ Synth workload() {
   t.add(1, 1, SYS_read, 1100, 10, 1000, {3, 0, 65536});
   t.add(1, 1, SYS_read, 1200, 10, 0, {3, 0, 65536});
   t.add(1, 1, SYS_close, 1300, 10, 0, {3});
-  t.add(1, 1, SYS_mkdir, 1400, 10, 0, {0755}, "/w/p/out");
+  t.add(1, 1, SYS_mkdir, 1400, 10, 0, {0, 0755}, "/w/p/out");
   t.add(1, 1, SYS_openat, 1500, 10, 3, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, "/w/p/out/a.o");
   t.add(1, 1, SYS_write, 1600, 10, 500, {3, 0, 500});
   t.add(1, 1, SYS_close, 1700, 10, 0, {3});

@@ -20,16 +20,11 @@
 #include "tools/predict/op_cost.h"
 #include "tools/predict/predict.h"
 #include "tools/predict/simulator.h"
+#include "traces/clock.h"
 #include "traces/synthetic.h"
 #include "traces/trace_writer.h"
 
 namespace {
-
-uint64_t cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
-}
 
 long rss_kib() {
   rusage u{};
@@ -88,9 +83,9 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r) {
     for (bool records : {false, true}) {
       OpCost cost(view, &model, 42, false);
-      const uint64_t c0 = cpu_ns(), w0 = mono_ns();
+      const uint64_t c0 = now_ns(CLOCK_THREAD_CPUTIME_ID), w0 = mono_ns();
       const SimStats st = simulate(view, cost, {}, records ? &out : nullptr);
-      const double cpu = double(cpu_ns() - c0) / 1e9, wall = double(mono_ns() - w0) / 1e9;
+      const double cpu = double(now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 1e9, wall = double(mono_ns() - w0) / 1e9;
       std::printf("  simulate%s: %.3f s CPU (%.3f s wall), %.2f M events/s per CPU-second; predicted wall %.3f s; "
                   "window %.1f MiB\n",
                   records ? " + OpRecords" : "           ", cpu, wall, double(ev.size()) / cpu / 1e6,

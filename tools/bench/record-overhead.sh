@@ -1,5 +1,5 @@
 #!/bin/bash
-# Recorder overhead benchmark (issue 3 acceptance figures). Prints medians and
+# Recorder overhead benchmark. Prints medians and
 # ratios against the same command untraced in the same run; never asserts.
 #   sudo tools/bench/record-overhead.sh [FSREPLAY_BINARY]
 # Needs /usr/bin/time (package `time`) for the CPU figures.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replay fidelity, measured the way a user's run happens (issue 14): does a
+# Replay fidelity, measured the way a user's run happens: does a
 # think-mode replay predict the *untraced* workload's wall time?
 #
 #   tools/bench/replay-fidelity.sh [-n RUNS] [-w WORKLOADS] [-t TARGETS] [-b FSREPLAY] [--ab] [--raw]

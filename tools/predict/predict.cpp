@@ -28,17 +28,14 @@ struct Trace {
 
 Result<Trace> load_trace(const std::string& path, std::vector<std::string>& problems) {
   Trace t;
-  auto r = TraceReader::open(path);
-  if (!r) return r.status();
-  t.reader = std::move(r.value());
+  FSR_ASSIGN_OR_RETURN(t.reader, TraceReader::open(path));
   if (t.reader->kind() != PayloadKind::kTrace)
     return Status::error(path + " is a " + (t.reader->kind() == PayloadKind::kProfile ? "profile" : "replay result") +
                          ", not a trace: predict TRACE --profile PROFILE");
   std::vector<Event> chunk;
   while (true) {
-    auto more = t.reader->next(chunk);
-    if (!more) return more.status();
-    if (!more.value()) break;
+    FSR_ASSIGN_OR_RETURN(const bool more, t.reader->next(chunk));
+    if (!more) break;
     t.events.insert(t.events.end(), chunk.begin(), chunk.end());
   }
   const ReadProblems& pr = t.reader->problems();
@@ -136,9 +133,7 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   Prediction pr;
   pr.trace = trace_path;
   uint64_t t0 = mono_ns();
-  auto tr = load_trace(trace_path, pr.problems);
-  if (!tr) return tr.status();
-  Trace& t = tr.value();
+  FSR_ASSIGN_OR_RETURN(Trace t, load_trace(trace_path, pr.problems));
   pr.events = t.events.size();
   uint64_t t1 = mono_ns();
   pr.load_ns = t1 - t0;

@@ -6,9 +6,10 @@
 
 #include <cerrno>
 
+#include "traces/syscalls.h"
+
 namespace fsr {
 namespace {
-constexpr uint64_t kAtFdcwd = static_cast<uint64_t>(-100);
 constexpr uint32_t kPid = 1;
 }  // namespace
 
@@ -34,7 +35,7 @@ StrId ProbeScript::path_id(const std::string& rel) { return text_id(std::string(
 
 void ProbeScript::stat(const std::string& rel, bool exists, ProbeTag tag) {
   Event& e = add(SYS_newfstatat, exists ? 0 : -ENOENT, tag);
-  e.args[0] = kAtFdcwd;
+  e.args[0] = kAtFdcwdArg;
   e.path[0] = path_id(rel);
   if (exists) e.mode = 0100644;
 }
@@ -42,7 +43,7 @@ void ProbeScript::stat(const std::string& rel, bool exists, ProbeTag tag) {
 int ProbeScript::open(const std::string& rel, int flags, ProbeTag tag, bool exists) {
   const int fd = exists ? next_fd_++ : -1;
   Event& e = add(SYS_openat, exists ? fd : -ENOENT, tag);
-  e.args[0] = kAtFdcwd;
+  e.args[0] = kAtFdcwdArg;
   e.args[2] = static_cast<uint64_t>(flags | O_CLOEXEC);
   e.args[3] = (flags & O_CREAT) ? 0644 : 0;  // openat2 refuses a mode without O_CREAT
   e.path[0] = path_id(rel);
@@ -88,7 +89,7 @@ void ProbeScript::ftruncate(int fd, uint64_t len, ProbeTag tag) {
 
 void ProbeScript::mkdir(const std::string& rel, ProbeTag tag) {
   Event& e = add(SYS_mkdirat, 0, tag);
-  e.args[0] = kAtFdcwd;
+  e.args[0] = kAtFdcwdArg;
   e.args[2] = 0755;
   e.path[0] = path_id(rel);
 }
@@ -97,34 +98,34 @@ void ProbeScript::rmdir(const std::string& rel, ProbeTag tag) { add(SYS_rmdir, 0
 
 void ProbeScript::unlink(const std::string& rel, ProbeTag tag) {
   Event& e = add(SYS_unlinkat, 0, tag);
-  e.args[0] = kAtFdcwd;
+  e.args[0] = kAtFdcwdArg;
   e.path[0] = path_id(rel);
 }
 
 void ProbeScript::rename(const std::string& from, const std::string& to, ProbeTag tag) {
   Event& e = add(SYS_renameat, 0, tag);
-  e.args[0] = e.args[2] = kAtFdcwd;
+  e.args[0] = e.args[2] = kAtFdcwdArg;
   e.path[0] = path_id(from);
   e.path[1] = path_id(to);
 }
 
 void ProbeScript::link(const std::string& from, const std::string& to, ProbeTag tag) {
   Event& e = add(SYS_linkat, 0, tag);
-  e.args[0] = e.args[2] = kAtFdcwd;
+  e.args[0] = e.args[2] = kAtFdcwdArg;
   e.path[0] = path_id(from);
   e.path[1] = path_id(to);
 }
 
 void ProbeScript::symlink(const std::string& text, const std::string& rel, ProbeTag tag) {
   Event& e = add(SYS_symlinkat, 0, tag);
-  e.args[1] = kAtFdcwd;
+  e.args[1] = kAtFdcwdArg;
   e.path[0] = text_id(text);
   e.path[1] = path_id(rel);
 }
 
 void ProbeScript::chmod(const std::string& rel, ProbeTag tag) {
   Event& e = add(SYS_fchmodat, 0, tag);
-  e.args[0] = kAtFdcwd;
+  e.args[0] = kAtFdcwdArg;
   e.args[2] = 0640;
   e.path[0] = path_id(rel);
 }

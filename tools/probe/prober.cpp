@@ -20,6 +20,8 @@
 #include "tools/detect/detect.h"
 #include "tools/probe/probe_cases.h"
 #include "tools/probe/probe_profile.h"
+#include "traces/clock.h"
+#include "traces/unique_fd.h"
 
 namespace fsr {
 namespace {
@@ -27,7 +29,7 @@ namespace {
 struct Session {
   std::string dir;        // the probed directory (real path)
   std::string priv;       // P, relative to dir
-  int dir_fd = -1, priv_fd = -1;
+  UniqueFd dir_fd, priv_fd;  // closed after ~Session's remove(), priv_fd first
   Features features;
   const std::atomic<bool>* stop = nullptr;
   ProbeSamples samples;
@@ -38,14 +40,12 @@ struct Session {
   void remove(const std::string& rel) {
     TreeSpec gone;
     gone.created.push_back({Root::kTarget, rel});
-    const int roots[2] = {dir_fd, dir_fd};
+    const int roots[2] = {dir_fd.get(), dir_fd.get()};
     (void)materialise(gone, roots, features, 1, nullptr);
   }
 
   ~Session() {  // on every path out: success, error, Ctrl-C
-    if (dir_fd >= 0 && !priv.empty()) remove(priv);
-    if (priv_fd >= 0) ::close(priv_fd);
-    if (dir_fd >= 0) ::close(dir_fd);
+    if (dir_fd.valid() && !priv.empty()) remove(priv);
   }
 };
 
@@ -58,8 +58,8 @@ Status run_script(Session& s, const ProbeScript& script) {
   const std::vector<Event>& ev = script.events();
   const Plan plan = script.plan(s.dir, s.dir + "/" + s.priv);
   ExecEnv env;
-  env.root[0] = s.dir_fd;
-  env.root[1] = s.priv_fd;
+  env.root[0] = s.dir_fd.get();
+  env.root[1] = s.priv_fd.get();
   env.features = &s.features;
   env.plan = &plan;
   env.events = &ev;
@@ -107,23 +107,12 @@ Status run_script(Session& s, const ProbeScript& script) {
 // and inodes (root only). False when the kernel refused.
 bool drop_caches(Session& s, const std::vector<std::string>& files) {
   for (const std::string& f : files) {
-    int fd = openat(s.priv_fd, f.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) continue;
-    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    ::close(fd);
+    const UniqueFd fd(openat(s.priv_fd.get(), f.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (fd.valid()) posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
   }
-  syncfs(s.priv_fd);
-  int fd = ::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool ok = ::write(fd, "2\n", 2) == 2;
-  ::close(fd);
-  return ok;
-}
-
-uint64_t wall_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+  syncfs(s.priv_fd.get());
+  const UniqueFd fd(::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC));
+  return fd.valid() && ::write(fd.get(), "2\n", 2) == 2;
 }
 
 Status open_session(const ProbeOptions& o, Session& s) {
@@ -131,12 +120,12 @@ Status open_session(const ProbeOptions& o, Session& s) {
   if (!real) return Status::error(o.dir + ": " + std::strerror(errno) + " (give an existing directory on the mount to probe)");
   s.dir = real;
   free(real);
-  s.dir_fd = ::open(s.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (s.dir_fd < 0) return Status::error(s.dir + ": not a directory we can open: " + std::strerror(errno));
+  s.dir_fd.reset(::open(s.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!s.dir_fd.valid()) return Status::error(s.dir + ": not a directory we can open: " + std::strerror(errno));
   std::mt19937_64 rng(std::random_device{}());
   for (int attempt = 0; attempt < 8; ++attempt) {
     s.priv = fmt::format(".fsreplay-probe-{}-{:06x}", getpid(), rng() & 0xffffff);
-    if (mkdirat(s.dir_fd, s.priv.c_str(), 0700) == 0) break;
+    if (mkdirat(s.dir_fd.get(), s.priv.c_str(), 0700) == 0) break;
     if (errno != EEXIST) {
       const int err = errno;
       s.priv.clear();
@@ -144,9 +133,9 @@ Status open_session(const ProbeOptions& o, Session& s) {
                            " (the probe needs write access to the mount)");
     }
   }
-  s.priv_fd = openat(s.dir_fd, s.priv.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (s.priv_fd < 0) return Status::error(s.dir + "/" + s.priv + ": " + std::strerror(errno));
-  s.features = Features::probe(s.priv_fd, {});
+  s.priv_fd.reset(openat(s.dir_fd.get(), s.priv.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!s.priv_fd.valid()) return Status::error(s.dir + "/" + s.priv + ": " + std::strerror(errno));
+  s.features = Features::probe(s.priv_fd.get(), {});
   return Status::ok();
 }
 
@@ -154,11 +143,11 @@ Status open_session(const ProbeOptions& o, Session& s) {
 
 Result<Profile> run_probe(const ProbeOptions& o) {
   Profile p;
-  p.started_wall_ns = wall_ns();
+  p.started_wall_ns = now_ns(CLOCK_REALTIME);
   const uint64_t start = mono_ns();
   Session s;
   s.stop = o.stop;
-  if (Status st = open_session(o, s); !st) return st;
+  FSR_RETURN_IF_ERROR(open_session(o, s));
   auto env = detect_environment(s.dir);
   p.target = s.dir;
   p.environment_json = env ? environment_to_json(env.value()) : std::string("{}");
@@ -173,7 +162,7 @@ Result<Profile> run_probe(const ProbeOptions& o) {
   ProbeScript fixture(s.priv);
   fixture_setup(fixture);
   stale_setup(fixture);
-  if (Status st = run_script(s, fixture); !st) return st;
+  FSR_RETURN_IF_ERROR(run_script(s, fixture));
   const uint64_t touched = mono_ns();
   constexpr size_t kDelays = std::size(kStaleDelaysMs);
   bool stale_done[kDelays] = {};
@@ -188,7 +177,7 @@ Result<Profile> run_probe(const ProbeOptions& o) {
       if (mono_ns() < due) continue;
       ProbeScript sc(s.priv);
       stale_measure(sc, k);
-      if (Status st = run_script(s, sc); !st) return st;
+      FSR_RETURN_IF_ERROR(run_script(s, sc));
       stale_done[k] = true;
     }
     return s.stopped() ? interrupted(s) : Status::ok();
@@ -204,28 +193,28 @@ Result<Profile> run_probe(const ProbeOptions& o) {
     const bool stale_pending = std::find(std::begin(stale_done), std::end(stale_done), false) != std::end(stale_done);
     const bool last = r + 1 >= o.max_rounds;
     if (stale_pending && can_drop && cold_done == 0 && (last || (r >= 2 && elapsed() + last_round > budget * 0.9)))
-      if (Status st = stale_due(true); !st) return st;  // the budget ends soon: finish the stale sets first
+      FSR_RETURN_IF_ERROR(stale_due(true));  // the budget ends soon: finish the stale sets first
     const bool cold = can_drop && cold_done < o.cold_rounds && (r % 2 == 0 || (last && cold_done == 0)) &&
                       std::find(std::begin(stale_done), std::end(stale_done), false) == std::end(stale_done);
     RoundSpec spec{r, cold, o.samples, std::max(1u, o.samples / 4)};
     ProbeScript setup(s.priv), measure(s.priv);
     round_setup(setup, spec);
-    if (Status st = run_script(s, setup); !st) return st;
+    FSR_RETURN_IF_ERROR(run_script(s, setup));
     if (spec.cold && !drop_caches(s, round_data_files(spec))) {
       can_drop = spec.cold = false;
       p.notes.push_back("the kernel refused to drop caches: cold cases not measured");
     }
     cold_done += spec.cold;
     round_measure(measure, spec);
-    if (Status st = run_script(s, measure); !st) return st;
+    FSR_RETURN_IF_ERROR(run_script(s, measure));
     s.remove(s.priv + "/" + round_dir(spec));
-    if (Status st = stale_due(false); !st) return st;
+    FSR_RETURN_IF_ERROR(stale_due(false));
     p.rounds = r + 1;
     last_round = elapsed() - t0;
     report(p.rounds);
     if (s.stopped()) return interrupted(s);
   }
-  if (Status st = stale_due(true); !st) return st;
+  FSR_RETURN_IF_ERROR(stale_due(true));
   p.cold_measured = cold_done > 0;
   if (!p.cold_measured && !(o.drop_caches && geteuid() == 0))
     p.notes.push_back("not root: caches could not be dropped, cold cases of existing files not measured");

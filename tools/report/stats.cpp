@@ -4,6 +4,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "traces/paths.h"
+
 namespace fsr {
 namespace {
 
@@ -15,14 +17,7 @@ std::string_view basename_of(std::string_view p) {
 
 std::vector<std::string_view> components(std::string_view p) {
   std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < p.size()) {
-    while (i < p.size() && p[i] == '/') ++i;
-    size_t j = i;
-    while (j < p.size() && p[j] != '/') ++j;
-    if (j > i) out.push_back(p.substr(i, j - i));
-    i = j;
-  }
+  split_path(p, out);
   return out;
 }
 
