@@ -1,117 +1,29 @@
 #include "traces/trace_reader.h"
 
-#include <capnp/common.h>
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include "traces/crc32c.h"
 #include "traces/event_chunk.h"
 #include "traces/frame.h"
+#include "traces/frame_file.h"
 #include "traces/model_codec.h"
 #include "traces/op_chunk.h"
 
 namespace fsr {
-namespace {
-constexpr size_t kResyncBlock = 1 << 20;
-}
 
-struct TraceReader::Impl {
-  std::string path;
-  int fd = -1;
-  uint64_t size = 0;
+struct TraceReader::Impl : FrameFile {
   TraceHeader header;
   std::vector<std::string> strings{""};
   std::optional<TraceFooter> footer;
   ReadProblems problems;
-  Decompressor z;
-  ChunkScratch scratch;
-  std::vector<uint8_t> payload;
-  std::vector<uint64_t> words;  // capnp words (capnp::word is not movable under clang's libstdc++ checks)
   uint64_t offset = 0;     // next frame (sequential)
   uint64_t chunks_seen = 0;
   uint64_t records = 0;
   bool index_seen = false;
   bool index_built = false;
   std::vector<IndexRecord> index;  // every frame (built from the index frame or a scan)
-
-  ~Impl() {
-    if (fd >= 0) ::close(fd);
-  }
-
-  void refresh_size() {
-    struct stat st{};
-    if (::fstat(fd, &st) == 0) size = static_cast<uint64_t>(st.st_size);
-  }
-
-  bool pread_all(void* buf, size_t n, uint64_t off) {
-    size_t done = 0;
-    while (done < n) {
-      ssize_t r = ::pread(fd, static_cast<char*>(buf) + done, n - done, static_cast<off_t>(off + done));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return false;
-      done += static_cast<size_t>(r);
-    }
-    return true;
-  }
-
-  enum class Got { kFrame, kEnd, kPartial, kBadHeader, kBadPayload };
-
-  // Reads the frame at `off` into `words` (decompressed capnp message).
-  Got read_frame(uint64_t off, FrameHeader& h, std::string& why) {
-    if (off + kFrameHeaderSize > size) return off == size ? Got::kEnd : Got::kPartial;
-    uint8_t hb[kFrameHeaderSize];
-    if (!pread_all(hb, sizeof hb, off)) return Got::kPartial;
-    auto dh = decode_frame_header(hb);
-    if (!dh) {
-      // The trailer follows the index frame; anything else here is damage.
-      why = "not a valid frame header";
-      return Got::kBadHeader;
-    }
-    h = *dh;
-    if (off + kFrameHeaderSize + h.payload_len > size) return Got::kPartial;
-    payload.resize(h.payload_len);
-    if (!pread_all(payload.data(), h.payload_len, off + kFrameHeaderSize)) return Got::kPartial;
-    if (crc32c(payload.data(), payload.size()) != h.payload_crc) {
-      why = "checksum mismatch";
-      return Got::kBadPayload;
-    }
-    words.resize(h.raw_len / sizeof(uint64_t));
-    if (h.encoding == FrameEncoding::kZstdCapnp) {
-      std::vector<uint8_t>& raw = scratch.raw;
-      if (Status st = z.decompress(payload, h.raw_len, raw); !st) {
-        why = st.message();
-        return Got::kBadPayload;
-      }
-      std::memcpy(words.data(), raw.data(), h.raw_len);
-    } else {
-      std::memcpy(words.data(), payload.data(), h.raw_len);
-    }
-    return Got::kFrame;
-  }
-
-  // Finds the next offset after `off` holding a valid frame header, or 0.
-  uint64_t resync(uint64_t off) {
-    std::vector<uint8_t> buf;
-    for (uint64_t pos = off + 1; pos + kFrameHeaderSize <= size;) {
-      size_t n = static_cast<size_t>(std::min<uint64_t>(kResyncBlock + kFrameHeaderSize, size - pos));
-      buf.resize(n);
-      if (!pread_all(buf.data(), n, pos)) return 0;
-      for (size_t i = 0; i + kFrameHeaderSize <= n; ++i)
-        if (buf[i] == 0x46 && decode_frame_header(&buf[i])) return pos + i;
-      if (n <= kFrameHeaderSize) break;
-      pos += n - kFrameHeaderSize + 1;
-    }
-    return 0;
-  }
-
-  std::span<const capnp::word> msg() const {
-    static_assert(sizeof(capnp::word) == sizeof(uint64_t));
-    return {reinterpret_cast<const capnp::word*>(words.data()), words.size()};
-  }
 
   std::string where(const FrameHeader* h, uint64_t off) const {
     if (h && (h->type == FrameType::kEvents || h->type == FrameType::kOps))
@@ -322,8 +234,8 @@ TraceReader::~TraceReader() = default;
 Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) {
   auto m = std::make_unique<Impl>();
   m->path = path;
-  m->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (m->fd < 0) return Status::error(path + ": cannot open: " + std::strerror(errno));
+  m->fd.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!m->fd.valid()) return Status::error(path + ": cannot open: " + std::strerror(errno));
   m->refresh_size();
   uint8_t fh[kFileHeaderSize];
   if (m->size < kFileHeaderSize || !m->pread_all(fh, sizeof fh, 0))
@@ -340,8 +252,8 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) 
   FrameHeader h;
   std::string why;
   auto g = m->read_frame(kFileHeaderSize, h, why);
-  if (g != Impl::Got::kFrame || h.type != FrameType::kHeader)
-    return Status::error(path + ": header frame is " + (g == Impl::Got::kPartial || g == Impl::Got::kEnd ? "missing (file cut short)" : "damaged" + (why.empty() ? "" : ": " + why)));
+  if (g != FrameFile::Got::kFrame || h.type != FrameType::kHeader)
+    return Status::error(path + ": header frame is " + (g == FrameFile::Got::kPartial || g == FrameFile::Got::kEnd ? "missing (file cut short)" : "damaged" + (why.empty() ? "" : ": " + why)));
   if (Status st = decode_header(m->msg(), m->header); !st) return Status::error(path + ": " + st.message());
   if (static_cast<uint16_t>(m->header.kind) != kind)
     return Status::error(path + ": header kind disagrees with the file header (damaged)");
@@ -369,7 +281,7 @@ Result<std::vector<PrestateEntry>> TraceReader::prestate() {
     if (e.type != static_cast<uint16_t>(FrameType::kPrestate)) continue;
     FrameHeader h;
     std::string why;
-    if (m.read_frame(e.offset, h, why) != Impl::Got::kFrame)
+    if (m.read_frame(e.offset, h, why) != FrameFile::Got::kFrame)
       return Status::error(m.path + ": prestate block at offset " + std::to_string(e.offset) + " unreadable: " + why);
     if (Status st = decode_prestate(m.msg(), out); !st) return Status::error(m.path + ": " + st.message());
   }
@@ -400,7 +312,7 @@ Result<size_t> TraceReader::for_each_frame(FrameType type,
     if (e.type != static_cast<uint16_t>(type)) continue;
     FrameHeader h;
     std::string why;
-    if (m.read_frame(e.offset, h, why) != Impl::Got::kFrame)
+    if (m.read_frame(e.offset, h, why) != FrameFile::Got::kFrame)
       return Status::error(m.path + ": " + frame_type_name(type) + " frame at offset " + std::to_string(e.offset) +
                            " unreadable" + (why.empty() ? " (cut short)" : ": " + why));
     FSR_RETURN_IF_ERROR(fn(std::span<const uint64_t>(m.words.data(), m.words.size())));

@@ -283,11 +283,11 @@ void expect_missing_parent_order(bool child_returns_first) {
   Synth t = two_threads();
   uint32_t mk = 0, child = 0;
   if (child_returns_first) {  // events are stored in completion order
-    child = t.add(1, 2, SYS_mkdir, 200, 10, -ENOENT, {0755}, "/r/d/x");
-    mk = t.add(1, 1, SYS_mkdir, 100, 1000, 0, {0755}, "/r/d");
+    child = t.add(1, 2, SYS_mkdir, 200, 10, -ENOENT, {0, 0755}, "/r/d/x");
+    mk = t.add(1, 1, SYS_mkdir, 100, 1000, 0, {0, 0755}, "/r/d");
   } else {
-    mk = t.add(1, 1, SYS_mkdir, 100, 150, 0, {0755}, "/r/d");
-    child = t.add(1, 2, SYS_mkdir, 200, 100, -ENOENT, {0755}, "/r/d/x");
+    mk = t.add(1, 1, SYS_mkdir, 100, 150, 0, {0, 0755}, "/r/d");
+    child = t.add(1, 2, SYS_mkdir, 200, 100, -ENOENT, {0, 0755}, "/r/d/x");
   }
   Plan p = t.plan();
   EXPECT_TRUE(has_dep(p, mk, child));
@@ -313,8 +313,8 @@ TEST(Deps, AnOverlappingCallThatFoundTheNamePresentPrecedesItsRemoval) {
 TEST(Deps, AnOverlappingCallThatFoundTheNameTakenFollowsItsCreation) {
   // The EEXIST mkdir entered first and returned first, yet saw the other's directory.
   Synth t = two_threads();
-  uint32_t lost = t.add(1, 2, SYS_mkdir, 100, 500, -EEXIST, {0755}, "/r/d");
-  uint32_t won = t.add(1, 1, SYS_mkdir, 150, 1000, 0, {0755}, "/r/d");
+  uint32_t lost = t.add(1, 2, SYS_mkdir, 100, 500, -EEXIST, {0, 0755}, "/r/d");
+  uint32_t won = t.add(1, 1, SYS_mkdir, 150, 1000, 0, {0, 0755}, "/r/d");
   Plan p = t.plan();
   EXPECT_TRUE(has_dep(p, lost, won));
   EXPECT_FALSE(has_dep(p, won, lost));
