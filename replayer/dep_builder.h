@@ -45,6 +45,10 @@ class DepBuilder {
   // their results decide the order then (ns_order.h).
   void path_edge(uint32_t from, uint32_t to, uint32_t p, DepKind kind);
 
+  // The latest op before `o` on its recorded thread that names `p` or a
+  // name in it (kNoOp when none in the last 256).
+  uint32_t prev_on_thread(uint32_t o, uint32_t p);
+
   // Op `o`'s relation to plan path `p`: `p` is its path[k] (direct) or the
   // directory holding its path[k].
   bool relation(uint32_t o, uint32_t p, int& k, bool& direct);

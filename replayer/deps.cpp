@@ -46,10 +46,25 @@ void DepBuilder::path_edge(uint32_t from, uint32_t to, uint32_t p, DepKind kind)
     bool df, dt;
     if (relation(from, p, kf, df) && relation(to, p, kt, dt) &&
         ns_first(ns_effect(ev_[from], kf, df), ns_seen(ev_[from], kf, df), ns_effect(ev_[to], kt, dt),
-                 ns_seen(ev_[to], kt, dt)) < 0)
+                 ns_seen(ev_[to], kt, dt)) < 0) {
+      // `from` stood for its thread's earlier ops on p (a resource keeps
+      // the latest op of each thread): now that it follows `to`, the one
+      // before it on its thread must still precede `to`.
+      edge(prev_on_thread(from, p), to, kind);
       std::swap(from, to);
+    }
   }
   edge(from, to, kind);
+}
+
+uint32_t DepBuilder::prev_on_thread(uint32_t o, uint32_t p) {
+  const std::vector<uint32_t>& ops = plan_.threads[plan_.ops[o].thread].ops;
+  auto it = std::lower_bound(ops.begin(), ops.end(), o);
+  int k;
+  bool direct;
+  for (int steps = 0; it != ops.begin() && steps < 256; ++steps)
+    if (relation(*--it, p, k, direct)) return *it;
+  return kNoOp;
 }
 
 bool DepBuilder::relation(uint32_t o, uint32_t p, int& k, bool& direct) {
@@ -183,7 +198,10 @@ void DepBuilder::resources(uint32_t i) {
   for (int k = 0; k < 2; ++k) {
     if (op.path[k] == kNoPath || (k == 0 && literal0)) continue;
     Shared& s = paths_[op.path[k]];
-    if (f.ns_mask >> k & 1) writer(s, i, DepKind::kPath, op.path[k]);
+    // A namespace call that failed changed nothing: it saw the name, as a
+    // reader does (an EEXIST mkdir that returned before the mkdir that made
+    // the name must not take the readers the maker has to follow).
+    if ((f.ns_mask >> k & 1) && ev_[i].ret >= 0) writer(s, i, DepKind::kPath, op.path[k]);
     else reader(s, i, DepKind::kPath, op.path[k]);
     if (uint32_t par = parent_path(op.path[k]); par != kNoPath) reader(paths_[par], i, DepKind::kParentPath, par);
   }

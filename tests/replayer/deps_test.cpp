@@ -344,5 +344,35 @@ TEST(Deps, AnEdgeIntoACallThatEnteredFirstButReturnedLastIsKeptNotDropped) {
   EXPECT_TRUE(plan_completes(p));
 }
 
+TEST(Deps, AFailedNamespaceCallDoesNotTakeTheReadersTheMakerMustFollow) {
+  // npm's mkdir -p on three threads: x's mkdir fails (no d yet), then two
+  // threads mkdir d at once; the one that loses (EEXIST) returns first.
+  Synth t;
+  t.add(1, 1, SYS_clone, 0, 1, 2, {kThreadFlags});
+  t.add(1, 1, SYS_clone, 1, 1, 3, {kThreadFlags});
+  uint32_t child = t.add(1, 3, SYS_mkdir, 50, 10, -ENOENT, {0, 0755}, "/r/d/x");
+  uint32_t lost = t.add(1, 2, SYS_mkdir, 300, 500, -EEXIST, {0, 0755}, "/r/d");
+  uint32_t won = t.add(1, 1, SYS_mkdir, 100, 2000, 0, {0, 0755}, "/r/d");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, won, child)) << "the mkdir that made d may run before x's mkdir found it missing";
+  EXPECT_TRUE(has_dep(p, lost, won));
+  EXPECT_TRUE(plan_completes(p));
+}
+
+TEST(Deps, AnOpMovedAfterTheMakerKeepsItsThreadsEarlierOpBeforeIt) {
+  // Thread 2's mkdir(d/x) fails (no d yet); then, while thread 1's mkdir(d)
+  // is in the kernel, thread 2's own mkdir(d) fails with EEXIST and returns
+  // first: it follows the maker, and so must not carry away the order of
+  // its thread's earlier mkdir(d/x) before the maker.
+  Synth t = two_threads();
+  uint32_t child = t.add(1, 2, SYS_mkdir, 50, 10, -ENOENT, {0, 0755}, "/r/d/x");
+  uint32_t lost = t.add(1, 2, SYS_mkdir, 300, 500, -EEXIST, {0, 0755}, "/r/d");
+  uint32_t won = t.add(1, 1, SYS_mkdir, 100, 2000, 0, {0, 0755}, "/r/d");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, won, child));
+  EXPECT_TRUE(has_dep(p, lost, won));
+  EXPECT_TRUE(plan_completes(p));
+}
+
 }  // namespace
 }  // namespace fsr
