@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "traces/syscalls.h"
+
 namespace fsr {
 
 BuildLikeStream::BuildLikeStream(uint32_t paths, uint64_t seed)
@@ -67,7 +69,7 @@ void BuildLikeStream::step(std::vector<Event>& out) {
   new_paths_.clear();
   auto with_path = [&](Event e, uint32_t path) {
     e.path[0] = id_of(path);
-    e.args[0] = static_cast<uint64_t>(-100);
+    e.args[0] = kAtFdcwdArg;
     return e;
   };
   auto facts = [&](Event& e, uint32_t path) {

@@ -10,6 +10,7 @@
 
 #include "replayer/plan.h"
 #include "traces/event.h"
+#include "traces/syscalls.h"
 
 namespace fsr::test {
 
@@ -61,7 +62,7 @@ struct Synth {
   }
 };
 
-inline constexpr uint64_t kAtCwd = static_cast<uint64_t>(-100);
+inline constexpr uint64_t kAtCwd = kAtFdcwdArg;
 
 inline bool has_dep(const Plan& p, uint32_t op, uint32_t dep) {
   for (uint32_t d : p.deps_of(op))

@@ -124,18 +124,18 @@ ResultSet small_result(bool slow) {
 Status write_result_file(const ResultSet& rs, const std::string& path) {
   TraceHeader h = rs.header;
   h.kind = PayloadKind::kResult;
-  auto w = TraceWriter::create(path, h, {.chunk_events = 16, .zstd_level = 3});  // several chunks
-  if (!w) return w.status();
+  const WriterOptions several_chunks{.chunk_events = 16, .zstd_level = 3};
+  FSR_ASSIGN_OR_RETURN(auto w, TraceWriter::create(path, h, several_chunks));
   std::unordered_map<StrId, StrId> remap;
   for (OpRecord op : rs.ops) {
     if (op.path != kNoStr) {
       auto it = remap.find(op.path);
-      if (it == remap.end()) it = remap.emplace(op.path, (*w)->intern(rs.str(op.path))).first;
+      if (it == remap.end()) it = remap.emplace(op.path, w->intern(rs.str(op.path))).first;
       op.path = it->second;
     }
-    if (Status st = (*w)->append(op); !st) return st;
+    FSR_RETURN_IF_ERROR(w->append(op));
   }
-  return (*w)->finish(rs.footer.value_or(TraceFooter{}));
+  return w->finish(rs.footer.value_or(TraceFooter{}));
 }
 
 }  // namespace fsr::testdata

@@ -6,6 +6,7 @@
 #include "tests/traces/test_util.h"
 #include "traces/columns.h"
 #include "traces/synthetic.h"
+#include "traces/syscalls.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
@@ -21,7 +22,7 @@ Event full_event(uint64_t ts, uint32_t path0, uint32_t path1) {
   e.dur = 12345;
   e.ret = -2;
   for (int a = 0; a < 6; ++a) e.args[a] = 0x1000u * (a + 1);
-  e.args[0] = static_cast<uint64_t>(-100);  // AT_FDCWD
+  e.args[0] = kAtFdcwdArg;  // AT_FDCWD
   e.args[5] = std::numeric_limits<uint64_t>::max();
   e.dev = 0x803;
   e.ino = 987654321987ull;
@@ -269,7 +270,7 @@ TEST(ContainerRoundTrip, InterleavedThreadsRoundTripEveryField) {
         e.path[0] = (*w)->intern("/repo/dir" + std::to_string(t) + "/f" + std::to_string(next_file[t]));
       } else {  // the thread's next file
         e.nr = 262;
-        e.args[0] = static_cast<uint64_t>(-100);
+        e.args[0] = kAtFdcwdArg;
         e.args[3] = 0x100;
         const uint64_t k = next_file[t]++;
         e.path[0] = (*w)->intern("/repo/dir" + std::to_string(t) + "/f" + std::to_string(k));
@@ -331,7 +332,7 @@ TEST(ContainerRoundTrip, ThreadsKeepTheirColumnsAndExitedOnesAreReused) {
       } else {
         e.nr = busy ? 262 : 257;
         e.ret = busy ? 0 : 3 + static_cast<int64_t>(rng() % 100);
-        e.args[0] = static_cast<uint64_t>(-100);
+        e.args[0] = kAtFdcwdArg;
         e.args[2] = rng() % 0x10000;
         names.push_back("/repo/" + std::to_string(e.tid) + "/f" + std::to_string(i));
         e.path[0] = (*w)->add_string(names.back());

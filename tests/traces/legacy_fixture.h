@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "traces/event.h"
+#include "traces/syscalls.h"
 #include "traces/trace_model.h"
 
 namespace fsr::legacy {
@@ -52,7 +53,7 @@ inline std::vector<Event> events() {
     static const uint16_t kNr[] = {262, 257, 0, 1, 3, 4, 217, 332, 87, 82};
     e.nr = kNr[(r >> 40) % 10];
     e.ret = (r >> 44) % 7 == 0 ? -2 : static_cast<int64_t>((r >> 20) % 4096);
-    e.args[0] = static_cast<uint64_t>(-100);
+    e.args[0] = kAtFdcwdArg;
     e.args[1] = (r >> 24) & 0x80241;
     e.args[2] = i * 4096;
     const uint32_t p = 1 + static_cast<uint32_t>((r >> 48) % nstr);

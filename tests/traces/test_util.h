@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "traces/event.h"
+#include "traces/syscalls.h"
 #include "traces/trace_model.h"
 #include "traces/trace_reader.h"
 
@@ -140,7 +141,7 @@ struct SyntheticStream {
     uint32_t p = static_cast<uint32_t>(rng() % path_id_count);
     if ((r >> 20) % 4 != 0) p %= 64;
     e.path[0] = 1 + p;
-    e.args[0] = static_cast<uint64_t>(-100);
+    e.args[0] = kAtFdcwdArg;
     e.args[1] = (r >> 3) & 0x80000;
     if (e.nr == 262 || e.nr == 4 || e.nr == 5 || e.nr == 332) {
       e.dev = 0x801;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "replayer/replay.h"
+#include "traces/syscalls.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
@@ -77,11 +78,11 @@ int main(int argc, char** argv) {
         }
         ++n;
       };
-      ev(SYS_openat, 3, {static_cast<uint64_t>(-100), 0, O_RDONLY}, p);
+      ev(SYS_openat, 3, {kAtFdcwdArg, 0, O_RDONLY}, p);
       ev(SYS_fstat, 0, {3}, kNoStr);
       ev(SYS_read, 4096, {3, 0, 4096}, kNoStr);
       ev(SYS_close, 0, {3}, kNoStr);
-      ev(SYS_newfstatat, 0, {static_cast<uint64_t>(-100), 0, 0, 0}, p);
+      ev(SYS_newfstatat, 0, {kAtFdcwdArg, 0, 0, 0}, p);
     }
   }
   if (Status s = wr.finish(TraceFooter{}); !s) return fprintf(stderr, "%s\n", s.message().c_str()), 1;
