@@ -2,12 +2,15 @@
 # Replay fidelity, measured the way a user's run happens: does a
 # think-mode replay predict the *untraced* workload's wall time?
 #
-#   tools/bench/replay-fidelity.sh [-n RUNS] [-w WORKLOADS] [-t TARGETS] [-b FSREPLAY] [--ab] [--raw]
+#   tools/bench/replay-fidelity.sh [-n RUNS] [-w WORKLOADS] [-t TARGETS] [-b FSREPLAY] [--ab] [--afap] [--raw]
 #     -n RUNS       rounds per workload (median of them; default 3), after one warm-up round
 #     -w WORKLOADS  comma list of small,git,clone,npm,cargo,make (default: all)
 #     -t TARGETS    comma list of ext4,bindfs,sshfs (default: all)
 #     --ab          each round also replays without the think clock's corrections
 #                   (--no-clock-correction): the "uncorrected" column
+#     --afap        each round also replays with no think time at all (--timing
+#                   afap): the "afap" column, the replayer's floor on that target
+#                   (a think replay cannot come in below it)
 #     --raw         print every run as it ends
 #   Root. Needs mkfs.ext4, loop devices, bindfs, sshfs and openssh-server
 #   (tools/install-deps), jq; git/npm/cargo/make per workload (a missing one
@@ -54,7 +57,7 @@ targets=ext4,bindfs,sshfs
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin=${FSREPLAY:-$repo/build/tools/fsreplay}
-ab=0 raw=0
+ab=0 afap=0 raw=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     -n) runs=$2; shift 2 ;;
@@ -62,6 +65,7 @@ while [[ $# -gt 0 ]]; do
     -t) targets=$2; shift 2 ;;
     -b) bin=$2; shift 2 ;;
     --ab) ab=1; shift ;;
+    --afap) afap=1; shift ;;
     --raw) raw=1; shift ;;
     -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
     *) echo "replay-fidelity: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -220,7 +224,7 @@ replay() {  # replay TRACE T [extra args] -> the replay's JSON summary
 # --- the bench ------------------------------------------------------------------
 calc() { awk "BEGIN {printf \"%.6f\", $*}"; }
 median() { awk 'NF' | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print 0}'; }
-declare -A U R S D O X   # per workload/target: untraced, replay, span, divergent ops %, ops, uncorrected
+declare -A U R S D O X A  # per workload/target: untraced, replay, span, divergent ops %, ops, uncorrected, afap
 IFS=, read -ra W <<< "$workloads"
 IFS=, read -ra T <<< "$targets"
 for k in "${T[@]}"; do
@@ -239,13 +243,15 @@ for w in "${W[@]}"; do
       else j=$(replay "$trace" "$k") || continue; u=$(untraced "$w" "$k"); fi
       x=""
       [[ $ab == 1 ]] && x=$(replay "$trace" "$k" --no-clock-correction | jq .wall_ns)
+      a=""
+      [[ $afap == 1 ]] && a=$(replay "$trace" "$k" --timing afap | jq .wall_ns)
       rw=$(jq .wall_ns <<< "$j"); sp=$(jq .recorded_ns <<< "$j")
       dv=$(jq '.divergences * 100 / ([.ops, 1] | max)' <<< "$j")
       [[ $raw == 1 ]] && printf 'run %-6s %-7s round %d: untraced %.3f s, span %.3f s, replay %.3f s%s (load %s)\n' "$w" "$k" "$r" \
         "$(calc "$u/1e9")" "$(calc "$sp/1e9")" "$(calc "$rw/1e9")" \
-        "${x:+, uncorrected $(calc "$x/1e9") s}" "$(cut -d' ' -f1 /proc/loadavg)" >&2
+        "${x:+, uncorrected $(calc "$x/1e9") s}${a:+, afap $(calc "$a/1e9") s}" "$(cut -d' ' -f1 /proc/loadavg)" >&2
       (( r == 0 )) && continue  # the warm-up round
-      U[$w/$k]+="$u "; R[$w/$k]+="$rw "; S[$w/$k]+="$sp "; D[$w/$k]+="$dv "; X[$w/$k]+="${x:-0} "
+      U[$w/$k]+="$u "; R[$w/$k]+="$rw "; S[$w/$k]+="$sp "; D[$w/$k]+="$dv "; X[$w/$k]+="${x:-0} "; A[$w/$k]+="${a:-0} "
     done
     rm -f "$traces/$w.$r".trace.*.result
   done
@@ -255,7 +261,7 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 printf '\nreplay fidelity, think mode, medians of %d rounds (%s; %s; load %s at start, %s at end; %.0f min)\n' \
   "$runs" "$(date -u +%Y-%m-%dT%H:%MZ)" "$(uname -r)" "$load_begin" "$load_end" "$(calc "($(now_ns) - $t_begin)/6e10")"
 printf '%-7s %-7s %10s %10s %10s %8s %10s %9s%s\n' workload target untraced recorded replay error vs-span divergent \
-  "$([[ $ab == 1 ]] && printf ' %12s' uncorrected)"
+  "$([[ $ab == 1 ]] && printf ' %12s' uncorrected)$([[ $afap == 1 ]] && printf ' %12s' afap)"
 status=0
 for w in "${W[@]}"; do for k in "${T[@]}"; do
   [[ -n ${U[$w/$k]:-} ]] || continue
@@ -264,6 +270,7 @@ for w in "${W[@]}"; do for k in "${T[@]}"; do
   err=$(calc "($rw - $u) * 100 / $u"); vs=$(calc "($rw - $sp) * 100 / $sp")
   xs=""
   if [[ $ab == 1 ]]; then x=$(tr ' ' '\n' <<< "${X[$w/$k]}" | median); xs=$(printf ' %7.3fs %+4.0f%%' "$(calc "$x/1e9")" "$(calc "($x - $u) * 100 / $u")"); fi
+  if [[ $afap == 1 ]]; then a=$(tr ' ' '\n' <<< "${A[$w/$k]}" | median); xs+=$(printf ' %7.3fs %+4.0f%%' "$(calc "$a/1e9")" "$(calc "($a - $u) * 100 / $u")"); fi
   printf '%-7s %-7s %9.3fs %9.3fs %9.3fs %+7.1f%% %+9.1f%% %8.2f%%%s\n' "$w" "$k" "$(calc "$u/1e9")" \
     "$(calc "$sp/1e9")" "$(calc "$rw/1e9")" "$err" "$vs" "$dv" "$xs"
   bound=10; [[ $k == ext4 ]] && bound=5
