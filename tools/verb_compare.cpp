@@ -56,7 +56,7 @@ Action add_compare_verb(CLI::App& app) {
         wire_progress(ro, o->quiet);
         std::cerr << "fsreplay compare: replaying " << o->inputs[0] << " on " << ro.target << "\n";
         auto summary = run_replay(o->inputs[0], ro);
-        if (!summary) return fail("compare", summary.status());
+        if (!summary) return fail("compare", summary.message());
         files.push_back(summary->result_path);
       }
     }
@@ -67,7 +67,7 @@ Action add_compare_verb(CLI::App& app) {
       ProgressLine line("compare " + f, "ops", o->quiet);
       auto r = summarize_result(f, {.dir_depth = o->depth}, [&](uint64_t d, uint64_t t) { line.update(d, t); });
       line.finish();
-      if (!r) return fail("compare", r.status());
+      if (!r) return fail("compare", r.message());
       complete = complete && r->complete;
       for (const std::string& p : r->problems) std::cerr << "fsreplay compare: warning: " << p << "\n";
       results.push_back(std::move(r).value());
@@ -75,7 +75,7 @@ Action add_compare_verb(CLI::App& app) {
     std::vector<const ResultSummary*> ptrs;
     for (const ResultSummary& r : results) ptrs.push_back(&r);
     auto text = render_compare(ptrs, *parse_output_format(o->format), {.top = o->top, .dir_depth = o->depth});
-    if (!text) return fail("compare", text.status());
+    if (!text) return fail("compare", text.message());
     if (int rc = write_output("compare", o->output, *text); rc != kExitOk) return rc;
     return complete ? kExitOk : kExitIncomplete;
   };

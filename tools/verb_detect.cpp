@@ -20,7 +20,7 @@ Action add_detect_verb(CLI::App& app) {
   sub->add_flag("--json", opts->json, "Print JSON (stable keys) instead of text");
   return [opts] {
     Result<Environment> env = detect_environment(opts->path);
-    if (!env) return fail("detect", env.status());
+    if (!env) return fail("detect", env.message());
     if (opts->json)
       fmt::print("{}\n", environment_to_json(env.value()));
     else

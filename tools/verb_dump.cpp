@@ -23,11 +23,11 @@ Action add_dump_verb(CLI::App& app) {
   sub->add_flag("--prestate", *prestate, "Print the prestate (initial tree) instead of events");
   return [=] {
     auto rr = TraceReader::open(*file);
-    if (!rr) return fail("dump", rr.status());
+    if (!rr) return fail("dump", rr.message());
     TraceReader& r = **rr;
     if (*prestate) {
       auto pre = r.prestate();
-      if (!pre) return fail("dump", pre.status());
+      if (!pre) return fail("dump", pre.message());
       for (const auto& e : *pre) fmt::print("{}\n", format_prestate(e, *json));
       return kExitOk;
     }
@@ -37,7 +37,7 @@ Action add_dump_verb(CLI::App& app) {
       std::vector<Event> ev;
       while (!done()) {
         auto got = r.next(ev);
-        if (!got) return fail("dump", got.status());
+        if (!got) return fail("dump", got.message());
         if (!got.value()) break;
         for (const Event& e : ev) {
           if (done()) break;
@@ -49,7 +49,7 @@ Action add_dump_verb(CLI::App& app) {
       std::vector<OpRecord> ops;
       while (!done()) {
         auto got = r.next(ops);
-        if (!got) return fail("dump", got.status());
+        if (!got) return fail("dump", got.message());
         if (!got.value()) break;
         for (const OpRecord& o : ops) {
           if (done()) break;

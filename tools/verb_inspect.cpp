@@ -28,7 +28,7 @@ Action add_inspect_verb(CLI::App& app) {
       }
     }
     auto s = summarise(*file);
-    if (!s) return fail("inspect", s.status());
+    if (!s) return fail("inspect", s.message());
     fmt::print("{}", *json ? summary_to_json(*s) + "\n" : summary_to_text(*s));
     if (!*json) {
       if (s->footer && s->drops)

@@ -47,7 +47,7 @@ Action add_predict_verb(CLI::App& app) {
     po.sim.window_ops = o->window;
     po.report = {.top = o->top, .dir_depth = o->depth};
     auto pr = run_predict(o->trace, po);
-    if (!pr) return fail("predict", pr.status());
+    if (!pr) return fail("predict", pr.message());
     for (const std::string& p : pr->problems) std::cerr << "fsreplay predict: " << p << "\n";
     for (const PredictColumn& c : pr->columns)
       for (const std::string& a : c.assumptions) std::cerr << "fsreplay predict: assumed: " << a << "\n";
@@ -60,7 +60,7 @@ Action add_predict_verb(CLI::App& app) {
                  sim_s > 0 ? double(pr->events) * runs / sim_s / 1e6 : 0.0, pr->columns.size(), double(pr->report_ns) / 1e9);
     }
     auto text = render_prediction(*pr, *parse_output_format(o->format), po.report);
-    if (!text) return fail("predict", text.status());
+    if (!text) return fail("predict", text.message());
     if (int rc = write_output("predict", o->output, *text); rc != kExitOk) return rc;
     return pr->problems.empty() ? kExitOk : kExitIncomplete;
   };

@@ -54,9 +54,9 @@ Action add_probe_verb(CLI::App& app) {
       };
     auto p = run_probe(po);
     if (tty) fmt::print(stderr, "\n");
-    if (!p) return g_stop.load() ? fail("probe", p.message(), 130) : fail("probe", p.status());
+    if (!p) return fail("probe", p.message(), g_stop.load() ? 130 : kExitError);
     const std::string out = o->output.empty() ? p->name + ".profile" : o->output;
-    if (Status st = write_profile(out, *p); !st) return fail("probe", st);
+    if (Status st = write_profile(out, *p); !st) return fail("probe", st.message());
     std::cout << (o->json ? profile_to_json(*p) : profile_to_text(*p));
     fmt::print(stderr, "fsreplay probe: {} cases of {} in {:.1f} s ({} rounds) -> {}\n", p->cases.size(), p->target,
                double(p->duration_ns) / 1e9, p->rounds, out);

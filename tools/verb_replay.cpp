@@ -181,7 +181,7 @@ Action add_replay_verb(CLI::App& app) {
     a->opt.environment_json = detect_environment_json(a->opt.target);
     a->opt.on_warning = [](const std::string& w) { fmt::print(stderr, "fsreplay replay: warning: {}\n", w); };
     auto r = run_replay(a->trace, a->opt);
-    if (!r) return fail("replay", r.status());
+    if (!r) return fail("replay", r.message());
     if (a->json) fmt::print("{}\n", summary_to_json(r.value()));
     else print_summary(r.value());
     if (r.value().diverged) {

@@ -37,7 +37,7 @@ Action add_report_verb(CLI::App& app) {
     std::vector<std::string> problems;
     if (format == OutputFormat::kPerfetto) {  // a timeline of every op: the whole result in memory
       auto target = load_result(o->result);
-      if (!target) return fail("report", target.status());
+      if (!target) return fail("report", target.message());
       text = render_report(*target, nullptr, format, ropt);
       complete = target->complete;
       problems = target->problems;
@@ -49,11 +49,11 @@ Action add_report_verb(CLI::App& app) {
                                 [&](uint64_t d, uint64_t t) { line.update(d, t); });
       };
       auto target = read(o->result);
-      if (!target) return fail("report", target.status());
+      if (!target) return fail("report", target.message());
       std::optional<ResultSummary> baseline;
       if (!o->baseline.empty()) {
         auto b = read(o->baseline);
-        if (!b) return fail("report", b.status());
+        if (!b) return fail("report", b.message());
         baseline = std::move(b).value();
       }
       text = render_report(*target, baseline ? &*baseline : nullptr, format, ropt);
