@@ -1,6 +1,7 @@
 // Dependency edges of the replay plan (DESIGN.md "Replay", ROOT/ARTC resource
-// ordering and //TRACE causal waits). Program order within a recorded thread is
-// implicit (a thread's ops run in order on one worker). Across threads:
+// ordering and //TRACE causal waits), made op by op as the planner streams
+// (plan_stream.h). Program order within a recorded thread is implicit (a
+// thread's ops run in order on one worker). Across threads:
 //   - per path: an op on a path follows the latest namespace op on it; a
 //     namespace op follows the latest op of every other thread on it;
 //   - per open file: ops on one OFD keep their recorded order;
@@ -16,9 +17,18 @@
 // that keys never decrease along a worker's issue order: a damaged trace's
 // overlapping calls are counted in Plan::overlapping_ops), so the replay
 // cannot deadlock.
+//
+// Streaming: an edge from an op a whole window back is satisfied already
+// (that op has run) and is not stored. A waiter's waker may come later in the
+// trace (a write entered before the read returned, but ended after it): the
+// waiter's causal edge is decided `lookahead` events after it (finalize). A
+// waker that shows up only after that is counted (Plan::beyond_window), and
+// the waiter kept its approximate edge. What is remembered per path, file,
+// channel and process is forgotten once it lies a window back.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "replayer/plan.h"
@@ -28,6 +38,7 @@ namespace fsr {
 
 struct OpFacts {
   uint32_t parent[2] = {kNoPath, kNoPath};  // parent directory of path[i] for namespace ops
+  uint32_t dir[2] = {kNoPath, kNoPath};     // the directory holding path[i] (any op)
   uint8_t ns_mask = 0;                      // bit i: path[i] is created/removed/renamed by this op
   uint32_t readdir_dir = kNoPath;           // directory listed by a getdents
   uint32_t chan = UINT32_MAX;               // byte channel read (reads) or written (writes)
@@ -35,8 +46,25 @@ struct OpFacts {
   uint32_t creator = kNoOp;                 // first op of a thread: the op that created it
 };
 
-// Fills plan.deps/dep ranges, flags and counters. `facts` is parallel to plan.ops.
-void add_dependencies(const std::vector<Event>& events, const std::vector<OpFacts>& facts,
-                      Plan& plan);
+class DepTracker {
+ public:
+  // `exit_floor`: the trace's smallest wait-after-exit lag (survey.h), at
+  // most kWakeNs: a held exit holds its lag less this.
+  DepTracker(Plan& plan, const std::vector<OpFacts>& facts, uint64_t window, uint64_t exit_floor);
+  ~DepTracker();
+  // Op `i`, just planned: its key and its edges to earlier ops (and, for an
+  // op that waits_for_later, room for its causal edge).
+  void add(uint64_t i);
+  // A wait whose waker may be a later op: its causal edge is made by finalize.
+  bool waits_for_later(uint64_t i) const;
+  // With the ops up to i + lookahead planned (or the trace's end).
+  void finalize(uint64_t i);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+inline constexpr uint64_t kWakeNs = 100'000;  // a wake-up's latency, at most (held exits)
 
 }  // namespace fsr

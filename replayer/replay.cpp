@@ -1,28 +1,27 @@
+// fsreplay prepare / replay as a library (replay.h): the session. Two
+// streaming passes over the trace: the survey (survey.h: the tree, the
+// threads' lives, table sizes) before anything is made, then the replay
+// itself, planned into a window while it runs (plan_stream.h, engine.h), its
+// records written as they come (result_writer.h).
 #include "replayer/replay.h"
 
 #include <fcntl.h>
-#include <pwd.h>
-#include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <map>
 #include <thread>
-#include <tuple>
 
 #include "replayer/features.h"
-#include "replayer/plan.h"
+#include "replayer/plan_stream.h"
 #include "replayer/replay_cost.h"
 #include "replayer/resolver.h"
+#include "replayer/result_writer.h"
+#include "replayer/root_policy.h"
+#include "replayer/survey.h"
 #include "tools/detect/detect.h"
-#include "traces/in_flight.h"
 #include "traces/trace_reader.h"
-#include "traces/trace_writer.h"
 
 namespace fsr {
 // Environment detection lives in another component; bind weakly so that a
@@ -32,124 +31,17 @@ std::string environment_to_json(const Environment& env) __attribute__((weak));
 
 namespace {
 
-struct Loaded {
-  std::unique_ptr<TraceReader> reader;
-  std::vector<Event> events;
-  std::vector<PrestateEntry> prestate;
-};
+// Ops in the replay's window, and how far a waiter looks ahead for its waker
+// (plan_stream.h). ~350 bytes a slot: ~45 MiB.
+constexpr uint64_t kWindow = 1u << 17;
+constexpr uint64_t kLookahead = kWindow / 4;
 
-Result<Loaded> load(const std::string& path) {
-  Loaded l;
+Result<std::unique_ptr<TraceReader>> open_trace(const std::string& path) {
   auto r = TraceReader::open(path);
   if (!r) return r.status();
-  l.reader = std::move(r.value());
-  if (l.reader->kind() != PayloadKind::kTrace)
+  if (r.value()->kind() != PayloadKind::kTrace)
     return Status::error(path + " is a replay result, not a trace: pass the recorded trace");
-  std::vector<Event> chunk;
-  while (true) {
-    auto more = l.reader->next(chunk);
-    if (!more) return more.status();
-    if (!more.value()) break;
-    l.events.insert(l.events.end(), chunk.begin(), chunk.end());
-  }
-  if (l.events.size() >= kNoOp) return Status::error(path + ": more than 4G events, split the trace");
-  // A damaged trace replays only what is readable; an unreadable one is an error, never 0 ops.
-  const ReadProblems& pr = l.reader->problems();
-  if (l.events.empty() && (!pr.complete() || pr.missing_records > 0))
-    return Status::error(path + ": no readable events (" +
-                         (pr.messages.empty() ? std::string("damaged or truncated") : pr.messages.front()) +
-                         "); check it with 'fsreplay inspect', or record it again with this version");
-  auto pre = l.reader->prestate();
-  if (!pre) return pre.status();
-  l.prestate = std::move(pre.value());
-  return l;
-}
-
-std::string real(const std::string& p) {
-  char* r = realpath(p.c_str(), nullptr);
-  if (!r) return {};
-  std::string s(r);
-  free(r);
-  return s;
-}
-
-bool within(const std::string& inner, const std::string& outer) {
-  return inner == outer || (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
-                            (outer == "/" || inner[outer.size()] == '/'));
-}
-
-Status refuse_dangerous_root(const std::string& what, const std::string& dir) {
-  if (dir == "/") return Status::error(what + " is '/': choose a dedicated empty directory");
-  std::vector<std::string> homes;
-  if (const char* h = getenv("HOME")) homes.push_back(real(h));
-  setpwent();
-  while (passwd* pw = getpwent())
-    if (pw->pw_dir) homes.push_back(real(pw->pw_dir));
-  endpwent();
-  for (const std::string& h : homes)
-    if (!h.empty() && h == dir)
-      return Status::error(what + " " + dir + " is a home directory: choose a dedicated directory inside it");
-  return Status::ok();
-}
-
-struct Roots;
-void remove_scratch(Roots& r);
-
-struct Roots {
-  std::string target, scratch;
-  bool scratch_is_ours = false;
-  int fd[2] = {-1, -1};
-  ~Roots() {  // a scratch directory we made goes away on every path, errors included
-    remove_scratch(*this);
-    for (int f : fd)
-      if (f >= 0) close(f);
-  }
-};
-
-Status open_roots(const std::string& trace, const ReplayOptions& o, Roots& r) {
-  if (o.target.empty()) return Status::error("--target is required: the directory the recorded root replays in");
-  r.target = real(o.target);
-  if (r.target.empty()) return Status::error("target " + o.target + ": " + strerror(errno) + " (create it first)");
-  if (Status s = refuse_dangerous_root("target", r.target); !s) return s;
-  if (o.scratch.empty()) {
-    const char* tmp = getenv("TMPDIR");
-    std::string tpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/fsreplay-scratch-XXXXXX";
-    if (!mkdtemp(tpl.data())) return Status::error("cannot create a scratch directory in " + tpl + ": " + strerror(errno) + " (set TMPDIR or pass --scratch)");
-    r.scratch = real(tpl);
-    r.scratch_is_ours = true;
-  } else {
-    r.scratch = real(o.scratch);
-    if (r.scratch.empty()) return Status::error("scratch " + o.scratch + ": " + strerror(errno) + " (create it first)");
-  }
-  if (Status s = refuse_dangerous_root("scratch", r.scratch); !s) return s;
-  if (within(r.scratch, r.target) || within(r.target, r.scratch))
-    return Status::error("target " + r.target + " and scratch " + r.scratch + " overlap: use separate directories");
-  std::string tr = real(trace);
-  if (!tr.empty() && (within(tr, r.target) || within(tr, r.scratch)))
-    return Status::error("the trace " + tr + " lies inside the target or scratch: move it out, replay may change it");
-  if (!o.output.empty()) {
-    std::string outdir = real(std::string(parent_of(normalize_abs(o.output[0] == '/' ? o.output : real(".") + "/" + o.output))));
-    if (!outdir.empty() && (within(outdir, r.target) || within(outdir, r.scratch)))
-      return Status::error("the result file " + o.output + " would lie inside the target or scratch: write it elsewhere");
-  }
-  r.fd[0] = open(r.target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  r.fd[1] = open(r.scratch.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (r.fd[0] < 0 || r.fd[1] < 0) return Status::error("cannot open the target or scratch directory: " + std::string(strerror(errno)));
-  return Status::ok();
-}
-
-void remove_scratch(Roots& r) {
-  if (!r.scratch_is_ours || r.scratch.empty()) return;
-  r.scratch_is_ours = false;
-  // Removed by name beneath its parent, never following a link (prepare.cpp).
-  std::string parent(parent_of(r.scratch));
-  int pfd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (pfd < 0) return;
-  TreeSpec gone;
-  gone.created.push_back({Root::kTarget, r.scratch.substr(parent.size() + (parent == "/" ? 0 : 1))});
-  int roots[2] = {pfd, pfd};
-  (void)materialise(gone, roots, Features::all(), 1, nullptr);
-  close(pfd);
+  return std::move(r.value());
 }
 
 std::vector<Feature> forced_off(const ReplayOptions& o, Status& st) {
@@ -180,35 +72,60 @@ TreeSpec only(const TreeSpec& s, Root root) {
 }
 
 struct Session {
-  Loaded trace;
+  TraceHeader header;
   Roots roots;
   Features features;
-  Plan plan;
-  TreeSpec spec;
+  PlanInputs in;
+  PlanSurvey survey;
+  std::vector<std::string> problems;  // damage found in the trace
 };
 
-Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, const ReplayOptions& o) {
+// The survey pass: the trace read once, chunk by chunk.
+Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, const ReplayOptions& o,
+                                              const ProgressFn& progress) {
   auto s = std::make_unique<Session>();
-  auto l = load(trace_path);
-  if (!l) return l.status();
-  s->trace = std::move(l.value());
+  auto rd = open_trace(trace_path);
+  if (!rd) return rd.status();
+  TraceReader& reader = *rd.value();
+  s->header = reader.header();
   if (Status st = open_roots(trace_path, o, s->roots); !st) return st;
   Status bad;
   auto off = forced_off(o, bad);
   if (!bad) return bad;
   s->features = Features::probe(s->roots.fd[0], off);
-  const TraceHeader& h = s->trace.reader->header();
-  PlanInputs in;
-  in.recorded_root = h.root.empty() ? "/" : h.root;
-  in.target_dir = s->roots.target;
-  in.scratch_dir = s->roots.scratch;
-  in.initial = h.initial;
-  in.mmap_touch = o.mmap_touch;
-  in.serial_dirs = o.serial_dirs;
-  TraceReader* rd = s->trace.reader.get();
-  s->plan = build_plan(s->trace.events, [rd](StrId id) { return rd->str(id); }, in);
-  s->spec = tree_spec(s->trace.prestate, s->plan, s->trace.events, PathMap(in.recorded_root),
-                      s->roots.target, s->roots.scratch);
+  const TraceHeader& h = s->header;
+  s->in.recorded_root = h.root.empty() ? "/" : h.root;
+  s->in.target_dir = s->roots.target;
+  s->in.scratch_dir = s->roots.scratch;
+  s->in.initial = h.initial;
+  s->in.mmap_touch = o.mmap_touch;
+  s->in.serial_dirs = o.serial_dirs;
+  auto pre = reader.prestate();
+  if (!pre) return pre.status();
+  TraceReader* rp = &reader;
+  SurveyBuilder sb(s->in, [rp](StrId id) { return rp->str(id); }, kWindow, pre.value());
+  std::vector<PrestateEntry>().swap(pre.value());
+  auto count = reader.record_count();
+  const uint64_t total = count ? count.value() : 0;
+  std::vector<Event> chunk;
+  uint64_t n = 0;
+  while (true) {
+    auto more = reader.next(chunk);
+    if (!more) return more.status();
+    if (!more.value()) break;
+    for (const Event& e : chunk) sb.add(e);
+    n += chunk.size();
+    if (progress) progress(n, total);
+    if (n >= kNoOp - 1) return Status::error(trace_path + ": more than 4G events, split the trace");
+  }
+  // A damaged trace replays only what is readable; an unreadable one is an error, never 0 ops.
+  const ReadProblems& pr = reader.problems();
+  if (n == 0 && (!pr.complete() || pr.missing_records > 0))
+    return Status::error(trace_path + ": no readable events (" +
+                         (pr.messages.empty() ? std::string("damaged or truncated") : pr.messages.front()) +
+                         "); check it with 'fsreplay inspect', or record it again with this version");
+  s->problems = pr.messages;
+  s->survey = sb.finish();
   return s;
 }
 
@@ -243,146 +160,136 @@ nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockT
   return j;
 }
 
-// Issued calls in flight while any is, in the original and in the replay.
-nlohmann::json overlap_json(const Plan& plan, const std::vector<Event>& ev, const std::vector<OpRecord>& ops) {
-  std::vector<std::pair<uint64_t, uint64_t>> rec, rep;
-  for (size_t i = 0; i < ev.size(); ++i) {
-    if (plan.ops[i].action != OpAction::kIssue) continue;
-    rec.push_back({ev[i].ts, ev[i].ts + ev[i].dur});
-    if (!(ops[i].flags & kOfSkipped)) rep.push_back({ops[i].start, ops[i].start + ops[i].latency});
-  }
-  return {{"recorded", mean_in_flight(rec)}, {"replayed", mean_in_flight(rep)}};
-}
-
 std::string fmt_pct(double p) {
   char b[32];
   snprintf(b, sizeof b, "%g%%", p);
   return b;
 }
 
-std::string result_class(int64_t r) {
-  if (r >= 0) return "ok";
-  const char* n = strerrorname_np(static_cast<int>(-r));
-  return n ? n : "errno " + std::to_string(-r);
-}
-
-// The most frequent (syscall, recorded result, replayed result) of the divergent ops.
-std::vector<DivergenceRow> top_divergences(const std::vector<OpRecord>& ops) {
-  std::map<std::tuple<uint16_t, std::string, std::string>, uint64_t> by;
-  for (const OpRecord& r : ops)
-    if (r.flags & kOfDivergent) ++by[{r.nr, result_class(r.recorded_ret), result_class(r.ret)}];
-  std::vector<DivergenceRow> rows;
-  for (const auto& [k, n] : by) rows.push_back({syscall_name(std::get<0>(k)), std::get<1>(k), std::get<2>(k), n});
-  std::stable_sort(rows.begin(), rows.end(), [](const DivergenceRow& a, const DivergenceRow& b) { return a.count > b.count; });
-  if (rows.size() > 8) rows.resize(8);
-  return rows;
-}
-
 unsigned prepare_threads() { return std::max(2u, std::min(8u, std::thread::hardware_concurrency())); }
+
+std::string result_path(const std::string& trace_path, const ReplayOptions& o) {
+  if (!o.output.empty()) return o.output;
+  std::string out = trace_path;
+  if (out.size() > 6 && out.compare(out.size() - 6, 6, ".trace") == 0) out.resize(out.size() - 6);
+  return out + ".result";
+}
 
 }  // namespace
 
-std::string_view timing_name(TimingMode t) {
-  return t == TimingMode::kThink ? "think" : t == TimingMode::kAfap ? "afap" : "exact";
-}
-
-Result<TimingMode> timing_from_name(std::string_view n) {
-  if (n == "think") return TimingMode::kThink;
-  if (n == "afap") return TimingMode::kAfap;
-  if (n == "exact") return TimingMode::kExact;
-  return Status::error("unknown timing '" + std::string(n) + "': use think, afap or exact");
-}
-
 Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOptions& o) {
-  auto s = open_session(trace_path, o);
+  auto s = open_session(trace_path, o, phase_progress(o, "survey"));
   if (!s) return s.status();
   Session& ss = *s.value();
-  if (Status w = check_target_writable(ss.roots.fd[0], ss.roots.target, ss.spec); !w) return w;
+  const TreeSpec& spec = ss.survey.spec;
+  if (Status w = check_target_writable(ss.roots.fd[0], ss.roots.target, spec); !w) return w;
   // Without --scratch there is nothing to keep outside the target: replay
   // prepares its own fresh scratch.
-  auto r = materialise(ss.roots.scratch_is_ours ? only(ss.spec, Root::kTarget) : ss.spec, ss.roots.fd,
+  auto r = materialise(ss.roots.scratch_is_ours ? only(spec, Root::kTarget) : spec, ss.roots.fd,
                        ss.features, prepare_threads(), phase_progress(o, "prepare"));
   remove_scratch(ss.roots);
   return r;
 }
 
 Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOptions& o) {
-  auto sr = open_session(trace_path, o);
+  auto sr = open_session(trace_path, o, phase_progress(o, "survey"));
   if (!sr) return sr.status();
   Session& ss = *sr.value();
-  if (Status w = check_target_writable(ss.roots.fd[0], ss.roots.target, ss.spec); !w) return w;
+  const PlanSurvey& sv = ss.survey;
+  const TreeSpec& spec = sv.spec;
+  if (Status w = check_target_writable(ss.roots.fd[0], ss.roots.target, spec); !w) return w;
   // The tree: prepared now, or verified (a fresh scratch is always prepared).
   bool wrote = false;
   if (o.prepare) {
-    auto m = materialise(ss.spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare"));
+    auto m = materialise(spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare"));
     if (!m) return m.status();
     wrote = true;
   } else {
     if (ss.roots.scratch_is_ours) {
-      auto m = materialise(only(ss.spec, Root::kScratch), ss.roots.fd, ss.features, prepare_threads(),
+      auto m = materialise(only(spec, Root::kScratch), ss.roots.fd, ss.features, prepare_threads(),
                            phase_progress(o, "prepare scratch"));
       if (!m) return m.status();
       wrote = true;
     }
     if (o.verify)
-      if (Status v = verify_tree(ss.spec, ss.roots.fd, ss.features); !v) return v;
+      if (Status v = verify_tree(spec, ss.roots.fd, ss.features); !v) return v;
   }
   // What preparing wrote is written back now, not by the kernel's writeback
   // in the middle of the measured replay.
   if (wrote)
     for (int fd : ss.roots.fd)
       if (fd >= 0) syncfs(fd);
+
+  // The replay pass: the trace read again, planned into the window as it runs.
+  auto rd = open_trace(trace_path);
+  if (!rd) return rd.status();
+  TraceReader& reader = *rd.value();
+  TraceReader* rp = &reader;
+  WindowSync sync(kWindow);
+  PlanStream ps(ss.in, [rp](StrId id) { return rp->str(id); }, &sv, kWindow, kLookahead, &sync);
+  Plan& plan = ps.plan();
   ExecEnv env;
   env.root[0] = ss.roots.fd[0];
   env.root[1] = ss.roots.fd[1];
   env.features = &ss.features;
-  env.plan = &ss.plan;
-  env.events = &ss.trace.events;
-  init_exec_env(env);
-  // The first process's files open at start (e.g. stdout redirected to a file).
-  for (uint32_t o : ss.plan.initial_ofds) {
-    const OfdInfo& info = ss.plan.ofds[o];
-    const MappedPath& m = ss.plan.paths[info.path].mapped;
-    int fd = open_beneath(ss.roots.fd[static_cast<int>(m.root)], m.rel,
-                          static_cast<int>(info.open_flags & (O_ACCMODE | O_APPEND)), 0, ss.features);
-    if (fd >= 0) env.ofd_fd[o] = fd;
-  }
+  env.plan = &plan;
+  init_exec_env(env, sv.ofds, sv.space_threads, sv.maps);
+  // The first process's files open at start (e.g. stdout redirected to a file):
+  // bound when its first event is planned, opened before the clock starts.
+  auto open_initial = [&] {
+    for (uint32_t of : plan.initial_ofds) {
+      const OfdInfo& info = plan.ofds[of];
+      const MappedPath& m = plan.paths[info.path].mapped;
+      int fd = open_beneath(ss.roots.fd[static_cast<int>(m.root)], m.rel,
+                            static_cast<int>(info.open_flags & (O_ACCMODE | O_APPEND)), 0, ss.features);
+      if (fd >= 0) env.ofd_fd[of] = fd;
+    }
+  };
   // The kernel's map limit, before it makes mmaps fail (address_space.h).
-  const uint64_t map_limit = max_map_count(), own_maps = own_mapping_count() + 2 * ss.plan.workers.size();
+  Plan forecast;
+  forecast.peak_mappings = sv.peak_mappings;
+  forecast.peak_spaces = sv.peak_spaces;
+  const uint64_t map_limit = max_map_count(), own_maps = own_mapping_count() + 2 * sv.workers;
   std::vector<std::string> warnings;
   auto warn = [&](std::string w) {
     if (w.empty()) return;
     if (o.on_warning) o.on_warning(w);
     warnings.push_back(std::move(w));
   };
-  warn(map_limit_warning(ss.plan, own_maps, map_limit));
-  EngineProgress prog;
-  if (o.progress && o.on_progress) {
-    // What runs now, roughly: the program exec'd last among the first `d` events.
-    std::vector<std::pair<uint64_t, std::string_view>> execs;
-    for (uint32_t i = 0; i < ss.trace.events.size(); ++i)
-      if (const Event& e = ss.trace.events[i]; e.nr == kEvProcExec && e.path[0] != kNoStr)
-        execs.emplace_back(i, ss.trace.reader->str(e.path[0]));
-    prog = [cb = o.on_progress, execs = std::move(execs)](uint64_t d, uint64_t t) {
-      auto it = std::upper_bound(execs.begin(), execs.end(), d, [](uint64_t v, const auto& x) { return v < x.first; });
-      std::string_view cur = it == execs.begin() ? std::string_view() : std::prev(it)->second;
-      cb("replay", d, t, cur.substr(cur.rfind('/') + 1));
-    };
-  }
+  warn(map_limit_warning(forecast, own_maps, map_limit));
   ThinkClock clock;
   IssueCost issue_cost;
   if (o.timing == TimingMode::kThink) {
     clock.syscall_ns = o.syscall_overhead_ns == kMeasureOverhead ? measure_syscall_overhead_ns() : o.syscall_overhead_ns;
-    if (o.correct_recorder) clock.recorded = ss.trace.reader->header().record_cost;
+    if (o.correct_recorder) clock.recorded = ss.header.record_cost;
     if (o.calibrate_issue) {
-      auto ic = calibrate_issue_cost(ss.roots.fd[0], ss.roots.target, ss.features,
-                                     issued_syscalls(ss.plan, ss.trace.events));
+      auto ic = calibrate_issue_cost(ss.roots.fd[0], ss.roots.target, ss.features, sv.issued);
       if (!ic) return ic.status();
       issue_cost = std::move(ic.value());
       clock.issue_ns = issue_cost.ns;
     }
   }
-  auto er = run_engine(ss.plan, ss.trace.events, env, o.timing, prog, o.inject_ns, clock);
+  // The result file, written as the records come.
+  TraceHeader h = ss.header;
+  h.kind = PayloadKind::kResult;
+  h.source_trace = real(trace_path);
+  h.target = ss.roots.target;
+  h.scratch = ss.roots.scratch;
+  const std::string out = result_path(trace_path, o);
+  auto rw = ResultWriter::create(out, h);
+  if (!rw) return rw.status();
+  ResultWriter& writer = *rw.value();
+  auto sink = [&](const OpRecord& r, const Event& e, const PlanOp&) -> Status {
+    StrId p = e.path[0] != kNoStr ? e.path[0] : e.path[1];
+    const SyscallInfo* si = syscall_info(e.nr);
+    if (si && (si->flags & kSfLiteralPath0) && e.path[1] != kNoStr) p = e.path[1];
+    return writer.add(r, e, plan.op(r.event_index), p != kNoStr ? reader.str(p) : std::string_view());
+  };
+  auto next = [&](std::vector<Event>& chunk) { return reader.next(chunk); };
+  StreamProgress prog;
+  if (o.progress && o.on_progress)
+    prog = [&](uint64_t d) { o.on_progress("replay", d, sv.events, writer.current()); };
+  auto er = run_engine_stream(ps, sync, next, sink, env, o.timing, prog, o.inject_ns, clock, sv.max_io, open_initial);
   const MappingStats maps = env.maps.stats();
   release_all(env);
   if (!er) return er.status();
@@ -395,42 +302,22 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   sum.peak_spaces = maps.peak_spaces;
   sum.max_map_count = map_limit;
   sum.wall_ns = res.wall_ns;
-  sum.workers = ss.plan.workers.size();
+  sum.workers = sv.workers;
   sum.scratch = ss.roots.scratch_is_ours ? std::string() : ss.roots.scratch;
-  for (const OpRecord& r : res.ops) {
-    if (r.flags & kOfSkipped) {
-      ++sum.skipped;
-      continue;
-    }
-    if (r.nr == kEvProcExec) continue;
-    ++sum.ops;
-    if (r.flags & kOfDivergent) ++sum.divergences;
-    if (r.flags & kOfEscaped) ++sum.escaped;
-    auto c = static_cast<size_t>(class_of(r.nr));
-    ++sum.count[c];
-    sum.total_ns[c] += r.latency;
-  }
-  sum.approx_deps = ss.plan.approx_deps;
-  sum.max_divergence_pct = o.max_divergence_pct;
-  sum.diverged = sum.ops > 0 && static_cast<double>(sum.divergences) * 100.0 >
-                                    o.max_divergence_pct * static_cast<double>(sum.ops);
-  if (sum.divergences) sum.top_divergences = top_divergences(res.ops);
-  for (const Event& e : ss.trace.events) sum.recorded_ns = std::max(sum.recorded_ns, e.ts + e.dur);
-  if (!ss.trace.events.empty()) sum.recorded_ns -= ss.trace.events.front().ts;
+  writer.tally(sum, o.max_divergence_pct);
+  sum.approx_deps = plan.approx_deps;
+  sum.recorded_ns = sv.events ? sv.last_end - sv.first_ts : 0;
   sum.fallbacks = ss.features.fallbacks_used();
-  sum.trace_problems = ss.trace.reader->problems().messages;
-  if (ss.plan.overlapping_ops)
-    sum.trace_problems.push_back(std::to_string(ss.plan.overlapping_ops) +
+  sum.trace_problems = ss.problems;
+  if (!reader.problems().complete() && ss.problems.empty()) sum.trace_problems = reader.problems().messages;
+  if (plan.overlapping_ops)
+    sum.trace_problems.push_back(std::to_string(plan.overlapping_ops) +
                                  " calls entered before their thread's previous call returned: each is "
                                  "ordered after that call");
+  if (plan.beyond_window)
+    sum.warnings.push_back(std::to_string(plan.beyond_window) + " waits found their waker only beyond the " +
+                           std::to_string(kLookahead) + "-event lookahead: replayed with an approximate dependency");
 
-  // The result file.
-  const TraceHeader& th = ss.trace.reader->header();
-  TraceHeader h = th;
-  h.kind = PayloadKind::kResult;
-  h.source_trace = real(trace_path);
-  h.target = ss.roots.target;
-  h.scratch = ss.roots.scratch;
   h.fallbacks = sum.fallbacks;
   if (detect_environment && environment_to_json) {
     auto env_r = detect_environment(ss.roots.target);
@@ -443,37 +330,19 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
                          {"mmap", o.mmap_touch ? "touch" : "skip"}, {"target", ss.roots.target},
                          {"scratch", ss.roots.scratch}, {"disable_features", o.disable_features},
                          {"workers", sum.workers}, {"max_divergence_pct", o.max_divergence_pct},
-                         {"diverged", sum.diverged}};
+                         {"diverged", sum.diverged}, {"window", kWindow},
+                         {"beyond_window", plan.beyond_window}};
   if (o.timing == TimingMode::kThink) {
     opts["syscall_overhead_ns"] = res.syscall_overhead_ns;
     opts["clock"] = clock_json(clock, issue_cost, res.clock);
     sum.clock_json = opts["clock"].dump();
   }
-  opts["overlap"] = overlap_json(ss.plan, ss.trace.events, res.ops);
+  opts["overlap"] = {{"recorded", writer.recorded_overlap()}, {"replayed", writer.replayed_overlap()}};
   opts["address_space"] = {{"peak_mappings", sum.peak_mappings}, {"peak_spaces", sum.peak_spaces},
                            {"max_map_count", map_limit}, {"enomem", maps.enomem}};
   for (int c = 0; c < kClassCount; ++c)
     if (o.inject_ns[c]) opts["inject_latency_ns"][std::string(class_name(static_cast<SyscallClass>(c)))] = o.inject_ns[c];
   h.options_json = opts.dump();
-  std::string out = o.output;
-  if (out.empty()) {
-    out = trace_path;
-    if (out.size() > 6 && out.compare(out.size() - 6, 6, ".trace") == 0) out.resize(out.size() - 6);
-    out += ".result";
-  }
-  auto w = TraceWriter::create(out, h);
-  if (!w) return w.status();
-  TraceWriter& wr = *w.value();
-  const std::vector<Event>& ev = ss.trace.events;
-  for (size_t i = 0; i < res.ops.size(); ++i) {
-    OpRecord& r = res.ops[i];
-    const Event& e = ev[i];
-    StrId p = e.path[0] != kNoStr ? e.path[0] : e.path[1];
-    const SyscallInfo* si = syscall_info(e.nr);
-    if (si && (si->flags & kSfLiteralPath0) && e.path[1] != kNoStr) p = e.path[1];
-    if (p != kNoStr) r.path = wr.intern(ss.trace.reader->str(p));
-    if (Status st = wr.append(r); !st) return st;
-  }
   TraceFooter f;
   f.end_ns = sum.wall_ns;
   f.wall_ns = sum.wall_ns;
@@ -482,49 +351,16 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   f.notes = (sum.diverged ? "DIVERGED: " + std::to_string(sum.divergences) + " divergent ops, more than " +
                                  fmt_pct(o.max_divergence_pct) + " of " + std::to_string(sum.ops) + "; "
                            : std::string()) +
-            "skipped " + std::to_string(sum.skipped) + " ops; " + std::to_string(ss.plan.dropped_edges) +
-            " ordering edges dropped (could deadlock); " + std::to_string(ss.plan.exact_causal) +
+            "skipped " + std::to_string(sum.skipped) + " ops; " + std::to_string(plan.dropped_edges) +
+            " ordering edges dropped (could deadlock); " + std::to_string(plan.exact_causal) +
             " exact causal waits";
-  if (Status st = wr.finish(f); !st) return st;
+  if (Status st = writer.finish(h, f); !st) return st;
   sum.result_path = out;
 
   if (o.reset_after) {
-    auto m = materialise(ss.spec, ss.roots.fd, ss.features, prepare_threads(), nullptr);
+    auto m = materialise(spec, ss.roots.fd, ss.features, prepare_threads(), nullptr);
     if (!m) return Status::error("replay done (" + out + ") but resetting the tree failed: " + m.message());
   }
   return sum;
 }
-
-std::string summary_to_json(const ReplaySummary& s) {
-  nlohmann::json j;
-  j["wall_ns"] = s.wall_ns;
-  j["recorded_ns"] = s.recorded_ns;
-  j["ops"] = s.ops;
-  j["divergences"] = s.divergences;
-  j["approx_deps"] = s.approx_deps;
-  j["skipped"] = s.skipped;
-  j["workers"] = s.workers;
-  j["fallbacks"] = s.fallbacks;
-  j["trace_problems"] = s.trace_problems;
-  j["warnings"] = s.warnings;
-  j["address_space"] = {{"peak_mappings", s.peak_mappings}, {"peak_spaces", s.peak_spaces},
-                        {"max_map_count", s.max_map_count}};
-  j["result"] = s.result_path;
-  j["diverged"] = s.diverged;
-  j["max_divergence_pct"] = s.max_divergence_pct;
-  nlohmann::json top = nlohmann::json::array();
-  for (const DivergenceRow& d : s.top_divergences)
-    top.push_back({{"call", d.call}, {"recorded", d.recorded}, {"replayed", d.replayed}, {"count", d.count}});
-  j["top_divergences"] = top;
-  if (!s.clock_json.empty()) j["clock"] = nlohmann::json::parse(s.clock_json);
-  nlohmann::json by = nlohmann::json::object();
-  for (int c = 0; c < kClassCount; ++c) {
-    if (s.count[c] == 0) continue;
-    by[std::string(class_name(static_cast<SyscallClass>(c)))] = {
-        {"count", s.count[c]}, {"total_ns", s.total_ns[c]}, {"mean_ns", s.total_ns[c] / s.count[c]}};
-  }
-  j["by_class"] = by;
-  return j.dump(2);
-}
-
 }  // namespace fsr
