@@ -465,12 +465,12 @@ Result<EngineResult> run_engine(const Plan& plan, ExecEnv& env, TimingMode timin
   const uint64_t n = plan.size;
   auto r = with_workers(plan, sync, env, timing, inject, clock, max_io_size(plan), [&](auto go, auto failed) {
     go();
-    while (true) {
+    while (progress) {  // (without it, the workers are simply joined)
       uint64_t d = 0;
       while (d < n && sync.done[d].load(std::memory_order_acquire) == d + 1) ++d;
       if (progress) progress(d, n);
       if (d >= n || failed()) break;
-      struct timespec ts{0, 20'000'000};
+      struct timespec ts{0, 100'000'000};
       nanosleep(&ts, nullptr);
     }
     return Status::ok();
@@ -522,6 +522,7 @@ Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const E
     if (filled) filled();
     go();
     uint64_t base = 0, last_report = 0;
+    long idle_ns = 20'000;  // backs off while nothing moves: this thread shares the CPUs with the workers
     while (true) {
       bool progressed = false;
       if (!plan_some(progressed)) return err;
@@ -543,8 +544,11 @@ Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const E
         }
       }
       if (!progressed) {
-        struct timespec ts{0, 20'000};
+        struct timespec ts{0, idle_ns};
         nanosleep(&ts, nullptr);
+        idle_ns = std::min(idle_ns * 2, 2'000'000L);
+      } else {
+        idle_ns = 20'000;
       }
     }
   });
