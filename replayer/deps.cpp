@@ -38,7 +38,10 @@ struct DepTracker::Impl {
   enum class Made { kNo, kAdded, kSatisfied };
   Made edge(uint32_t from, uint64_t to, DepKind kind) {
     if (from == kNoOp || from == to) return Made::kNo;
-    if (from < to && far_back(from, to)) return Made::kSatisfied;  // it has run (plan_stream.h)
+    // Its slot went to a later op: it has run (plan_stream.h). Not only a
+    // window before `to`: a wait is finalized a lookahead after it was
+    // planned, when ops less than a window before it may have lost theirs.
+    if (from < to && from + window < plan.size) return Made::kSatisfied;
     if (same_thread(from, to)) return Made::kNo;
     if (!key_less(from, to)) {
       ++plan.dropped_edges;
@@ -153,6 +156,11 @@ struct DepTracker::Impl {
   void hold_exit(uint64_t x);
   std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> reaped;  // child pid -> (its wait's end, that op)
   void note_late_waker(uint64_t j);
+  // Drops a channel's writes two windows back (remembered as trimmed_*): no
+  // read still to be finalized needs their op's slot, and their edge is
+  // satisfied.
+  struct Chan;
+  void trim_chan(Chan& c, uint64_t i);
   void sweep(uint64_t i);
   void write_edges(uint64_t i, bool reserve);
 
@@ -165,19 +173,51 @@ struct DepTracker::Impl {
   std::unordered_map<uint32_t, Contents> dir_contents;
   std::unordered_map<uint32_t, uint32_t> last_on_ofd;
   std::unordered_map<uint32_t, uint64_t> last_of_pid;  // pid -> event index + 1
+  // A byte channel (pipe, socket end, eventfd): its writes not yet read, by
+  // the bytes written up to and with each, and how far reads got. Positions
+  // are counted in `written`, not from the list, which reads consume and the
+  // sweep trims: a write trimmed a window back still fed the reads up to
+  // `trimmed_upto` (by `trimmed_op`, which has run: their edge is satisfied).
+  struct ChanWrite {
+    uint64_t upto;  // bytes written up to and with it
+    uint64_t ts;    // its enter time (eventfds: the latest write entered before a read returned)
+    uint32_t op;
+  };
   struct Chan {
-    std::vector<std::pair<uint64_t, uint32_t>> writes;  // (bytes written up to and with it, op)
-    uint64_t read_pos = 0;
+    std::vector<ChanWrite> writes;
+    uint64_t written = 0, read_pos = 0;
+    uint64_t trimmed_upto = 0;
+    uint32_t trimmed_op = kNoOp;
     uint64_t unresolved = 0;  // a finalized read found no write up to this position
+    uint64_t touched = 0;     // its latest write or read (planned index)
   };
   std::unordered_map<uint32_t, Chan> chans;
+  // A futex's wakes, sorted by enter time (the trace is in completion order:
+  // each is inserted from the back), with their threads: a wake a window
+  // back is still found (its edge is then satisfied) without reading its
+  // reused slot. Trimmed once a wake lies two windows back, when no wait
+  // still to be finalized can have entered before it.
+  struct Wake {
+    uint64_t ts;
+    uint32_t op, thread;
+  };
   struct Futex {
-    std::vector<uint32_t> wakes;
+    std::vector<Wake> wakes;
     std::vector<std::pair<uint64_t, uint64_t>> unresolved;  // waits with no wake: [enter, exit)
+    uint32_t last = 0;  // its latest wake
   };
   std::unordered_map<uint64_t, Futex> futexes;
   uint64_t next_sweep = 0;
 };
+
+void DepTracker::Impl::trim_chan(Chan& c, uint64_t i) {
+  size_t n = 0;
+  while (n < c.writes.size() && c.writes[n].op + 2 * window <= i) ++n;
+  if (n == 0 || (n < 64 && n < c.writes.size())) return;
+  c.trimmed_upto = c.writes[n - 1].upto;
+  c.trimmed_op = c.writes[n - 1].op;
+  c.writes.erase(c.writes.begin(), c.writes.begin() + static_cast<long>(n));
+}
 
 void DepTracker::Impl::resources(uint64_t i) {
   const PlanOp& op = plan.op(i);
@@ -212,9 +252,11 @@ void DepTracker::Impl::resources(uint64_t i) {
   if (le == 0 || far_back(le - 1, i) || end(le - 1) <= end(i)) le = i + 1;
   if (f.chan != UINT32_MAX && f.chan_write && e.ret > 0) {
     Chan& c = chans[f.chan];
-    const uint64_t before = c.writes.empty() ? 0 : c.writes.back().first;
-    c.writes.push_back({before + static_cast<uint64_t>(e.ret), static_cast<uint32_t>(i)});
-    if (c.unresolved && c.writes.back().first >= c.unresolved) {
+    c.written += static_cast<uint64_t>(e.ret);
+    c.writes.push_back({c.written, e.ts, static_cast<uint32_t>(i)});
+    c.touched = i;
+    trim_chan(c, i);
+    if (c.unresolved && c.written >= c.unresolved) {
       ++plan.beyond_window;
       c.unresolved = 0;
     }
@@ -223,8 +265,13 @@ void DepTracker::Impl::resources(uint64_t i) {
     const int cmd = static_cast<int>(e.args[1] & 127);
     if (cmd == 1 || cmd == 10 || cmd == 3 || cmd == 4 || cmd == 5) {
       Futex& fx = futexes[futex_key(e)];
-      fx.wakes.push_back(static_cast<uint32_t>(i));
-      if (fx.wakes.size() > 1024) fx.wakes.erase(fx.wakes.begin(), fx.wakes.begin() + 512);
+      auto at = fx.wakes.end();
+      while (at != fx.wakes.begin() && (at - 1)->ts > e.ts) --at;
+      fx.wakes.insert(at, Wake{e.ts, static_cast<uint32_t>(i), op.thread});
+      fx.last = static_cast<uint32_t>(i);
+      size_t old = 0;
+      while (old < fx.wakes.size() && fx.wakes[old].op + 2 * window <= i) ++old;
+      if (old > fx.wakes.size() / 2) fx.wakes.erase(fx.wakes.begin(), fx.wakes.begin() + static_cast<long>(old));
       for (auto it = fx.unresolved.begin(); it != fx.unresolved.end(); ++it)
         if (e.ts >= it->first && e.ts < it->second) {
           ++plan.beyond_window;
@@ -315,11 +362,17 @@ uint32_t DepTracker::Impl::waker(uint64_t i) {
     if (cmd != 0 && cmd != 9) return kNoOp - 1;  // not a wait
     auto it = futexes.find(futex_key(e));
     uint32_t from = kNoOp;
-    if (it != futexes.end()) {
-      for (uint32_t w : it->second.wakes)  // the latest wake entered while it waited, by another thread
-        if (ev(w).ts >= e.ts && ev(w).ts < end(i) && !far_back(w, i) && !same_thread(w, i) &&
-            (from == kNoOp || ev(w).ts > ev(from).ts))
-          from = w;
+    if (it != futexes.end()) {  // the latest wake entered while it waited, by another thread
+      const std::vector<Wake>& v = it->second.wakes;
+      auto p = std::lower_bound(v.begin(), v.end(), end(i), [](const Wake& w, uint64_t t) { return w.ts < t; });
+      while (p != v.begin()) {
+        const Wake& w = *--p;
+        if (w.ts < e.ts) break;
+        if (w.thread != plan.op(i).thread) {
+          from = w.op;
+          break;
+        }
+      }
     }
     if (from == kNoOp) {
       auto& u = futexes[futex_key(e)].unresolved;
@@ -341,25 +394,29 @@ uint32_t DepTracker::Impl::waker(uint64_t i) {
   uint32_t from = kNoOp;
   if (e.ret > 0 && it != chans.end()) {
     Chan& c = it->second;
+    c.touched = std::max<uint64_t>(c.touched, i);
     if (plan.ofds[plan.op(i).ofd].kind == OfdKind::kEventfd) {  // the latest write entered before the read returned
       uint64_t best = 0;
-      for (const auto& x : c.writes)
-        if (!far_back(x.second, i) && ev(x.second).ts < end(i) && ev(x.second).ts + 1 > best) {
-          best = ev(x.second).ts + 1;
-          from = x.second;
+      for (const ChanWrite& x : c.writes)
+        if (x.ts < end(i) && x.ts + 1 > best) {
+          best = x.ts + 1;
+          from = x.op;
         }
-      if (c.writes.size() > 256) c.writes.erase(c.writes.begin(), c.writes.begin() + 128);
+      if (from == kNoOp && c.trimmed_op != kNoOp) from = c.trimmed_op;
     } else {
       c.read_pos += static_cast<uint64_t>(e.ret);
       auto p = std::lower_bound(c.writes.begin(), c.writes.end(), c.read_pos,
-                                [](const auto& x, uint64_t b) { return x.first < b; });
-      if (p != c.writes.end()) from = p->second;
+                                [](const ChanWrite& x, uint64_t b) { return x.upto < b; });
+      if (c.read_pos <= c.trimmed_upto) from = c.trimmed_op;  // fed by a write a window back
+      else if (p != c.writes.end()) from = p->op;
       else c.unresolved = c.read_pos;
       c.writes.erase(c.writes.begin(), p);  // consumed: later reads are further on
     }
   } else if (e.ret > 0) {
-    chans[ch].read_pos += static_cast<uint64_t>(e.ret);
-    chans[ch].unresolved = chans[ch].read_pos;
+    Chan& c = chans[ch];
+    c.read_pos += static_cast<uint64_t>(e.ret);
+    c.unresolved = c.read_pos;
+    c.touched = i;
   }
   if (from == kNoOp && e.ret == 0) return kNoOp - 1;  // EOF or empty: nothing fed it
   return from;
@@ -368,15 +425,26 @@ uint32_t DepTracker::Impl::waker(uint64_t i) {
 void DepTracker::Impl::sweep(uint64_t i) {
   if (i < next_sweep) return;
   next_sweep = i + window;
-  auto gone = [&](uint64_t t) { return far_back(t, i); };
+  // Two windows back: a wait finalized up to a lookahead after it was
+  // planned still finds what lay within a window of it.
+  auto gone = [&](uint64_t t) { return t + 2 * window <= i; };
   std::erase_if(paths, [&](const auto& kv) { return gone(kv.second.touched); });
   std::erase_if(dirs, [&](const auto& kv) { return gone(kv.second.touched); });
   std::erase_if(dir_contents, [&](const auto& kv) { return gone(kv.second.touched); });
   std::erase_if(last_on_ofd, [&](const auto& kv) { return gone(kv.second); });
   std::erase_if(last_of_pid, [&](const auto& kv) { return gone(kv.second - 1); });
   std::erase_if(reaped, [&](const auto& kv) { return gone(kv.second.second); });
-  std::erase_if(chans, [&](const auto& kv) { return kv.second.writes.empty() || gone(kv.second.writes.back().second); });
-  std::erase_if(futexes, [&](const auto& kv) { return kv.second.wakes.empty() || gone(kv.second.wakes.back()); });
+  // A channel is forgotten only when every byte written was read (a fresh
+  // one counts from there alike) and it was last used a window back; else
+  // its writes a window back are trimmed (trim_chan). A futex, when its
+  // latest wake lies two windows back (see Futex).
+  for (auto it = chans.begin(); it != chans.end();) {
+    Chan& c = it->second;
+    trim_chan(c, i);
+    if (c.read_pos >= c.written && gone(c.touched) && !c.unresolved) it = chans.erase(it);
+    else ++it;
+  }
+  std::erase_if(futexes, [&](const auto& kv) { return kv.second.last + 2 * window <= i; });
 }
 
 void DepTracker::Impl::write_edges(uint64_t i, bool reserve) {

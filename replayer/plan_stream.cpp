@@ -50,6 +50,9 @@ PlanStream::PlanStream(const PlanInputs& in, StringLookup str, const PlanSurvey*
   if (survey_) {
     plan_.base_ts = survey_->base_ts;
     plan_.threads = survey_->threads;
+    // The survey counted every thread's ops: this pass counts them again
+    // (a thread's first op is the one planned while its count is 0).
+    for (RecordedThread& t : plan_.threads) t.n_ops = 0;
     plan_.worker_count = survey_->workers;
     plan_.paths.reserve(survey_->paths);
     plan_.ofds.reserve(survey_->ofds);
