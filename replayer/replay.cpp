@@ -31,10 +31,17 @@ std::string environment_to_json(const Environment& env) __attribute__((weak));
 
 namespace {
 
-// Ops in the replay's window, and how far a waiter looks ahead for its waker
-// (plan_stream.h). ~350 bytes a slot: ~45 MiB.
+// Ops in the replay's window by default, and how far a waiter looks ahead for
+// its waker: a quarter of it (plan_stream.h). ~350 bytes a slot: ~45 MiB.
 constexpr uint64_t kWindow = 1u << 17;
-constexpr uint64_t kLookahead = kWindow / 4;
+constexpr uint64_t kMinWindow = 1u << 10;
+
+uint64_t window_of(const ReplayOptions& o) {
+  const uint64_t want = o.window ? std::max(o.window, kMinWindow) : kWindow;
+  uint64_t w = kMinWindow;
+  while (w < want && w < (1ull << 31)) w <<= 1;
+  return w;
+}
 
 Result<std::unique_ptr<TraceReader>> open_trace(const std::string& path) {
   auto r = TraceReader::open(path);
@@ -103,7 +110,7 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   auto pre = reader.prestate();
   if (!pre) return pre.status();
   TraceReader* rp = &reader;
-  SurveyBuilder sb(s->in, [rp](StrId id) { return rp->str(id); }, kWindow, pre.value());
+  SurveyBuilder sb(s->in, [rp](StrId id) { return rp->str(id); }, window_of(o), pre.value());
   std::vector<PrestateEntry>().swap(pre.value());
   auto count = reader.record_count();
   const uint64_t total = count ? count.value() : 0;
@@ -225,8 +232,9 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   if (!rd) return rd.status();
   TraceReader& reader = *rd.value();
   TraceReader* rp = &reader;
-  WindowSync sync(kWindow);
-  PlanStream ps(ss.in, [rp](StrId id) { return rp->str(id); }, &sv, kWindow, kLookahead, &sync);
+  const uint64_t window = window_of(o), lookahead = window / 4;
+  WindowSync sync(window);
+  PlanStream ps(ss.in, [rp](StrId id) { return rp->str(id); }, &sv, window, lookahead, &sync);
   Plan& plan = ps.plan();
   ExecEnv env;
   env.root[0] = ss.roots.fd[0];
@@ -306,6 +314,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   sum.scratch = ss.roots.scratch_is_ours ? std::string() : ss.roots.scratch;
   writer.tally(sum, o.max_divergence_pct);
   sum.approx_deps = plan.approx_deps;
+  sum.beyond_window = plan.beyond_window;
   sum.recorded_ns = sv.events ? sv.last_end - sv.first_ts : 0;
   sum.fallbacks = ss.features.fallbacks_used();
   sum.trace_problems = ss.problems;
@@ -316,7 +325,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
                                  "ordered after that call");
   if (plan.beyond_window)
     sum.warnings.push_back(std::to_string(plan.beyond_window) + " waits found their waker only beyond the " +
-                           std::to_string(kLookahead) + "-event lookahead: replayed with an approximate dependency");
+                           std::to_string(lookahead) + "-event lookahead: replayed with an approximate dependency");
 
   h.fallbacks = sum.fallbacks;
   if (detect_environment && environment_to_json) {
@@ -330,7 +339,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
                          {"mmap", o.mmap_touch ? "touch" : "skip"}, {"target", ss.roots.target},
                          {"scratch", ss.roots.scratch}, {"disable_features", o.disable_features},
                          {"workers", sum.workers}, {"max_divergence_pct", o.max_divergence_pct},
-                         {"diverged", sum.diverged}, {"window", kWindow},
+                         {"diverged", sum.diverged}, {"window", window},
                          {"beyond_window", plan.beyond_window}};
   if (o.timing == TimingMode::kThink) {
     opts["syscall_overhead_ns"] = res.syscall_overhead_ns;

@@ -23,6 +23,7 @@ std::string summary_to_json(const ReplaySummary& s) {
   j["ops"] = s.ops;
   j["divergences"] = s.divergences;
   j["approx_deps"] = s.approx_deps;
+  j["beyond_window"] = s.beyond_window;
   j["skipped"] = s.skipped;
   j["workers"] = s.workers;
   j["fallbacks"] = s.fallbacks;
