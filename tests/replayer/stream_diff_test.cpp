@@ -74,6 +74,11 @@ Synth build_shaped(uint32_t children, uint64_t seed) {
   const uint32_t make = 100;
   t.add(make, make, SYS_openat, tick(), 900, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/Makefile");
   t.add(make, make, SYS_read, tick(), 900, 100, {3, 0, 4096});
+  // The jobserver: a pipe at fds 6 and 7 every child inherits, read for a
+  // token when a child starts and written back when it ends, all along the
+  // trace (its read positions must survive the stream's sweeps).
+  t.add(make, make, SYS_pipe2, tick(), 800, 0, {6ull | 7ull << 32, 0});
+  t.add(make, make, SYS_write, tick(), 900, 4, {7, 0, 4});
   struct Child {
     uint32_t pid;
     int step = 0;
@@ -112,9 +117,12 @@ Synth build_shaped(uint32_t children, uint64_t seed) {
     const std::string hdr = "/w/p/include/h" + std::to_string(rng() % 40) + ".h";
     const std::string obj = "/w/p/obj/f" + std::to_string(c.pid) + ".o";
     switch (c.step++) {
-      case 0: t.add(c.pid, c.pid, SYS_execve, tick(), 50000, 0, {0}, "/usr/bin/cc"); break;
+      case 0:
+        t.add(c.pid, c.pid, SYS_read, tick(), 4000, 1, {6, 0, 1});  // a jobserver token
+        t.add(c.pid, c.pid, SYS_execve, tick(), 50000, 0, {0}, "/usr/bin/cc");
+        break;
       case 1:
-        if (c.pid % 5 == 0) {
+        if (c.pid % 2 == 0) {
           c.thread = c.pid + 50000;
           t.add(c.pid, c.pid, SYS_clone, tick(), 9000, c.thread, {0x3d0f00});  // CLONE_THREAD|FILES|FS|VM...
         } else {
@@ -130,6 +138,7 @@ Synth build_shaped(uint32_t children, uint64_t seed) {
           t.add(c.pid, tid, SYS_close, tick(), 600, 0, {static_cast<uint64_t>(f)});
           t.add(c.pid, tid, SYS_rename, tick(), 2000, 0, {0, 0}, obj + ".tmp", obj);
           t.add(c.pid, tid, SYS_write, tick(), 900, 1, {static_cast<uint64_t>(c.pipe_w), 0, 1});
+          t.add(c.pid, tid, SYS_write, tick(), 900, 1, {7, 0, 1});  // the token back
           if (c.thread) t.add(c.pid, c.thread, kEvProcExit, tick(), 0, 0, {0, 0});
           t.add(c.pid, c.pid, kEvProcExit, tick(), 0, 0, {0, 0});
           t.add(make, make, SYS_read, tick(), 1500, 1, {static_cast<uint64_t>(make_pipe_r), 0, 1});
@@ -142,7 +151,7 @@ Synth build_shaped(uint32_t children, uint64_t seed) {
             }
           break;
         }
-        const int r = static_cast<int>(rng() % 6);
+        const int r = static_cast<int>(rng() % 7);
         if (r == 0 || r == 1) {  // open a header (relative to the cwd for some), read, maybe keep it
           int f = lowest(c);
           if (f < 0) {
@@ -181,6 +190,11 @@ Synth build_shaped(uint32_t children, uint64_t seed) {
           t.add(c.pid, tid, SYS_openat, tick(), 2000, f, {kAtCwd, 0, O_RDONLY | O_DIRECTORY}, "/w/p/include");
           t.add(c.pid, tid, SYS_getdents64, tick(), 5000, 800, {static_cast<uint64_t>(f), 0, 32768});
           t.add(c.pid, tid, SYS_close, tick(), 300, 0, {static_cast<uint64_t>(f)});
+        } else if (r >= 5 && c.thread) {  // the two threads: one waits on a futex (shared by all), the other wakes it
+          const uint64_t wait_ts = tick(), wake_ts = tick();
+          t.add(c.pid, c.thread, SYS_futex, wake_ts, 700, 1, {0x7f0000001000, 1, 1});
+          t.add(c.pid, c.pid, SYS_futex, wait_ts, wake_ts + 1500 - wait_ts, 0, {0x7f0000001000, 0, 0});
+          ts = wake_ts + 1600;
         } else {  // a kept fd read again
           for (int f = 3; f < 8; ++f)
             if (c.fds[f] && f != c.pipe_w) {
@@ -251,6 +265,42 @@ TEST(StreamDiff, EveryThreadsFirstOpIsMarked) {
   }
   EXPECT_EQ(firsts, b.threads.size());
   EXPECT_GT(firsts, 60u);
+}
+
+// Waits whose wakers the stream must still find when it finalizes them, a
+// lookahead after planning them (and the batch plan at the trace's end):
+// thousands of wakes on one futex, a wait4 whose child's last event lies
+// most of a window back, and a pipe read long after the writes that fed it.
+Synth late_wakers() {
+  Synth t;
+  uint64_t ts = 1'000'000;
+  t.add(10, 10, SYS_clone, ts += 1000, 5000, 11, {0x3d0f00});
+  t.add(50, 50, SYS_pipe2, ts += 1000, 800, 0, {3ull | 4ull << 32, 0});
+  for (int k = 0; k < 4; ++k) t.add(50, 50, SYS_write, ts += 1000, 900, 1, {4, 0, 1});
+  t.add(50, 50, SYS_clone, ts += 1000, 5000, 51, {0x3d0f00});
+  for (int k = 0; k < 3000; ++k) {  // thread 11 waits, thread 10 wakes it
+    const uint64_t wait = ts += 1000;
+    t.add(10, 10, SYS_futex, wait + 300, 200, 1, {0x7f0000002000, 1, 1});
+    t.add(10, 11, SYS_futex, wait, 700, 0, {0x7f0000002000, 0, 0});
+  }
+  for (uint32_t c = 0; c < 5; ++c) {  // a child exits; 900 events later its parent reaps it
+    const uint32_t pid = 200 + c;
+    t.add(30, 30, SYS_clone, ts += 1000, 5000, pid, {17});
+    t.add(pid, pid, SYS_newfstatat, ts += 1000, 900, 0, {kAtCwd, 0, 0, 0}, "/w/p/src/a.c");
+    t.add(pid, pid, kEvProcExit, ts += 1000, 0, 0, {0, 0});
+    for (int k = 0; k < 900; ++k) t.add(40, 40, SYS_newfstatat, ts += 1000, 900, -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/x");
+    t.add(30, 30, SYS_wait4, ts += 1000, 2000, pid, {static_cast<uint64_t>(-1)});
+  }
+  for (int k = 0; k < 4; ++k) t.add(50, 51, SYS_read, ts += 1000, 900, 1, {3, 0, 1});  // the bytes written at the start
+  return t;
+}
+
+TEST(StreamDiff, WaitsFinalizedLateFindTheirWakers) {
+  Synth t = late_wakers();
+  expect_same(t, kSmall, "late wakers");
+  const Plan b = build_plan(t.ev, t.lookup(), test::synth_inputs("/w/p"));
+  EXPECT_EQ(b.approx_deps, 0u) << "every wait has its recorded waker";
+  EXPECT_EQ(b.exact_causal, 3000u + 5u + 4u);
 }
 
 // A recorded trace (FSR_STREAM_DIFF_TRACE=path; none is in the repository:

@@ -27,7 +27,7 @@ mnt=$work/mnt
 cleanup() { mountpoint -q "$mnt" && umount "$mnt"; rm -rf "$work"; }
 trap cleanup EXIT
 mkdir -p "$mnt"
-printf '%-28s %9s %10s %8s %8s %8s %9s\n' trace window events diverged approx beyond rss_mib
+printf '%-28s %9s %10s %8s %8s %8s %9s\n' trace window ops diverged approx beyond rss_mib
 for t in "${traces[@]}"; do
   for w in $windows; do
     mountpoint -q "$mnt" && umount "$mnt"
