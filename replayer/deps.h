@@ -18,13 +18,17 @@
 // overlapping calls are counted in Plan::overlapping_ops), so the replay
 // cannot deadlock.
 //
-// Streaming: an edge from an op a whole window back is satisfied already
-// (that op has run) and is not stored. A waiter's waker may come later in the
-// trace (a write entered before the read returned, but ended after it): the
-// waiter's causal edge is decided `lookahead` events after it (finalize). A
-// waker that shows up only after that is counted (Plan::beyond_window), and
-// the waiter kept its approximate edge. What is remembered per path, file,
-// channel and process is forgotten once it lies a window back.
+// Streaming: an edge from an op whose slot went to a later op (a window
+// behind the planner) is satisfied already (that op has run) and is not
+// stored. A waiter's waker may come later in the trace (a write entered
+// before the read returned, but ended after it): the waiter's causal edge is
+// decided `lookahead` events after it (finalize). A waker that shows up only
+// after that is counted (Plan::beyond_window), and the waiter kept its
+// approximate edge. What is remembered per path, file, channel, futex and
+// process is forgotten two windows back, so that a wait finalized late still
+// finds what lay within a window of it; a futex's wakes keep their enter
+// times and threads, a channel's writes their byte positions (reads a window
+// later still find the write that fed them), not read from reused slots.
 #pragma once
 
 #include <cstdint>
