@@ -37,7 +37,8 @@ Result<KernelFeatures> probe_kernel(const std::set<std::string>& without) {
   if (access(kVmlinuxBtf, R_OK) != 0)
     return Status::error(fmt::format("kernel BTF missing ({}): the recorder needs a kernel built with "
                                      "CONFIG_DEBUG_INFO_BTF=y",
-                                     kVmlinuxBtf));
+                                     kVmlinuxBtf),
+                         StatusCode::kUnsupported);
   // The probes load tiny programs: a refusal of this one is a refusal of the
   // recorder (libbpf's probes answer 0 for it, not why).
   const bpf_insn ret0[] = {{BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0}, {BPF_JMP | BPF_EXIT, 0, 0, 0, 0}};
@@ -48,12 +49,15 @@ Result<KernelFeatures> probe_kernel(const std::set<std::string>& without) {
       return Status::error(
           "loading BPF programs was refused: the recorder runs in a user namespace, where root has no "
           "CAP_BPF in the initial one; run fsreplay record as real root outside it, around the command "
-          "that enters the namespace");
+          "that enters the namespace",
+          StatusCode::kNoPrivilege);
     if (err == EPERM || err == EACCES)
-      return Status::error("loading BPF programs was refused: run as root (sudo) or with CAP_BPF and CAP_PERFMON");
+      return Status::error("loading BPF programs was refused: run as root (sudo) or with CAP_BPF and CAP_PERFMON",
+                           StatusCode::kNoPrivilege);
     return Status::error(fmt::format("the kernel does not load raw tracepoint BPF programs ({}): the recorder needs "
                                      "CONFIG_BPF_SYSCALL and CONFIG_BPF_EVENTS",
-                                     strerror(err)));
+                                     strerror(err)),
+                         StatusCode::kUnsupported);
   }
   close(fd);
 

@@ -9,9 +9,8 @@ namespace fsr {
 Result<BpfOptions> bpf_options_from_env(BpfOptions base) {
   if (std::getenv("FSREPLAY_BPF_DEBUG")) base.libbpf_log = true;
   if (const char* w = std::getenv("FSREPLAY_RECORD_WITHOUT")) {
-    auto set = parse_feature_list(w);
-    if (!set) return set.status();
-    base.without.insert(set.value().begin(), set.value().end());
+    FSR_ASSIGN_OR_RETURN(const auto set, parse_feature_list(w));
+    base.without.insert(set.begin(), set.end());
   }
   return base;
 }

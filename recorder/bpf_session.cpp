@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "recorder/bpf_features.h"
 #include "recorder/bpf_rodata.h"
 #include "recorder/lane_reader.h"
+#include "traces/clock.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -35,11 +37,12 @@ static_assert(sizeof(fsr_task) == FSR_TASK_SIZE, "fsr_task layout changed: updat
 int libbpf_print_all(enum libbpf_print_level, const char* fmt, va_list ap) { return vfprintf(stderr, fmt, ap); }
 int libbpf_print_none(enum libbpf_print_level, const char*, va_list) { return 0; }
 
-std::string load_error(int err) {
+Status load_error(int err) {
   if (err == EPERM || err == EACCES)
-    return "loading the BPF program was refused: run as root (sudo) or with CAP_BPF and CAP_PERFMON";
-  return fmt::format("loading the BPF program failed: {} (rerun with FSREPLAY_BPF_DEBUG=1 for the verifier log)",
-                     strerror(err));
+    return Status::from_errno(err, "loading the BPF program was refused: run as root (sudo) or with CAP_BPF and CAP_PERFMON");
+  return Status::from_errno(
+      err, fmt::format("loading the BPF program failed: {} (rerun with FSREPLAY_BPF_DEBUG=1 for the verifier log)",
+                       strerror(err)));
 }
 
 }  // namespace
@@ -97,16 +100,14 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   libbpf_set_print(options.libbpf_log ? libbpf_print_all : libbpf_print_none);
   if (options.buffer_mib == 0 || (options.buffer_mib & (options.buffer_mib - 1)) != 0 ||
       options.buffer_mib > 1024)
-    return Status::error(fmt::format("--buffer-mib {}: must be a power of two between 1 and 1024", options.buffer_mib));
-  auto features = probe_kernel(options.without);
-  if (!features) return features.status();
-  auto ns = read_pid_namespace();
-  if (!ns) return ns.status();
-  auto plan = plan_programs(features.value(), ns.value(), options.page_faults);
-  if (!plan) return plan.status();
+    return Status::error(fmt::format("--buffer-mib {}: must be a power of two between 1 and 1024", options.buffer_mib),
+                         StatusCode::kInvalidInput);
+  FSR_ASSIGN_OR_RETURN(const KernelFeatures features, probe_kernel(options.without));
+  FSR_ASSIGN_OR_RETURN(const PidNamespace ns, read_pid_namespace());
+  FSR_ASSIGN_OR_RETURN(ProgramPlan plan, plan_programs(features, ns, options.page_faults));
 
   std::unique_ptr<BpfSession> s(new BpfSession());
-  s->plan_ = plan.value();
+  s->plan_ = std::move(plan);
   s->fn_ = fn;
   s->ctx_ = ctx;
   int ncpu = libbpf_num_possible_cpus();
@@ -115,7 +116,7 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   s->read_pos_.assign(s->ncpu_, 0);
 
   s->skel_.reset(fsr_bpf__open());
-  if (!s->skel_) return Status::error(load_error(errno));
+  if (!s->skel_) return load_error(errno);
   fsr_bpf* skel = s->skel_.get();
   const ProgramPlan& p = s->plan_;
   fill_rodata(skel, p);
@@ -146,17 +147,14 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   bpf_program__set_autoload(skel->progs.on_filemap_map_pages, filemap);
   bpf_program__set_autoload(skel->progs.on_fault_vma, p.faults == FaultSource::kVmaLookup);
 
-  if (int err = fsr_bpf__load(skel); err != 0) return Status::error(load_error(-err));
+  if (int err = fsr_bpf__load(skel); err != 0) return load_error(-err);
 
   if (Status st = map_array(skel->maps.lanes, PROT_READ, &s->lanes_.addr, &s->lanes_.len); !st)
     return Status::error(st.message() + fmt::format(" ({} MiB per CPU: try a smaller --buffer-mib)", options.buffer_mib));
-  if (Status st = map_array(skel->maps.lane_ctl, PROT_READ | PROT_WRITE, &s->ctl_.addr, &s->ctl_.len); !st)
-    return st;
+  FSR_RETURN_IF_ERROR(map_array(skel->maps.lane_ctl, PROT_READ | PROT_WRITE, &s->ctl_.addr, &s->ctl_.len));
   // A lane's first lap counts from now (bpf_ktime_get_ns is CLOCK_MONOTONIC).
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  for (uint32_t cpu = 0; cpu < s->ncpu_; ++cpu)
-    s->lane_ctl(cpu)->lap_ns = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+  const uint64_t lap0 = now_ns();
+  for (uint32_t cpu = 0; cpu < s->ncpu_; ++cpu) s->lane_ctl(cpu)->lap_ns = lap0;
 
   // Attach one by one: the page-fault program is optional.
   struct {
@@ -219,6 +217,20 @@ void BpfSession::enable_lazy_tracking() { skel_->bss->lazy_track = 1; }
 bool BpfSession::tracked(uint32_t tgid) const {
   uint32_t v = 0;
   return bpf_map_lookup_elem(bpf_map__fd(skel_->maps.tracked), &tgid, &v) == 0;
+}
+
+size_t BpfSession::forget_exited() {
+  int fd = bpf_map__fd(skel_->maps.tracked);
+  std::vector<uint32_t> gone;
+  uint32_t key = 0, next = 0;
+  const void* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    if (kill(static_cast<pid_t>(next), 0) != 0 && errno == ESRCH) gone.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  for (uint32_t g : gone) bpf_map_delete_elem(fd, &g);
+  return gone.size();
 }
 
 size_t BpfSession::tracked_count() const {

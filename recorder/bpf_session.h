@@ -13,7 +13,7 @@
 
 #include "recorder/bpf_options.h"
 #include "recorder/program_plan.h"
-#include "recorder/unique_fd.h"
+#include "traces/unique_fd.h"
 #include "traces/status.h"
 #include "traces/trace_model.h"
 
@@ -59,6 +59,11 @@ class BpfSession {
   // True while `tgid` is in the filter (removed by the kernel on group exit).
   bool tracked(uint32_t tgid) const;
   size_t tracked_count() const;
+  // Drops filter entries of processes that no longer exist. A process of a
+  // --pid tree can exit between the walk that finds it and its entry being
+  // added; the kernel's exit program then never saw it tracked, and its entry
+  // would keep the recording open for ever. Returns how many were dropped.
+  size_t forget_exited();
 
   // Reads every record not read yet in every lane (no wake-ups are used).
   // The records stay in the lanes until free_through.

@@ -4,19 +4,12 @@
 // drain bench (tools/bench/drain_bench.cpp), which models it.
 #pragma once
 
-#include <time.h>
-
 #include <cstddef>
 #include <cstdint>
 
-namespace fsr {
+#include "traces/clock.h"
 
-// Clock `c` in ns (the drain's pace and CPU figures).
-inline uint64_t now_ns(clockid_t c) {
-  timespec ts;
-  clock_gettime(c, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
+namespace fsr {
 
 inline constexpr uint64_t kDrainHorizonMarginNs = 2'000'000;  // records still being committed
 inline constexpr uint64_t kDrainFlushEveryNs = 1'000'000'000;

@@ -18,7 +18,7 @@
 namespace fsr {
 namespace {
 
-constexpr int64_t kAtFdcwd = AT_FDCWD;
+static_assert(kAtFdcwd == AT_FDCWD);
 constexpr uint64_t kCloseRangeCloexec = 4;  // CLOSE_RANGE_CLOEXEC
 constexpr int kMaxTrackedFd = 1 << 20;
 

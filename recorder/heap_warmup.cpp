@@ -23,7 +23,10 @@ size_t warm_up(size_t bytes) {
   while (done < bytes) {
     void* p = malloc(kBlock);
     if (!p) break;
-    std::memset(p, 0, kBlock);
+    // Not 0: malloc + memset 0 may become calloc, which leaves fresh heap
+    // pages untouched (known zero), and then nothing is warmed without the
+    // mlockall below.
+    std::memset(p, 1, kBlock);
     blocks.push_back(p);
     done += kBlock;
   }

@@ -17,8 +17,9 @@
 
 #include <fmt/format.h>
 
-#include "recorder/unique_fd.h"
 #include "traces/mountinfo.h"
+#include "traces/paths.h"
+#include "traces/unique_fd.h"
 
 namespace fsr {
 namespace {
@@ -72,13 +73,11 @@ Status walk_dir(int dirfd, std::string& path, const std::function<Status(const P
       ssize_t n = readlinkat(dirfd, name.c_str(), buf, sizeof(buf));
       if (n > 0) e.target.assign(buf, static_cast<size_t>(n));
     }
-    Status s = fn(e);
-    if (!s) return s;
+    FSR_RETURN_IF_ERROR(fn(e));
     if (e.kind == PrestateKind::kDir) {
       UniqueFd sub(openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (sub.valid()) {
-        s = walk_dir(sub.get(), path, fn, unreadable);
-        if (!s) return s;
+        FSR_RETURN_IF_ERROR(walk_dir(sub.get(), path, fn, unreadable));
       } else if (unreadable) {
         ++*unreadable;
       }
@@ -96,8 +95,7 @@ Status walk_prestate(const std::string& root, const std::function<Status(const P
   if (lstat(root.c_str(), &st) != 0)
     return Status::error(fmt::format("--root {}: {} (give an existing directory)", root, strerror(errno)));
   if (!S_ISDIR(st.st_mode)) return Status::error(fmt::format("--root {}: not a directory", root));
-  Status s = fn(entry_from_stat(root, st));
-  if (!s) return s;
+  FSR_RETURN_IF_ERROR(fn(entry_from_stat(root, st)));
   UniqueFd fd(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid()) return Status::error(fmt::format("--root {}: cannot open: {}", root, strerror(errno)));
   std::string path = root;
@@ -120,9 +118,8 @@ std::string process_root(uint32_t pid) {
 }
 
 std::string path_in_root(std::string_view path, std::string_view root) {
-  if (root.empty() || root == "/" || !path.starts_with(root)) return std::string(path);
+  if (root == "/" || !is_beneath(path, root)) return std::string(path);
   if (path.size() == root.size()) return "/";
-  if (path[root.size()] != '/') return std::string(path);
   return std::string(path.substr(root.size()));
 }
 

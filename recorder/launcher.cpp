@@ -5,12 +5,15 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -66,10 +69,33 @@ HeldChild::~HeldChild() {
   }
 }
 
+namespace {
+
+// Waits (up to about five seconds) until the child sits in its read of the go
+// pipe, as /proc/PID/syscall shows it. Tracking starts after spawn_held
+// returns: a child the scheduler had not yet run would otherwise make that
+// read, a call of the launcher's and not of the workload, while tracked
+// (the go pipe's fd tells it from the reads of dropping to the invoker).
+// Where /proc/PID/syscall cannot be read (a kernel without
+// CONFIG_HAVE_ARCH_TRACEHOOK, a hardened /proc) it returns at once.
+void wait_until_held(pid_t pid, int go_fd) {
+  const std::string file = fmt::format("/proc/{}/syscall", pid);
+  for (int i = 0; i < 5000; ++i) {
+    std::ifstream in(file);
+    std::string first;  // a syscall number, "running", or -1 (in user space)
+    if (!(in >> first)) return;
+    if (first != "running" && first != "-1" && (first[0] < '0' || first[0] > '9')) return;
+    std::string fd;
+    if (first == std::to_string(SYS_read) && in >> fd && fd == fmt::format("{:#x}", go_fd)) return;
+    usleep(1000);
+  }
+}
+
+}  // namespace
+
 Result<HeldChild> spawn_held(const std::vector<std::string>& argv, const RunAs& as) {
   if (argv.empty()) return Status::error("no command given (fsreplay record -- CMD ARGS...)");
-  auto prog = find_program(argv[0]);
-  if (!prog) return prog.status();
+  FSR_ASSIGN_OR_RETURN(const std::string prog, find_program(argv[0]));
   int go[2], err[2];
   if (pipe2(go, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
     return Status::error(fmt::format("pipe2: {}", strerror(errno)));
@@ -80,7 +106,7 @@ Result<HeldChild> spawn_held(const std::vector<std::string>& argv, const RunAs& 
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const std::string& path = prog.value();
+  const std::string& path = prog;
   pid_t pid = fork();
   if (pid < 0) return Status::error(fmt::format("fork: {}", strerror(errno)));
   if (pid == 0) {
@@ -106,6 +132,7 @@ Result<HeldChild> spawn_held(const std::vector<std::string>& argv, const RunAs& 
     _exit(127);
   }
   c.pid_ = pid;
+  wait_until_held(pid, go_r.get());
   return c;
 }
 

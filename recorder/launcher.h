@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "recorder/unique_fd.h"
+#include "traces/unique_fd.h"
 #include "traces/status.h"
 
 namespace fsr {

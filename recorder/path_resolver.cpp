@@ -6,6 +6,8 @@
 #include <climits>
 #include <vector>
 
+#include "traces/paths.h"
+
 namespace fsr {
 namespace {
 
@@ -41,11 +43,7 @@ void PathResolver::set_root(std::string root) {
   forget_dirs();
 }
 
-bool PathResolver::under_root(std::string_view path) const {
-  if (root_.empty()) return false;
-  if (root_ == "/") return true;
-  return path.starts_with(root_) && (path.size() == root_.size() || path[root_.size()] == '/');
-}
+bool PathResolver::under_root(std::string_view path) const { return is_beneath(path, root_); }
 
 void PathResolver::add_link(std::string_view path, std::string_view target) {
   links_.insert_or_assign(std::string(path), std::string(target));
@@ -69,8 +67,8 @@ void PathResolver::renamed(std::string_view from, std::string_view to) {
   std::vector<std::pair<std::string, std::string>> moved;
   for (auto it = links_.begin(); it != links_.end();) {
     const std::string& p = it->first;
-    const bool at = p == from, below = p.size() > from.size() && p.starts_with(from) && p[from.size()] == '/';
-    const bool over = p == to || (p.size() > to.size() && p.starts_with(to) && p[to.size()] == '/');
+    const bool at = p == from, below = !at && is_beneath(p, from);
+    const bool over = is_beneath(p, to);
     if (at || below) moved.emplace_back(std::string(to) + p.substr(from.size()), std::move(it->second));
     if (at || below || over) {
       it = links_.erase(it);

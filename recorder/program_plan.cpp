@@ -16,7 +16,8 @@ Result<ProgramPlan> plan_programs(const KernelFeatures& f, const PidNamespace& n
     const bool forced = f.forced.count(what) != 0;
     return Status::error(fmt::format("the kernel lacks {} ({}){}: the recorder needs Linux 6.1 or later with "
                                      "CONFIG_DEBUG_INFO_BTF",
-                                     what, why, forced ? ", forced off by FSREPLAY_RECORD_WITHOUT" : ""));
+                                     what, why, forced ? ", forced off by FSREPLAY_RECORD_WITHOUT" : ""),
+                         StatusCode::kUnsupported);
   };
   for (const char* t : kRequiredTracepoints)
     if (!f.has(t)) return missing(t, "the BTF of a tracepoint the recorder attaches to");
@@ -84,7 +85,8 @@ Result<std::set<std::string>> parse_feature_list(const std::string& text) {
     if (!ok) {
       std::string list;
       for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      return Status::error(fmt::format("FSREPLAY_RECORD_WITHOUT: unknown feature '{}' (known: {})", name, list));
+      return Status::error(fmt::format("FSREPLAY_RECORD_WITHOUT: unknown feature '{}' (known: {})", name, list),
+                           StatusCode::kInvalidInput);
     }
     out.insert(name);
   }

@@ -18,16 +18,11 @@
 #include <fmt/format.h>
 
 #include "recorder/event_decoder.h"
+#include "traces/clock.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
 namespace {
-
-inline uint64_t mono() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 // The call shapes. Each iteration: the compute loop, then the recorded calls
 // in order (shape kUnrecorded makes an unrecorded getppid between its two).
@@ -44,7 +39,7 @@ constexpr ShapeDef kDefs[kShapes] = {
 };
 // The compute loop between calls: reads a 32 KiB working set (an L1 cache's
 // worth, which the programs' own footprint competes with) and does some
-// arithmetic, ~1-2 us here: a dense workload's gap.
+// arithmetic: about a dense workload's gap between two calls.
 constexpr int kSpin = 512;
 constexpr size_t kWorkingSet = 32 << 10;
 alignas(64) uint8_t g_working_set[kWorkingSet];
@@ -117,9 +112,9 @@ __attribute__((noinline)) void spin() {
   if (read(go, &c, 1) != 1) _exit(1);
   std::vector<uint64_t> rt(1001);
   for (auto& d : rt) {
-    uint64_t t0 = mono();
+    uint64_t t0 = now_ns();
     syscall(SYS_getppid);
-    d = mono() - t0;
+    d = now_ns() - t0;
   }
   std::nth_element(rt.begin(), rt.begin() + 500, rt.end());
   log->round_trip = rt[500];
@@ -129,34 +124,34 @@ __attribute__((noinline)) void spin() {
     for (uint32_t i = 0; i < log->n; ++i) {
       spin();
       Stamp* p = &log->at(s, i, 0);
-      p[0].t0 = mono();
+      p[0].t0 = now_ns();
       switch (s) {
         case kFstat: fstat(f.fd, &st); break;
         case kStatPath: stat(f.file.c_str(), &st); break;
         case kOpenClose: {
           int fd = open(f.file.c_str(), O_RDONLY | O_CLOEXEC);
-          p[0].t1 = mono();
-          p[1].t0 = mono();
+          p[0].t1 = now_ns();
+          p[1].t0 = now_ns();
           close(fd);
           break;
         }
         case kPread: (void)pread(f.fd, buf, 1, 0); break;
         case kSeekGetdents:
           lseek(f.dfd, 0, SEEK_SET);
-          p[0].t1 = mono();
-          p[1].t0 = mono();
+          p[0].t1 = now_ns();
+          p[1].t0 = now_ns();
           syscall(SYS_getdents64, f.dfd, buf, sizeof buf);
           break;
         case kPwrite: (void)pwrite(f.wfd, buf, 1, 0); break;
         case kUnrecorded:
           fstat(f.fd, &st);
-          p[0].t1 = mono();
+          p[0].t1 = now_ns();
           syscall(SYS_getppid);
-          p[1].t0 = mono();
+          p[1].t0 = now_ns();
           fstat(f.fd, &st);
           break;
       }
-      p[kDefs[s].calls - 1].t1 = mono();
+      p[kDefs[s].calls - 1].t1 = now_ns();
     }
   }
   log->ok = 1;
@@ -253,13 +248,13 @@ Status run_pass(BpfSession& session, RingMerger& merger, const Files& f, ChildLo
     timespec d{0, 5'000'000};
     nanosleep(&d, nullptr);
     if (tracked) {
-      if (Status c = session.consume(); !c) return c;
-      uint64_t now = mono();
+      FSR_RETURN_IF_ERROR(session.consume());
+      uint64_t now = now_ns();
       release_all(session, merger, now > 2'000'000 ? now - 2'000'000 : 0, sink);
     }
   }
   if (tracked) {
-    if (Status c = session.consume(); !c) return c;
+    FSR_RETURN_IF_ERROR(session.consume());
     release_all(session, merger, UINT64_MAX, sink);
   }
   if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0 || !log->ok) return Status::error("the calibration child failed");

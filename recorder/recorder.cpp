@@ -52,15 +52,13 @@ std::string canonical(const std::string& p) {
 Result<RecordSummary> record(const RecordOptions& o) {
   RecordSummary sum;
   if (o.command.empty() == (o.attach_pid == 0))
-    return Status::error("give either a command (-- CMD ARGS...) or --pid PID");
+    return Status::error("give either a command (-- CMD ARGS...) or --pid PID", StatusCode::kInvalidInput);
   std::string root = canonical(o.root.empty() ? "." : o.root);
   if (root.empty()) return Status::error(fmt::format("--root {}: {}", o.root, strerror(errno)));
 
   RingMerger merger(static_cast<uint32_t>(std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)))));
   // The merger must know every possible CPU: the session tells us how many lanes it made.
-  auto session_r = BpfSession::open(o.bpf, push_record, &merger);
-  if (!session_r) return session_r.status();
-  std::unique_ptr<BpfSession> session = std::move(session_r.value());
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<BpfSession> session, BpfSession::open(o.bpf, push_record, &merger));
   if (session->cpu_count() > sysconf(_SC_NPROCESSORS_CONF)) merger = RingMerger(session->cpu_count());
   // What the governor lets a lane hold before it raises the drain, in records of 64 bytes or more.
   merger.reserve(session->lane_bytes() / 4 / 64);
@@ -74,12 +72,10 @@ Result<RecordSummary> record(const RecordOptions& o) {
   HeldChild child;
   uint32_t first_pid = o.attach_pid;
   if (!o.command.empty()) {
-    auto c = spawn_held(o.command, as);
-    if (!c) return c.status();
-    child = std::move(c.value());
+    FSR_ASSIGN_OR_RETURN(child, spawn_held(o.command, as));
     first_pid = static_cast<uint32_t>(child.pid());
   } else if (kill(static_cast<pid_t>(o.attach_pid), 0) != 0) {
-    return Status::error(fmt::format("--pid {}: no such process", o.attach_pid));
+    return Status::error(fmt::format("--pid {}: no such process", o.attach_pid), StatusCode::kNotFound);
   }
 
   TraceHeader h;
@@ -97,15 +93,12 @@ Result<RecordSummary> record(const RecordOptions& o) {
   h.gid = as.gid;
   h.recorder_choices = sum.choices;
   if (auto m = read_mountinfo(fmt::format("/proc/{}/mountinfo", first_pid))) h.mounts = std::move(m.value());
-  if (auto st = read_process_state(first_pid)) h.initial = std::move(st.value());
-  else return st.status();
+  FSR_ASSIGN_OR_RETURN(h.initial, read_process_state(first_pid));
   h.wall_start_ns = now_ns(CLOCK_REALTIME);
   h.mono_start_ns = now_ns(CLOCK_MONOTONIC);
   h.record_cost = cost.cost;
 
-  auto writer_r = TraceWriter::create(o.output, h);
-  if (!writer_r) return writer_r.status();
-  std::unique_ptr<TraceWriter> writer = std::move(writer_r.value());
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceWriter> writer, TraceWriter::create(o.output, h));
   if (!as.user.empty()) {
     if (chown(o.output.c_str(), as.uid, as.gid) != 0) { /* the trace stays root's: not fatal */ }
   }
@@ -123,13 +116,12 @@ Result<RecordSummary> record(const RecordOptions& o) {
         return writer->add_prestate(e);
       },
       &unreadable);
-  if (!ps) return ps;
+  FSR_RETURN_IF_ERROR(ps);
   if (unreadable) sum.warnings += fmt::format("{} directories under {} could not be read for the prestate\n", unreadable, root);
   decoder.seed_process(h.initial);
 
   // Track, then release: no event of the workload can precede its filter entry.
-  Status t = session->track(first_pid);
-  if (!t) return t;
+  FSR_RETURN_IF_ERROR(session->track(first_pid));
   if (o.attach_pid) {
     session->enable_lazy_tracking();  // threads of running processes have no task state
     for (uint32_t p : descendants(o.attach_pid)) {
@@ -149,10 +141,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   // the workload runs (heap_warmup.h).
   warm_up(kDrainWarmHeapBytes);
 
-  if (!o.command.empty()) {
-    Status r = child.release();
-    if (!r) return r;
-  }
+  if (!o.command.empty()) FSR_RETURN_IF_ERROR(child.release());
   DrainGovernor governor(*session);
 
   Event ev;
@@ -163,6 +152,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   const uint64_t cpu_start = now_ns(CLOCK_PROCESS_CPUTIME_ID);
   uint64_t last_flush = now_ns(CLOCK_MONOTONIC);
   uint64_t last_drain = last_flush;
+  uint64_t last_sweep = last_flush;
   bool done = false;
   int forwarded = 0;
   const bool pid1 = getpid() == 1;
@@ -204,6 +194,12 @@ Result<RecordSummary> record(const RecordOptions& o) {
         forwarded = sigs;
       }
     } else {
+      // Entries of processes that exited before they were tracked are
+      // dropped first, once every 100 ms.
+      if (horizon - last_sweep >= 100'000'000) {
+        session->forget_exited();
+        last_sweep = horizon;
+      }
       if (g_signals.load() > 0 || session->tracked_count() == 0) done = true;
     }
     if (!done) {

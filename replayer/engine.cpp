@@ -10,13 +10,11 @@
 #include <thread>
 #include <vector>
 
+#include "traces/clock.h"
+
 namespace fsr {
 
-uint64_t mono_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
+uint64_t mono_ns() { return now_ns(); }
 
 uint64_t measure_syscall_overhead_ns() {
   constexpr int kRuns = 2001;
@@ -447,7 +445,7 @@ Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& e
                            ": " + ex.what() + " (a bug: please report it with the trace)");
     }
   }
-  if (!st) return st;
+  FSR_RETURN_IF_ERROR(st);
   return res;
 }
 
@@ -475,7 +473,7 @@ Result<EngineResult> run_engine(const Plan& plan, ExecEnv& env, TimingMode timin
     }
     return Status::ok();
   });
-  if (!r) return r;
+  FSR_RETURN_IF_ERROR(r);
   r.value().ops.assign(sync.rec.begin(), sync.rec.begin() + static_cast<std::ptrdiff_t>(n));
   return r;
 }
@@ -527,7 +525,7 @@ Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const E
       bool progressed = false;
       if (!plan_some(progressed)) return err;
       while (base < plan.size && sync.done[base & plan.op_mask].load(std::memory_order_acquire) == base + 1) {
-        if (Status st = sink(sync.rec[base & plan.op_mask], plan.event(base), plan.op(base)); !st) return st;
+        FSR_RETURN_IF_ERROR(sink(sync.rec[base & plan.op_mask], plan.event(base), plan.op(base)));
         sync.base.store(++base, std::memory_order_release);
         progressed = true;
       }

@@ -12,10 +12,9 @@
 
 #include "replayer/executor.h"
 #include "replayer/resolver.h"
+#include "traces/syscalls.h"
 
 namespace fsr::exec {
-
-inline constexpr int kAtFdcwd = -100;
 
 inline int64_t rc(long r) { return r < 0 ? -errno : r; }
 

@@ -2,58 +2,9 @@
 
 #include <vector>
 
+#include "traces/paths.h"
+
 namespace fsr {
-namespace {
-
-void split_into(std::string_view p, std::vector<std::string_view>& out) {
-  size_t i = 0;
-  while (i < p.size()) {
-    while (i < p.size() && p[i] == '/') ++i;
-    size_t j = i;
-    while (j < p.size() && p[j] != '/') ++j;
-    if (j > i) {
-      std::string_view c = p.substr(i, j - i);
-      if (c == "..") {
-        if (!out.empty()) out.pop_back();
-      } else if (c != ".") {
-        out.push_back(c);
-      }
-    }
-    i = j;
-  }
-}
-
-std::string join_components(const std::vector<std::string_view>& parts, bool leading_slash) {
-  std::string s;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0 || leading_slash) s += '/';
-    s += parts[i];
-  }
-  if (s.empty() && leading_slash) s.push_back('/');
-  return s;
-}
-
-}  // namespace
-
-std::string normalize_abs(std::string_view path) {
-  std::vector<std::string_view> parts;
-  split_into(path, parts);
-  return join_components(parts, true);
-}
-
-std::string join_abs(std::string_view base, std::string_view rel) {
-  if (!rel.empty() && rel[0] == '/') return normalize_abs(rel);
-  std::vector<std::string_view> parts;
-  split_into(base, parts);
-  split_into(rel, parts);
-  return join_components(parts, true);
-}
-
-std::string_view parent_of(std::string_view abs) {
-  size_t k = abs.rfind('/');
-  if (k == std::string_view::npos || k == 0) return "/";
-  return abs.substr(0, k);
-}
 
 PathMap::PathMap(std::string recorded_root) : root_(normalize_abs(recorded_root)) {}
 
@@ -61,37 +12,31 @@ MappedPath PathMap::map(std::string_view abs) const {
   std::string n = normalize_abs(abs);
   if (root_ == "/") return {Root::kTarget, n.substr(1)};
   if (n == root_) return {Root::kTarget, ""};
-  if (n.size() > root_.size() && n.compare(0, root_.size(), root_) == 0 && n[root_.size()] == '/')
+  if (is_beneath(n, root_))
     return {Root::kTarget, n.substr(root_.size() + 1)};
   return {Root::kScratch, n.substr(1)};
 }
 
 bool stays_beneath(std::string_view dir_rel, std::string_view target) {
   if (!target.empty() && target[0] == '/') return false;
-  long depth = 0;
-  std::vector<std::string_view> d;
-  split_into(dir_rel, d);
-  depth = static_cast<long>(d.size());
-  size_t i = 0;
-  while (i < target.size()) {
-    while (i < target.size() && target[i] == '/') ++i;
-    size_t j = i;
-    while (j < target.size() && target[j] != '/') ++j;
-    std::string_view c = target.substr(i, j - i);
+  std::vector<std::string_view> d, t;
+  split_folded(dir_rel, d);
+  split_path(target, t);
+  long depth = static_cast<long>(d.size());
+  for (std::string_view c : t) {
     if (c == "..") {
       if (--depth < 0) return false;
-    } else if (!c.empty() && c != ".") {
+    } else if (c != ".") {
       ++depth;
     }
-    i = j;
   }
   return true;
 }
 
 std::string relative_path(std::string_view from_rel, std::string_view to_rel) {
   std::vector<std::string_view> a, b;
-  split_into(from_rel, a);
-  split_into(to_rel, b);
+  split_folded(from_rel, a);
+  split_folded(to_rel, b);
   size_t k = 0;
   while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
   std::string s;

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "traces/paths.h"  // normalize_abs, join_abs, parent_of
+
 namespace fsr {
 
 enum class Root : uint8_t { kTarget = 0, kScratch = 1 };
@@ -21,16 +23,6 @@ struct MappedPath {
   std::string rel;  // beneath the root: no leading '/', no '.' or '..'; "" = the root itself
   bool operator==(const MappedPath&) const = default;
 };
-
-// Lexical normalisation of an absolute path ("/a//b/./c/../d" -> "/a/b/d");
-// `..` at `/` stays at `/`. A relative input is taken relative to `/`.
-std::string normalize_abs(std::string_view path);
-
-// `base` joined with `rel` (rel absolute: rel itself), normalised.
-std::string join_abs(std::string_view base, std::string_view rel);
-
-// Parent of a normalised absolute path ("/a/b" -> "/a", "/a" -> "/", "/" -> "/").
-std::string_view parent_of(std::string_view abs);
 
 class PathMap {
  public:

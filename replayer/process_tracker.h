@@ -24,8 +24,6 @@
 
 namespace fsr {
 
-inline constexpr int kAtFdcwd = -100;
-
 struct TidState {
   uint32_t thread = 0;
   uint32_t pid = 0;

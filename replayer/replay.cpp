@@ -16,19 +16,14 @@
 #include "replayer/features.h"
 #include "replayer/plan_stream.h"
 #include "replayer/replay_cost.h"
+#include "replayer/replay_summary.h"
 #include "replayer/resolver.h"
 #include "replayer/result_writer.h"
 #include "replayer/root_policy.h"
 #include "replayer/survey.h"
-#include "tools/detect/detect.h"
 #include "traces/trace_reader.h"
 
 namespace fsr {
-// Environment detection lives in another component; bind weakly so that a
-// build without it still replays (the result then says "unknown").
-Result<Environment> detect_environment(const std::string& path) __attribute__((weak));
-std::string environment_to_json(const Environment& env) __attribute__((weak));
-
 namespace {
 
 // Ops in the replay's window by default, and how far a waiter looks ahead for
@@ -44,11 +39,10 @@ uint64_t window_of(const ReplayOptions& o) {
 }
 
 Result<std::unique_ptr<TraceReader>> open_trace(const std::string& path) {
-  auto r = TraceReader::open(path);
-  if (!r) return r.status();
-  if (r.value()->kind() != PayloadKind::kTrace)
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> r, TraceReader::open(path));
+  if (r->kind() != PayloadKind::kTrace)
     return Status::error(path + " is a replay result, not a trace: pass the recorded trace");
-  return std::move(r.value());
+  return r;
 }
 
 std::vector<Feature> forced_off(const ReplayOptions& o, Status& st) {
@@ -91,14 +85,13 @@ struct Session {
 Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, const ReplayOptions& o,
                                               const ProgressFn& progress) {
   auto s = std::make_unique<Session>();
-  auto rd = open_trace(trace_path);
-  if (!rd) return rd.status();
-  TraceReader& reader = *rd.value();
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<TraceReader> rd, open_trace(trace_path));
+  TraceReader& reader = *rd;
   s->header = reader.header();
-  if (Status st = open_roots(trace_path, o, s->roots); !st) return st;
+  FSR_RETURN_IF_ERROR(open_roots(trace_path, o, s->roots));
   Status bad;
   auto off = forced_off(o, bad);
-  if (!bad) return bad;
+  FSR_RETURN_IF_ERROR(bad);
   s->features = Features::probe(s->roots.fd[0], off);
   const TraceHeader& h = s->header;
   s->in.recorded_root = h.root.empty() ? "/" : h.root;
@@ -107,19 +100,17 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   s->in.initial = h.initial;
   s->in.mmap_touch = o.mmap_touch;
   s->in.serial_dirs = o.serial_dirs;
-  auto pre = reader.prestate();
-  if (!pre) return pre.status();
+  FSR_ASSIGN_OR_RETURN(std::vector<PrestateEntry> pre, reader.prestate());
   TraceReader* rp = &reader;
-  SurveyBuilder sb(s->in, [rp](StrId id) { return rp->str(id); }, window_of(o), pre.value());
-  std::vector<PrestateEntry>().swap(pre.value());
+  SurveyBuilder sb(s->in, [rp](StrId id) { return rp->str(id); }, window_of(o), pre);
+  std::vector<PrestateEntry>().swap(pre);
   auto count = reader.record_count();
   const uint64_t total = count ? count.value() : 0;
   std::vector<Event> chunk;
   uint64_t n = 0;
   while (true) {
-    auto more = reader.next(chunk);
-    if (!more) return more.status();
-    if (!more.value()) break;
+    FSR_ASSIGN_OR_RETURN(const bool more, reader.next(chunk));
+    if (!more) break;
     for (const Event& e : chunk) sb.add(e);
     n += chunk.size();
     if (progress) progress(n, total);
@@ -142,31 +133,6 @@ ProgressFn phase_progress(const ReplayOptions& o, const char* phase) {
   return [cb, phase](uint64_t d, uint64_t t) { cb(phase, d, t, {}); };
 }
 
-// The think clock's corrections and what they came to, for the result's
-// options (DESIGN.md "The replay clock": every figure can be explained).
-nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockTotals& t) {
-  nlohmann::json j;
-  const RecordCost& rc = c.recorded;
-  if (rc.present) {
-    nlohmann::json gap = nlohmann::json::object(), dur = nlohmann::json::object();
-    for (int k = 0; k < kClassCount; ++k) {
-      const std::string n(class_name(static_cast<SyscallClass>(k)));
-      gap[n] = rc.gap_ns[k];
-      dur[n] = rc.dur_ns[k];
-    }
-    j["recorder"] = {{"gap_ns", gap}, {"dur_ns", dur}, {"unrecorded_ns", rc.unrecorded_ns}, {"method", rc.method}};
-  } else {
-    j["recorder"] = nullptr;  // the trace predates the measurement: gaps replayed as recorded
-  }
-  nlohmann::json issue = nlohmann::json::object();
-  for (uint16_t nr : ic.measured) issue[syscall_name(nr)] = ic.ns[nr];
-  j["replayer"] = {{"syscall_ns", c.syscall_ns}, {"issue_ns", issue}, {"calibration_ns", ic.took_ns}};
-  j["totals_ns"] = {{"recorder_gap", t.recorder_gap_ns}, {"emulated_work_slept", t.recorder_dur_slept_ns},
-                    {"syscall", t.syscall_ns}, {"issue", t.issue_ns}, {"late", t.late_ns},
-                    {"unpaid", t.unpaid_ns}};
-  return j;
-}
-
 std::string fmt_pct(double p) {
   char b[32];
   snprintf(b, sizeof b, "%g%%", p);
@@ -185,11 +151,10 @@ std::string result_path(const std::string& trace_path, const ReplayOptions& o) {
 }  // namespace
 
 Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOptions& o) {
-  auto s = open_session(trace_path, o, phase_progress(o, "survey"));
-  if (!s) return s.status();
-  Session& ss = *s.value();
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<Session> s, open_session(trace_path, o, phase_progress(o, "survey")));
+  Session& ss = *s;
   const TreeSpec& spec = ss.survey.spec;
-  if (Status w = check_target_writable(ss.roots.fd[0], ss.roots.target, spec); !w) return w;
+  FSR_RETURN_IF_ERROR(check_target_writable(ss.roots.fd[0], ss.roots.target, spec));
   // Without --scratch there is nothing to keep outside the target: replay
   // prepares its own fresh scratch.
   auto r = materialise(ss.roots.scratch_is_ours ? only(spec, Root::kTarget) : spec, ss.roots.fd,
@@ -199,27 +164,23 @@ Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOpti
 }
 
 Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOptions& o) {
-  auto sr = open_session(trace_path, o, phase_progress(o, "survey"));
-  if (!sr) return sr.status();
-  Session& ss = *sr.value();
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<Session> sr, open_session(trace_path, o, phase_progress(o, "survey")));
+  Session& ss = *sr;
   const PlanSurvey& sv = ss.survey;
   const TreeSpec& spec = sv.spec;
-  if (Status w = check_target_writable(ss.roots.fd[0], ss.roots.target, spec); !w) return w;
+  FSR_RETURN_IF_ERROR(check_target_writable(ss.roots.fd[0], ss.roots.target, spec));
   // The tree: prepared now, or verified (a fresh scratch is always prepared).
   bool wrote = false;
   if (o.prepare) {
-    auto m = materialise(spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare"));
-    if (!m) return m.status();
+    FSR_RETURN_IF_ERROR(materialise(spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare")));
     wrote = true;
   } else {
     if (ss.roots.scratch_is_ours) {
-      auto m = materialise(only(spec, Root::kScratch), ss.roots.fd, ss.features, prepare_threads(),
-                           phase_progress(o, "prepare scratch"));
-      if (!m) return m.status();
+      FSR_RETURN_IF_ERROR(materialise(only(spec, Root::kScratch), ss.roots.fd, ss.features, prepare_threads(),
+                                      phase_progress(o, "prepare scratch")));
       wrote = true;
     }
-    if (o.verify)
-      if (Status v = verify_tree(spec, ss.roots.fd, ss.features); !v) return v;
+    if (o.verify) FSR_RETURN_IF_ERROR(verify_tree(spec, ss.roots.fd, ss.features));
   }
   // What preparing wrote is written back now, not by the kernel's writeback
   // in the middle of the measured replay.
@@ -228,9 +189,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
       if (fd >= 0) syncfs(fd);
 
   // The replay pass: the trace read again, planned into the window as it runs.
-  auto rd = open_trace(trace_path);
-  if (!rd) return rd.status();
-  TraceReader& reader = *rd.value();
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<TraceReader> rd, open_trace(trace_path));
+  TraceReader& reader = *rd;
   TraceReader* rp = &reader;
   const uint64_t window = window_of(o), lookahead = window / 4;
   WindowSync sync(window);
@@ -271,22 +231,19 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     clock.syscall_ns = o.syscall_overhead_ns == kMeasureOverhead ? measure_syscall_overhead_ns() : o.syscall_overhead_ns;
     if (o.correct_recorder) clock.recorded = ss.header.record_cost;
     if (o.calibrate_issue) {
-      auto ic = calibrate_issue_cost(ss.roots.fd[0], ss.roots.target, ss.features, sv.issued);
-      if (!ic) return ic.status();
-      issue_cost = std::move(ic.value());
+      FSR_ASSIGN_OR_RETURN(issue_cost, calibrate_issue_cost(ss.roots.fd[0], ss.roots.target, ss.features, sv.issued));
       clock.issue_ns = issue_cost.ns;
     }
   }
   // The result file, written as the records come.
   TraceHeader h = ss.header;
   h.kind = PayloadKind::kResult;
-  h.source_trace = real(trace_path);
+  h.source_trace = real_path(trace_path);
   h.target = ss.roots.target;
   h.scratch = ss.roots.scratch;
   const std::string out = result_path(trace_path, o);
-  auto rw = ResultWriter::create(out, h);
-  if (!rw) return rw.status();
-  ResultWriter& writer = *rw.value();
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<ResultWriter> rw, ResultWriter::create(out, h));
+  ResultWriter& writer = *rw;
   auto sink = [&](const OpRecord& r, const Event& e, const PlanOp&) -> Status {
     StrId p = e.path[0] != kNoStr ? e.path[0] : e.path[1];
     const SyscallInfo* si = syscall_info(e.nr);
@@ -299,8 +256,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     prog = [&](uint64_t d) { o.on_progress("replay", d, sv.events, writer.current()); };
   auto er = run_engine_stream(ps, sync, next, sink, env, o.timing, prog, o.inject_ns, clock, sv.max_io, open_initial);
   const MappingStats maps = env.maps.stats();
-  release_all(env);
-  if (!er) return er.status();
+  release_all(env);  // before returning an error too
+  FSR_RETURN_IF_ERROR(er);
   EngineResult& res = er.value();
   warn(map_failure_warning(maps, own_maps, map_limit));
 
@@ -328,13 +285,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
                            std::to_string(lookahead) + "-event lookahead: replayed with an approximate dependency");
 
   h.fallbacks = sum.fallbacks;
-  if (detect_environment && environment_to_json) {
-    auto env_r = detect_environment(ss.roots.target);
-    h.environment_json = env_r ? environment_to_json(env_r.value())
-                               : nlohmann::json{{"error", env_r.message()}}.dump();
-  } else {
-    h.environment_json = R"({"error":"environment detection not built in"})";
-  }
+  h.environment_json = o.environment_json.empty() ? R"({"error":"environment not detected"})" : o.environment_json;
   nlohmann::json opts = {{"timing", timing_name(o.timing)}, {"prepare", o.prepare},
                          {"mmap", o.mmap_touch ? "touch" : "skip"}, {"target", ss.roots.target},
                          {"scratch", ss.roots.scratch}, {"disable_features", o.disable_features},
@@ -363,7 +314,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
             "skipped " + std::to_string(sum.skipped) + " ops; " + std::to_string(plan.dropped_edges) +
             " ordering edges dropped (could deadlock); " + std::to_string(plan.exact_causal) +
             " exact causal waits";
-  if (Status st = writer.finish(h, f); !st) return st;
+  FSR_RETURN_IF_ERROR(writer.finish(h, f));
   sum.result_path = out;
 
   if (o.reset_after) {

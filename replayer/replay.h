@@ -64,6 +64,9 @@ struct ReplayOptions {
   // A replay whose divergent ops exceed this share of its ops (%) measured
   // something else than the original: its result is marked diverged.
   double max_divergence_pct = 1.0;
+  // The target's environment fingerprint (JSON text, stored in the result
+  // header): the caller detects it (the verbs use tools/detect); empty = unknown.
+  std::string environment_json;
 };
 
 // Divergent ops of one kind: a syscall whose recorded and replayed results differ.

@@ -18,7 +18,6 @@
 namespace fsr {
 namespace {
 
-constexpr uint64_t kAtCwd = static_cast<uint64_t>(-100);
 constexpr const char* kRoot = "/fsreplay-calibration";  // the synthetic trace's recorded root
 constexpr uint32_t kMaxReps = 400;
 
@@ -42,23 +41,23 @@ uint16_t probe_nr(uint16_t nr) {
 bool make_probe(uint16_t nr, Probe& p) {
   p = Probe{nr, {}, 0, 1, 0};
   switch (nr) {
-    case SYS_openat: p.args[0] = kAtCwd; p.args[2] = O_RDONLY | O_DIRECTORY | O_CLOEXEC; p.ret = 3; return true;
+    case SYS_openat: p.args[0] = kAtFdcwdArg; p.args[2] = O_RDONLY | O_DIRECTORY | O_CLOEXEC; p.ret = 3; return true;
     case SYS_mkdir: p.args[1] = 0755; p.ret = -EEXIST; return true;
-    case SYS_mkdirat: p.args[0] = kAtCwd; p.args[2] = 0755; p.ret = -EEXIST; return true;
+    case SYS_mkdirat: p.args[0] = kAtFdcwdArg; p.args[2] = 0755; p.ret = -EEXIST; return true;
     case SYS_rmdir: case SYS_unlink: p.p0 = 2; p.ret = -ENOENT; return true;
-    case SYS_unlinkat: p.args[0] = kAtCwd; p.p0 = 2; p.ret = -ENOENT; return true;
+    case SYS_unlinkat: p.args[0] = kAtFdcwdArg; p.p0 = 2; p.ret = -ENOENT; return true;
     case SYS_rename: case SYS_link: p.p0 = 2; p.p1 = 3; p.ret = -ENOENT; return true;
     case SYS_renameat: case SYS_renameat2: case SYS_linkat:
-      p.args[0] = kAtCwd; p.args[2] = kAtCwd; p.p0 = 2; p.p1 = 3; p.ret = -ENOENT; return true;
+      p.args[0] = kAtFdcwdArg; p.args[2] = kAtFdcwdArg; p.p0 = 2; p.p1 = 3; p.ret = -ENOENT; return true;
     case SYS_symlink: p.p0 = 4; p.p1 = 1; p.ret = -EEXIST; return true;
-    case SYS_symlinkat: p.p0 = 4; p.args[1] = kAtCwd; p.p1 = 1; p.ret = -EEXIST; return true;
+    case SYS_symlinkat: p.p0 = 4; p.args[1] = kAtFdcwdArg; p.p1 = 1; p.ret = -EEXIST; return true;
     case SYS_chmod: p.args[1] = 0755; return true;
-    case SYS_fchmodat: p.args[0] = kAtCwd; p.args[2] = 0755; return true;
+    case SYS_fchmodat: p.args[0] = kAtFdcwdArg; p.args[2] = 0755; return true;
     case SYS_chown: case SYS_lchown:
       p.args[1] = p.args[2] = static_cast<uint64_t>(-1); return true;
-    case SYS_fchownat: p.args[0] = kAtCwd; p.args[2] = p.args[3] = static_cast<uint64_t>(-1); return true;
+    case SYS_fchownat: p.args[0] = kAtFdcwdArg; p.args[2] = p.args[3] = static_cast<uint64_t>(-1); return true;
     case SYS_utimes: case SYS_utime: return true;
-    case SYS_utimensat: p.args[0] = kAtCwd; return true;
+    case SYS_utimensat: p.args[0] = kAtFdcwdArg; return true;
     case SYS_statfs: return true;
     case SYS_getxattr: case SYS_lgetxattr: case SYS_listxattr: case SYS_llistxattr: p.ret = -ENODATA; return true;
     default: return false;

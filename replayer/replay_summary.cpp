@@ -1,9 +1,22 @@
-// The replay summary as JSON, and the timing modes' names (replay.h).
-#include <nlohmann/json.hpp>
+#include "replayer/replay_summary.h"
 
-#include "replayer/replay.h"
+#include <string.h>
+
+#include <algorithm>
+
+#include "traces/in_flight.h"
+#include "traces/syscalls.h"
 
 namespace fsr {
+namespace {
+
+std::string result_class(int64_t r) {
+  if (r >= 0) return "ok";
+  const char* n = strerrorname_np(static_cast<int>(-r));
+  return n ? n : "errno " + std::to_string(-r);
+}
+
+}  // namespace
 
 std::string_view timing_name(TimingMode t) {
   return t == TimingMode::kThink ? "think" : t == TimingMode::kAfap ? "afap" : "exact";
@@ -14,6 +27,50 @@ Result<TimingMode> timing_from_name(std::string_view n) {
   if (n == "afap") return TimingMode::kAfap;
   if (n == "exact") return TimingMode::kExact;
   return Status::error("unknown timing '" + std::string(n) + "': use think, afap or exact");
+}
+
+// The think clock's corrections and what they came to, for the result's
+// options (DESIGN.md "The replay clock": every figure can be explained).
+nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockTotals& t) {
+  nlohmann::json j;
+  const RecordCost& rc = c.recorded;
+  if (rc.present) {
+    nlohmann::json gap = nlohmann::json::object(), dur = nlohmann::json::object();
+    for (int k = 0; k < kClassCount; ++k) {
+      const std::string n(class_name(static_cast<SyscallClass>(k)));
+      gap[n] = rc.gap_ns[k];
+      dur[n] = rc.dur_ns[k];
+    }
+    j["recorder"] = {{"gap_ns", gap}, {"dur_ns", dur}, {"unrecorded_ns", rc.unrecorded_ns}, {"method", rc.method}};
+  } else {
+    j["recorder"] = nullptr;  // the trace predates the measurement: gaps replayed as recorded
+  }
+  nlohmann::json issue = nlohmann::json::object();
+  for (uint16_t nr : ic.measured) issue[syscall_name(nr)] = ic.ns[nr];
+  j["replayer"] = {{"syscall_ns", c.syscall_ns}, {"issue_ns", issue}, {"calibration_ns", ic.took_ns}};
+  j["totals_ns"] = {{"recorder_gap", t.recorder_gap_ns}, {"emulated_work_slept", t.recorder_dur_slept_ns},
+                    {"syscall", t.syscall_ns}, {"issue", t.issue_ns}, {"late", t.late_ns},
+                    {"unpaid", t.unpaid_ns}};
+  return j;
+}
+
+double recorded_overlap(const Plan& plan, const std::vector<Event>& ev) {
+  std::vector<std::pair<uint64_t, uint64_t>> rec;
+  for (size_t i = 0; i < ev.size(); ++i)
+    if (plan.op(i).action == OpAction::kIssue) rec.push_back({ev[i].ts, ev[i].ts + ev[i].dur});
+  return mean_in_flight(rec);
+}
+
+void count_divergence(DivergenceTally& by, const OpRecord& r) {
+  ++by[{r.nr, result_class(r.recorded_ret), result_class(r.ret)}];
+}
+
+std::vector<DivergenceRow> top_divergences(const DivergenceTally& by) {
+  std::vector<DivergenceRow> rows;
+  for (const auto& [k, n] : by) rows.push_back({syscall_name(std::get<0>(k)), std::get<1>(k), std::get<2>(k), n});
+  std::stable_sort(rows.begin(), rows.end(), [](const DivergenceRow& a, const DivergenceRow& b) { return a.count > b.count; });
+  if (rows.size() > 8) rows.resize(8);
+  return rows;
 }
 
 std::string summary_to_json(const ReplaySummary& s) {

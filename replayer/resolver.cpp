@@ -10,21 +10,16 @@
 #include <deque>
 #include <vector>
 
+#include "traces/paths.h"
+
 namespace fsr {
 namespace {
 
 constexpr int kMaxSymlinks = 40;
 
 void split(std::string_view p, std::deque<std::string>& out, bool front) {
-  std::vector<std::string> parts;
-  size_t i = 0;
-  while (i < p.size()) {
-    while (i < p.size() && p[i] == '/') ++i;
-    size_t j = i;
-    while (j < p.size() && p[j] != '/') ++j;
-    if (j > i) parts.emplace_back(p.substr(i, j - i));
-    i = j;
-  }
+  std::vector<std::string_view> parts;
+  split_path(p, parts);
   if (front) out.insert(out.begin(), parts.begin(), parts.end());
   else out.insert(out.end(), parts.begin(), parts.end());
 }

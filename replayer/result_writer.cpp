@@ -2,30 +2,16 @@
 
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstring>
-
 #include "traces/syscalls.h"
 #include "traces/trace_reader.h"
 
 namespace fsr {
-namespace {
-
-std::string result_class(int64_t r) {
-  if (r >= 0) return "ok";
-  const char* n = strerrorname_np(static_cast<int>(-r));
-  return n ? n : "errno " + std::to_string(-r);
-}
-
-}  // namespace
 
 Result<std::unique_ptr<ResultWriter>> ResultWriter::create(const std::string& out, const TraceHeader& header) {
   std::unique_ptr<ResultWriter> rw(new ResultWriter());
   rw->out_ = out;
   rw->spool_ = out + ".partial";
-  auto w = TraceWriter::create(rw->spool_, header);
-  if (!w) return w.status();
-  rw->w_ = std::move(w.value());
+  FSR_ASSIGN_OR_RETURN(rw->w_, TraceWriter::create(rw->spool_, header));
   return rw;
 }
 
@@ -43,7 +29,7 @@ Status ResultWriter::add(OpRecord r, const Event& e, const PlanOp& op, std::stri
     ++sum_.ops;
     if (r.flags & kOfDivergent) {
       ++sum_.divergences;
-      ++div_[{r.nr, result_class(r.recorded_ret), result_class(r.ret)}];
+      count_divergence(div_, r);
     }
     if (r.flags & kOfEscaped) ++sum_.escaped;
     const auto c = static_cast<size_t>(class_of(r.nr));
@@ -64,31 +50,25 @@ void ResultWriter::tally(ReplaySummary& sum, double max_divergence_pct) const {
   sum.max_divergence_pct = max_divergence_pct;
   sum.diverged = sum.ops > 0 && static_cast<double>(sum.divergences) * 100.0 >
                                     max_divergence_pct * static_cast<double>(sum.ops);
-  std::vector<DivergenceRow> rows;
-  for (const auto& [k, n] : div_) rows.push_back({syscall_name(std::get<0>(k)), std::get<1>(k), std::get<2>(k), n});
-  std::stable_sort(rows.begin(), rows.end(), [](const DivergenceRow& a, const DivergenceRow& b) { return a.count > b.count; });
-  if (rows.size() > 8) rows.resize(8);
-  sum.top_divergences = std::move(rows);
+  sum.top_divergences = top_divergences(div_);
 }
 
 Status ResultWriter::finish(const TraceHeader& header, const TraceFooter& footer) {
-  if (Status st = w_->finish(footer); !st) return st;
+  FSR_RETURN_IF_ERROR(w_->finish(footer));
   w_.reset();
   auto rd = TraceReader::open(spool_);
   if (!rd) return Status::error("the replay's spool " + spool_ + " cannot be read back: " + rd.message());
-  auto w = TraceWriter::create(out_, header);
-  if (!w) return w.status();
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<TraceWriter> w, TraceWriter::create(out_, header));
   std::vector<OpRecord> chunk;
   while (true) {
-    auto more = rd.value()->next(chunk);
-    if (!more) return more.status();
-    if (!more.value()) break;
+    FSR_ASSIGN_OR_RETURN(const bool more, rd.value()->next(chunk));
+    if (!more) break;
     for (OpRecord& r : chunk) {
-      if (r.path != kNoStr) r.path = w.value()->intern(rd.value()->str(r.path));
-      if (Status st = w.value()->append(r); !st) return st;
+      if (r.path != kNoStr) r.path = w->intern(rd.value()->str(r.path));
+      FSR_RETURN_IF_ERROR(w->append(r));
     }
   }
-  if (Status st = w.value()->finish(footer); !st) return st;
+  FSR_RETURN_IF_ERROR(w->finish(footer));
   unlink(spool_.c_str());
   spool_.clear();
   return Status::ok();

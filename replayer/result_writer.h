@@ -5,14 +5,13 @@
 // the summary's tallies, never the records. Also tallies the summary.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <tuple>
 
 #include "replayer/plan.h"
 #include "replayer/replay.h"
+#include "replayer/replay_summary.h"
 #include "traces/in_flight.h"
 #include "traces/trace_writer.h"
 
@@ -38,7 +37,7 @@ class ResultWriter {
   std::string out_, spool_;
   std::unique_ptr<TraceWriter> w_;
   ReplaySummary sum_;
-  std::map<std::tuple<uint16_t, std::string, std::string>, uint64_t> div_;
+  DivergenceTally div_;
   InFlightMeter rec_, rep_;
   std::string current_;
 };

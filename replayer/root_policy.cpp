@@ -9,14 +9,12 @@
 #include <cstring>
 #include <vector>
 
-#include "replayer/features.h"
 #include "replayer/path_map.h"
 #include "replayer/prepare.h"
-#include "replayer/replay.h"
+#include "traces/paths.h"
 
 namespace fsr {
-
-std::string real(const std::string& p) {
+std::string real_path(const std::string& p) {
   char* r = realpath(p.c_str(), nullptr);
   if (!r) return {};
   std::string s(r);
@@ -26,18 +24,13 @@ std::string real(const std::string& p) {
 
 namespace {
 
-bool within(const std::string& inner, const std::string& outer) {
-  return inner == outer || (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
-                            (outer == "/" || inner[outer.size()] == '/'));
-}
-
 Status refuse_dangerous_root(const std::string& what, const std::string& dir) {
   if (dir == "/") return Status::error(what + " is '/': choose a dedicated empty directory");
   std::vector<std::string> homes;
-  if (const char* h = getenv("HOME")) homes.push_back(real(h));
+  if (const char* h = getenv("HOME")) homes.push_back(real_path(h));
   setpwent();
   while (passwd* pw = getpwent())
-    if (pw->pw_dir) homes.push_back(real(pw->pw_dir));
+    if (pw->pw_dir) homes.push_back(real_path(pw->pw_dir));
   endpwent();
   for (const std::string& h : homes)
     if (!h.empty() && h == dir)
@@ -47,7 +40,7 @@ Status refuse_dangerous_root(const std::string& what, const std::string& dir) {
 
 }  // namespace
 
-Roots::~Roots() {  // a scratch directory we made goes away on every path, errors included
+Roots::~Roots() {
   remove_scratch(*this);
   for (int f : fd)
     if (f >= 0) close(f);
@@ -55,28 +48,30 @@ Roots::~Roots() {  // a scratch directory we made goes away on every path, error
 
 Status open_roots(const std::string& trace, const ReplayOptions& o, Roots& r) {
   if (o.target.empty()) return Status::error("--target is required: the directory the recorded root replays in");
-  r.target = real(o.target);
+  r.target = real_path(o.target);
   if (r.target.empty()) return Status::error("target " + o.target + ": " + strerror(errno) + " (create it first)");
-  if (Status s = refuse_dangerous_root("target", r.target); !s) return s;
+  FSR_RETURN_IF_ERROR(refuse_dangerous_root("target", r.target));
   if (o.scratch.empty()) {
     const char* tmp = getenv("TMPDIR");
     std::string tpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/fsreplay-scratch-XXXXXX";
     if (!mkdtemp(tpl.data())) return Status::error("cannot create a scratch directory in " + tpl + ": " + strerror(errno) + " (set TMPDIR or pass --scratch)");
-    r.scratch = real(tpl);
+    r.scratch = real_path(tpl);
     r.scratch_is_ours = true;
+    if (r.scratch.empty()) return Status::error("scratch " + tpl + ": " + strerror(errno) + " (set TMPDIR or pass --scratch)");
   } else {
-    r.scratch = real(o.scratch);
+    r.scratch = real_path(o.scratch);
     if (r.scratch.empty()) return Status::error("scratch " + o.scratch + ": " + strerror(errno) + " (create it first)");
   }
-  if (Status s = refuse_dangerous_root("scratch", r.scratch); !s) return s;
-  if (within(r.scratch, r.target) || within(r.target, r.scratch))
+  FSR_RETURN_IF_ERROR(refuse_dangerous_root("scratch", r.scratch));
+  // Both are real paths (absolute, normalised, never empty): lexical checks suffice.
+  if (is_beneath(r.scratch, r.target) || is_beneath(r.target, r.scratch))
     return Status::error("target " + r.target + " and scratch " + r.scratch + " overlap: use separate directories");
-  std::string tr = real(trace);
-  if (!tr.empty() && (within(tr, r.target) || within(tr, r.scratch)))
+  std::string tr = real_path(trace);
+  if (!tr.empty() && (is_beneath(tr, r.target) || is_beneath(tr, r.scratch)))
     return Status::error("the trace " + tr + " lies inside the target or scratch: move it out, replay may change it");
   if (!o.output.empty()) {
-    std::string outdir = real(std::string(parent_of(normalize_abs(o.output[0] == '/' ? o.output : real(".") + "/" + o.output))));
-    if (!outdir.empty() && (within(outdir, r.target) || within(outdir, r.scratch)))
+    std::string outdir = real_path(std::string(parent_of(normalize_abs(o.output[0] == '/' ? o.output : real_path(".") + "/" + o.output))));
+    if (!outdir.empty() && (is_beneath(outdir, r.target) || is_beneath(outdir, r.scratch)))
       return Status::error("the result file " + o.output + " would lie inside the target or scratch: write it elsewhere");
   }
   r.fd[0] = open(r.target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -98,6 +93,5 @@ void remove_scratch(Roots& r) {
   (void)materialise(gone, roots, Features::all(), 1, nullptr);
   close(pfd);
 }
-
 
 }  // namespace fsr

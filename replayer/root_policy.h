@@ -1,24 +1,28 @@
-// Where a replay may write: the target and a scratch directory, refused when
-// they are '/', a home directory, overlapping each other, or holding the trace
-// or the result file; a scratch directory made here is removed on every path.
+// Where a replay may write: the target and scratch directories resolved,
+// checked (never '/', a home directory, overlapping each other, or holding
+// the trace or the result file) and opened; a scratch directory made here
+// is removed again on every path, errors included.
 #pragma once
 
 #include <string>
 
+#include "replayer/replay.h"
 #include "traces/status.h"
 
 namespace fsr {
 
-struct ReplayOptions;
-
-std::string real(const std::string& p);  // realpath, empty when it fails
-
 struct Roots {
   std::string target, scratch;
   bool scratch_is_ours = false;
-  int fd[2] = {-1, -1};
+  int fd[2] = {-1, -1};  // target, scratch
+  Roots() = default;
+  Roots(const Roots&) = delete;
+  Roots& operator=(const Roots&) = delete;
   ~Roots();
 };
+
+// realpath(3) as a string; "" when it fails (errno set).
+std::string real_path(const std::string& p);
 
 Status open_roots(const std::string& trace, const ReplayOptions& o, Roots& r);
 void remove_scratch(Roots& r);

@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 
 #include <cctype>
+#include <fstream>
+#include <iostream>
 #include <string>
 #include <unistd.h>
 
@@ -12,6 +14,30 @@ int fail(std::string_view verb, std::string_view message, int code) {
   fmt::print(stderr, "fsreplay {}: {}\n", verb, message);
   return code;
 }
+
+int write_output(std::string_view verb, const std::string& path, std::string_view text) {
+  if (path.empty()) {
+    std::cout << text << std::flush;
+    return std::cout ? kExitOk : fail(verb, "cannot write to stdout");
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return fail(verb, path + ": cannot write; check the directory exists and is writable");
+  return kExitOk;
+}
+
+int exit_code_for(const Status& s) {
+  switch (s.code()) {
+    case StatusCode::kOk: return kExitOk;
+    case StatusCode::kNoPrivilege:
+    case StatusCode::kUnsupported: return kExitNoPrivilege;
+    case StatusCode::kInvalidInput: return kExitUsage;
+    default: return kExitError;
+  }
+}
+
+int fail(std::string_view verb, const Status& s) { return fail(verb, s.message(), exit_code_for(s)); }
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "traces/status.h"
+
 namespace fsr::cli {
 
 // Exit codes (documented in README "Exit codes").
@@ -18,6 +20,16 @@ inline constexpr int kExitNoPrivilege = 5;// record: not root / no CAP_BPF, no B
 
 // Prints "fsreplay <verb>: <message>" on stderr and returns kExitError.
 int fail(std::string_view verb, std::string_view message, int code = kExitError);
+
+// The exit code for a failed status, by its code: no privilege or no kernel
+// support -> kExitNoPrivilege, invalid input -> kExitUsage, else kExitError.
+int exit_code_for(const Status& s);
+// fail() with the status's message and exit_code_for(s).
+int fail(std::string_view verb, const Status& s);
+
+// Writes `text` to `path`, or to stdout when `path` is empty. Returns
+// kExitOk, or says why on stderr and returns kExitError.
+int write_output(std::string_view verb, const std::string& path, std::string_view text);
 
 // True when stderr is a terminal (progress is shown only then).
 bool stderr_is_tty();

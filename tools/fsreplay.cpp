@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   add(fsr::cli::add_report_verb);
   add(fsr::cli::add_compare_verb);
   add(fsr::cli::add_detect_verb);
+  add(fsr::cli::add_probe_verb);
+  add(fsr::cli::add_predict_verb);
 
   try {
     app.parse(argc, argv);

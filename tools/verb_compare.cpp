@@ -13,16 +13,12 @@
 #include "tools/report/result_summary.h"
 #include "tools/verbs.h"
 
-#if __has_include("replayer/replay.h")
 #include "replayer/replay.h"
-#define FSR_HAVE_REPLAY 1
-#endif
+#include "tools/detect/detect.h"
 
 namespace fsr::cli {
 
-#ifdef FSR_HAVE_REPLAY
 void wire_progress(ReplayOptions& o, bool quiet);
-#endif
 
 Action add_compare_verb(CLI::App& app) {
   struct Opts {
@@ -49,7 +45,6 @@ Action add_compare_verb(CLI::App& app) {
       if (o->inputs.size() != 1)
         return fail("compare", "--target replays exactly one trace; give one TRACE, or result files without --target",
                     kExitUsage);
-#ifdef FSR_HAVE_REPLAY
       files.clear();
       const std::string stem = std::filesystem::path(o->inputs[0]).stem().string();
       for (size_t i = 0; i < o->targets.size(); ++i) {
@@ -57,16 +52,13 @@ Action add_compare_verb(CLI::App& app) {
         ro.target = o->targets[i];
         ro.scratch = o->scratch;
         ro.output = (std::filesystem::path(o->results_dir) / fmt::format("{}.{}.result", stem, i + 1)).string();
+        ro.environment_json = detect_environment_json(ro.target);
         wire_progress(ro, o->quiet);
         std::cerr << "fsreplay compare: replaying " << o->inputs[0] << " on " << ro.target << "\n";
         auto summary = run_replay(o->inputs[0], ro);
         if (!summary) return fail("compare", summary.message());
         files.push_back(summary->result_path);
       }
-#else
-      return fail("compare", "--target needs the replayer, which this build lacks; replay each target with "
-                             "`fsreplay replay` and pass the result files");
-#endif
     }
     // Each result read chunk by chunk: memory bounded whatever their length.
     std::vector<ResultSummary> results;
@@ -84,13 +76,7 @@ Action add_compare_verb(CLI::App& app) {
     for (const ResultSummary& r : results) ptrs.push_back(&r);
     auto text = render_compare(ptrs, *parse_output_format(o->format), {.top = o->top, .dir_depth = o->depth});
     if (!text) return fail("compare", text.message());
-    if (o->output.empty()) {
-      std::cout << *text;
-    } else {
-      std::ofstream out(o->output, std::ios::binary);
-      out << *text;
-      if (!out) return fail("compare", o->output + ": cannot write; check the directory exists and is writable");
-    }
+    if (int rc = write_output("compare", o->output, *text); rc != kExitOk) return rc;
     return complete ? kExitOk : kExitIncomplete;
   };
 }

@@ -51,7 +51,7 @@ Action add_record_verb(CLI::App& app) {
     ro.command = o->command;
     ro.attach_pid = o->pid;
     auto bpf = bpf_options_from_env();
-    if (!bpf) return fail("record", bpf.message(), kExitUsage);
+    if (!bpf) return fail("record", bpf.message(), kExitUsage);  // a bad FSREPLAY_* setting
     ro.bpf = bpf.value();
     ro.bpf.buffer_mib = o->buffer_mib;
     ro.bpf.page_faults = !o->no_faults;
@@ -62,12 +62,7 @@ Action add_record_verb(CLI::App& app) {
     };
     auto r = record(ro);
     line.finish();
-    if (!r) {
-      const std::string& m = r.message();
-      bool priv = m.find("root") != std::string::npos || m.find("BTF") != std::string::npos ||
-                  m.find("the kernel lacks") != std::string::npos || m.find("refused") != std::string::npos;
-      return fail("record", m, priv ? kExitNoPrivilege : kExitError);
-    }
+    if (!r) return fail("record", r.status());
     const RecordSummary& s = r.value();
     for (size_t a = 0, b; a < s.warnings.size(); a = b + 1) {
       b = s.warnings.find('\n', a);

@@ -8,6 +8,7 @@
 
 #include "replayer/replay.h"
 #include "tools/cli_util.h"
+#include "tools/detect/detect.h"
 #include "tools/progress/progress.h"
 #include "tools/verbs.h"
 
@@ -181,6 +182,7 @@ Action add_replay_verb(CLI::App& app) {
     a->opt.correct_recorder = a->opt.calibrate_issue = !a->no_correction;
     if (Status st = parse_injections(a->inject, a->opt); !st) return fail("replay", st.message(), kExitUsage);
     wire_progress(a->opt, a->quiet);
+    a->opt.environment_json = detect_environment_json(a->opt.target);
     a->opt.on_warning = [](const std::string& w) { fmt::print(stderr, "fsreplay replay: warning: {}\n", w); };
     auto r = run_replay(a->trace, a->opt);
     if (!r) return fail("replay", r.message());

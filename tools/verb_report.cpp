@@ -61,13 +61,7 @@ Action add_report_verb(CLI::App& app) {
       problems = target->problems;
       if (baseline) problems.insert(problems.end(), baseline->problems.begin(), baseline->problems.end());
     }
-    if (o->output.empty()) {
-      std::cout << text;
-    } else {
-      std::ofstream out(o->output, std::ios::binary);
-      out << text;
-      if (!out) return fail("report", o->output + ": cannot write; check the directory exists and is writable");
-    }
+    if (int rc = write_output("report", o->output, text); rc != kExitOk) return rc;
     if (!complete) {
       for (const std::string& p : problems) std::cerr << "fsreplay report: warning: " << p << "\n";
       return kExitIncomplete;

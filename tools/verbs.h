@@ -22,5 +22,7 @@ Action add_replay_verb(CLI::App& app);
 Action add_report_verb(CLI::App& app);
 Action add_compare_verb(CLI::App& app);
 Action add_detect_verb(CLI::App& app);
+Action add_probe_verb(CLI::App& app);
+Action add_predict_verb(CLI::App& app);
 
 }  // namespace fsr::cli

@@ -40,7 +40,7 @@ std::optional<FrameHeader> decode_frame_header(const uint8_t in[kFrameHeaderSize
   if (get32(in + 28) != crc32c(in, 28)) return std::nullopt;
   FrameHeader h;
   uint16_t type = get16(in + 4), enc = get16(in + 6);
-  if (type < 1 || type > 7 || enc > 1) return std::nullopt;
+  if (type < 1 || type > 8 || enc > 1) return std::nullopt;
   h.type = static_cast<FrameType>(type);
   h.encoding = static_cast<FrameEncoding>(enc);
   h.payload_len = get32(in + 8);
@@ -62,6 +62,7 @@ std::string frame_type_name(FrameType t) {
     case FrameType::kOps: return "ops";
     case FrameType::kFooter: return "footer";
     case FrameType::kIndex: return "index";
+    case FrameType::kProfile: return "profile";
   }
   return "?";
 }

@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <queue>
 #include <utility>
 #include <vector>
 
@@ -54,27 +52,30 @@ inline double mean_in_flight(std::vector<std::pair<uint64_t, uint64_t>>& iv) {
 // swept (disorder beyond the window) is counted as overlapping it.
 class InFlightMeter {
  public:
-  explicit InFlightMeter(size_t window = 65536) : window_(window) {}
+  explicit InFlightMeter(size_t window = 65536) : window_(std::max<size_t>(window, 1)) {}
   void add(uint64_t s, uint64_t e) {
     if (e <= s) return;
-    pending_.push({s, e});
-    if (pending_.size() > window_) pop();
+    pending_.push_back({s, e});
+    if (pending_.size() >= 2 * window_) flush(window_);
   }
-  bool empty() const { return !any_; }
+  bool empty() const { return !any_ && pending_.empty(); }
   double finish() {
-    while (!pending_.empty()) pop();
+    flush(pending_.size());
     return sweep_.mean();
   }
 
  private:
-  void pop() {
-    sweep_.feed(pending_.top().first, pending_.top().second);
-    any_ = true;
-    pending_.pop();
+  // Sweeps the `n` earliest-starting pending intervals. Sorting a batch of
+  // 2 x window every window intervals costs less than a heap of that size.
+  void flush(size_t n) {
+    std::sort(pending_.begin(), pending_.end());
+    for (size_t i = 0; i < n; ++i) sweep_.feed(pending_[i].first, pending_[i].second);
+    any_ = any_ || n > 0;
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(n));
   }
   using Iv = std::pair<uint64_t, uint64_t>;
   size_t window_;
-  std::priority_queue<Iv, std::vector<Iv>, std::greater<>> pending_;
+  std::vector<Iv> pending_;
   InFlightSweep sweep_;
   bool any_ = false;
 };

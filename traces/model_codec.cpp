@@ -4,17 +4,11 @@
 #include <capnp/serialize.h>
 
 #include "schema.capnp.h"
-#include "traces/chunk_codec.h"
+#include "traces/chunk_message.h"  // serialise, untrusted_options
 #include "traces/string_coding.h"
 
 namespace fsr {
 namespace {
-
-void serialise(capnp::MallocMessageBuilder& mb, std::vector<uint8_t>& out) {
-  auto words = capnp::messageToFlatArray(mb);
-  auto bytes = words.asBytes();
-  out.assign(bytes.begin(), bytes.end());
-}
 
 kj::ArrayPtr<const kj::byte> bytes_of(std::string_view s) {
   return kj::arrayPtr(reinterpret_cast<const kj::byte*>(s.data()), s.size());
@@ -106,7 +100,7 @@ Status decode_header(std::span<const capnp::word> msg, TraceHeader& h) {
     auto r = mr.getRoot<wire::Header>();
     h.format_version = r.getFormatVersion();
     uint16_t kind = r.getKind();
-    if (kind != 1 && kind != 2) return Status::error("unknown payload kind " + std::to_string(kind));
+    if (kind < 1 || kind > 3) return Status::error("unknown payload kind " + std::to_string(kind));
     h.kind = static_cast<PayloadKind>(kind);
     h.recorder_version = r.getRecorderVersion();
     h.kernel_release = r.getKernelRelease();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "traces/mountinfo.h"
+#include "traces/paths.h"
 
 namespace fsr {
 namespace {
@@ -117,9 +118,8 @@ Result<std::vector<MountEntry>> parse_mountinfo(std::string_view text) {
     start = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line_no;
     if (line.empty()) continue;
-    Result<MountEntry> m = parse_line(line, line_no);
-    if (!m) return m.status();
-    out.push_back(std::move(m.value()));
+    FSR_ASSIGN_OR_RETURN(MountEntry m, parse_line(line, line_no));
+    out.push_back(std::move(m));
   }
   return out;
 }
@@ -132,11 +132,7 @@ std::string_view strip_slash(std::string_view mp) {
 }
 
 // True when mount point `mp` holds `path` (equal, or an ancestor on a component boundary).
-bool holds(std::string_view mp, std::string_view path) {
-  if (mp == "/") return !path.empty() && path.front() == '/';
-  // /mnt/c holds /mnt/c and /mnt/c/x, not /mnt/cd.
-  return path.starts_with(mp) && (path.size() == mp.size() || path[mp.size()] == '/');
-}
+bool holds(std::string_view mp, std::string_view path) { return is_beneath(path, mp); }
 
 bool is_descendant(const std::vector<MountEntry>& mounts, size_t child, uint32_t ancestor_id) {
   uint32_t id = mounts[child].parent_id;

@@ -32,6 +32,11 @@ inline constexpr uint16_t kEvPageFault = 1002;  // first user fault on a file pa
 inline constexpr uint16_t kEvProcFork = 1003;   // sched_process_fork: arg0=child tid, arg1=child tgid
 inline constexpr uint16_t kMaxSyscallNr = 512;  // table bound for per-nr arrays (BPF side too)
 
+// AT_FDCWD as a recorded dirfd argument holds it (Linux's value, fixed by the ABI).
+inline constexpr int kAtFdcwd = -100;
+// The same as a raw argument (Event::args), sign-extended as the recorder stores it.
+inline constexpr uint64_t kAtFdcwdArg = static_cast<uint64_t>(static_cast<int64_t>(kAtFdcwd));
+
 // Flags describing a syscall's shape.
 enum SyscallFlag : uint16_t {
   kSfReturnsFd = 1 << 0,      // a non-negative return is a new fd (open, dup, pipe: see kSfFdPairOut)

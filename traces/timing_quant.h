@@ -4,16 +4,15 @@
 // a mantissa, in two columns: zstd compresses the two small fields far better
 // than the full value.
 //
-// Why both limits: the low bits of a ns timing are noise (sys_enter alone
-// costs ~230 ns before the enter time is taken, a traced syscall ~1 us), so
-// relative precision is enough for short values; but the replayer compares
-// enter and exit times across threads to find who woke whom, and those
-// differences are microseconds whatever the length of the calls, so long
-// values need absolute precision. Measured on an npm ci trace, against the
-// replay plan built from ns timings: 6 bits alone changed the dependencies
-// of 1,794 of 66,465 ops (and dropped 721 more ordering edges as possible
-// deadlocks); with the 512 ns cap, 70 (256 ns: 45; 1 us: 147), for +0.1 to
-// +0.2 B/event over 6 bits alone (git status, clone, cargo build, npm ci).
+// Why both limits: the low bits of a ns timing are noise (the tracepoint
+// itself runs before the enter time is taken), so relative precision is
+// enough for short values; but the replayer compares enter and exit times
+// across threads to find who woke whom, and those differences are
+// microseconds whatever the length of the calls, so long values need
+// absolute precision. Relative bits alone changed the replay plan's
+// dependencies for many ops of a real trace; the absolute cap keeps the plan
+// close to the one built from ns timings for a fraction of a byte per event
+// (the commit that set the cap holds the measurements).
 // Pure functions, inline: the writer and reader call them once per value.
 #pragma once
 

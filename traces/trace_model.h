@@ -22,7 +22,8 @@ namespace fsr {
 inline constexpr uint16_t kFormatVersion = 3;
 inline constexpr uint16_t kOldestReadableVersion = 1;
 
-enum class PayloadKind : uint16_t { kTrace = 1, kResult = 2 };
+// kProfile: a mount's measured latencies (traces/profile.h), written by `probe`.
+enum class PayloadKind : uint16_t { kTrace = 1, kResult = 2, kProfile = 3 };
 
 struct MountEntry {        // one line of /proc/self/mountinfo, parsed
   uint32_t mount_id = 0;

@@ -1,116 +1,29 @@
 #include "traces/trace_reader.h"
 
-#include <capnp/common.h>
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include "traces/chunk_codec.h"
-#include "traces/crc32c.h"
+#include "traces/event_chunk.h"
 #include "traces/frame.h"
+#include "traces/frame_file.h"
 #include "traces/model_codec.h"
+#include "traces/op_chunk.h"
 
 namespace fsr {
-namespace {
-constexpr size_t kResyncBlock = 1 << 20;
-}
 
-struct TraceReader::Impl {
-  std::string path;
-  int fd = -1;
-  uint64_t size = 0;
+struct TraceReader::Impl : FrameFile {
   TraceHeader header;
   std::vector<std::string> strings{""};
   std::optional<TraceFooter> footer;
   ReadProblems problems;
-  Decompressor z;
-  ChunkScratch scratch;
-  std::vector<uint8_t> payload;
-  std::vector<uint64_t> words;  // capnp words (capnp::word is not movable under clang's libstdc++ checks)
   uint64_t offset = 0;     // next frame (sequential)
   uint64_t chunks_seen = 0;
   uint64_t records = 0;
   bool index_seen = false;
   bool index_built = false;
   std::vector<IndexRecord> index;  // every frame (built from the index frame or a scan)
-
-  ~Impl() {
-    if (fd >= 0) ::close(fd);
-  }
-
-  void refresh_size() {
-    struct stat st{};
-    if (::fstat(fd, &st) == 0) size = static_cast<uint64_t>(st.st_size);
-  }
-
-  bool pread_all(void* buf, size_t n, uint64_t off) {
-    size_t done = 0;
-    while (done < n) {
-      ssize_t r = ::pread(fd, static_cast<char*>(buf) + done, n - done, static_cast<off_t>(off + done));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return false;
-      done += static_cast<size_t>(r);
-    }
-    return true;
-  }
-
-  enum class Got { kFrame, kEnd, kPartial, kBadHeader, kBadPayload };
-
-  // Reads the frame at `off` into `words` (decompressed capnp message).
-  Got read_frame(uint64_t off, FrameHeader& h, std::string& why) {
-    if (off + kFrameHeaderSize > size) return off == size ? Got::kEnd : Got::kPartial;
-    uint8_t hb[kFrameHeaderSize];
-    if (!pread_all(hb, sizeof hb, off)) return Got::kPartial;
-    auto dh = decode_frame_header(hb);
-    if (!dh) {
-      // The trailer follows the index frame; anything else here is damage.
-      why = "not a valid frame header";
-      return Got::kBadHeader;
-    }
-    h = *dh;
-    if (off + kFrameHeaderSize + h.payload_len > size) return Got::kPartial;
-    payload.resize(h.payload_len);
-    if (!pread_all(payload.data(), h.payload_len, off + kFrameHeaderSize)) return Got::kPartial;
-    if (crc32c(payload.data(), payload.size()) != h.payload_crc) {
-      why = "checksum mismatch";
-      return Got::kBadPayload;
-    }
-    words.resize(h.raw_len / sizeof(uint64_t));
-    if (h.encoding == FrameEncoding::kZstdCapnp) {
-      std::vector<uint8_t>& raw = scratch.raw;
-      if (Status st = z.decompress(payload, h.raw_len, raw); !st) {
-        why = st.message();
-        return Got::kBadPayload;
-      }
-      std::memcpy(words.data(), raw.data(), h.raw_len);
-    } else {
-      std::memcpy(words.data(), payload.data(), h.raw_len);
-    }
-    return Got::kFrame;
-  }
-
-  // Finds the next offset after `off` holding a valid frame header, or 0.
-  uint64_t resync(uint64_t off) {
-    std::vector<uint8_t> buf;
-    for (uint64_t pos = off + 1; pos + kFrameHeaderSize <= size;) {
-      size_t n = static_cast<size_t>(std::min<uint64_t>(kResyncBlock + kFrameHeaderSize, size - pos));
-      buf.resize(n);
-      if (!pread_all(buf.data(), n, pos)) return 0;
-      for (size_t i = 0; i + kFrameHeaderSize <= n; ++i)
-        if (buf[i] == 0x46 && decode_frame_header(&buf[i])) return pos + i;
-      if (n <= kFrameHeaderSize) break;
-      pos += n - kFrameHeaderSize + 1;
-    }
-    return 0;
-  }
-
-  std::span<const capnp::word> msg() const {
-    static_assert(sizeof(capnp::word) == sizeof(uint64_t));
-    return {reinterpret_cast<const capnp::word*>(words.data()), words.size()};
-  }
 
   std::string where(const FrameHeader* h, uint64_t off) const {
     if (h && (h->type == FrameType::kEvents || h->type == FrameType::kOps))
@@ -269,7 +182,7 @@ struct TraceReader::Impl {
   }
 
   Status load_all_strings() {
-    if (Status st = build_index(); !st) return st;
+    FSR_RETURN_IF_ERROR(build_index());
     for (const auto& e : index) {
       if (e.type != static_cast<uint16_t>(FrameType::kStrings)) continue;
       FrameHeader h;
@@ -294,7 +207,7 @@ struct TraceReader::Impl {
   template <typename Rec>
   Result<bool> read_chunk(size_t i, std::vector<Rec>& out) {
     out.clear();
-    if (Status st = load_all_strings(); !st) return st;
+    FSR_RETURN_IF_ERROR(load_all_strings());
     auto chunks = chunk_frames();
     if (i >= chunks.size()) return false;
     FrameHeader h;
@@ -321,8 +234,8 @@ TraceReader::~TraceReader() = default;
 Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) {
   auto m = std::make_unique<Impl>();
   m->path = path;
-  m->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (m->fd < 0) return Status::error(path + ": cannot open: " + std::strerror(errno));
+  m->fd.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!m->fd.valid()) return Status::error(path + ": cannot open: " + std::strerror(errno));
   m->refresh_size();
   uint8_t fh[kFileHeaderSize];
   if (m->size < kFileHeaderSize || !m->pread_all(fh, sizeof fh, 0))
@@ -334,13 +247,13 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) 
   std::memcpy(&kind, fh + 10, 2);
   if (version < kOldestReadableVersion || version > kFormatVersion)
     return Status::error(path + ": format version " + std::to_string(version) + " is not supported (this fsreplay reads versions " + std::to_string(kOldestReadableVersion) + " to " + std::to_string(kFormatVersion) + "); use a matching fsreplay");
-  if (kind != 1 && kind != 2)
+  if (kind < 1 || kind > 3)
     return Status::error(path + ": unknown payload kind " + std::to_string(kind));
   FrameHeader h;
   std::string why;
   auto g = m->read_frame(kFileHeaderSize, h, why);
-  if (g != Impl::Got::kFrame || h.type != FrameType::kHeader)
-    return Status::error(path + ": header frame is " + (g == Impl::Got::kPartial || g == Impl::Got::kEnd ? "missing (file cut short)" : "damaged" + (why.empty() ? "" : ": " + why)));
+  if (g != FrameFile::Got::kFrame || h.type != FrameType::kHeader)
+    return Status::error(path + ": header frame is " + (g == FrameFile::Got::kPartial || g == FrameFile::Got::kEnd ? "missing (file cut short)" : "damaged" + (why.empty() ? "" : ": " + why)));
   if (Status st = decode_header(m->msg(), m->header); !st) return Status::error(path + ": " + st.message());
   if (static_cast<uint16_t>(m->header.kind) != kind)
     return Status::error(path + ": header kind disagrees with the file header (damaged)");
@@ -362,13 +275,13 @@ size_t TraceReader::string_count() const { return impl_->strings.size(); }
 
 Result<std::vector<PrestateEntry>> TraceReader::prestate() {
   Impl& m = *impl_;
-  if (Status st = m.build_index(); !st) return st;
+  FSR_RETURN_IF_ERROR(m.build_index());
   std::vector<PrestateEntry> out;
   for (const auto& e : m.index) {
     if (e.type != static_cast<uint16_t>(FrameType::kPrestate)) continue;
     FrameHeader h;
     std::string why;
-    if (m.read_frame(e.offset, h, why) != Impl::Got::kFrame)
+    if (m.read_frame(e.offset, h, why) != FrameFile::Got::kFrame)
       return Status::error(m.path + ": prestate block at offset " + std::to_string(e.offset) + " unreadable: " + why);
     if (Status st = decode_prestate(m.msg(), out); !st) return Status::error(m.path + ": " + st.message());
   }
@@ -378,17 +291,35 @@ Result<std::vector<PrestateEntry>> TraceReader::prestate() {
 const std::optional<TraceFooter>& TraceReader::footer() const { return impl_->footer; }
 
 Result<size_t> TraceReader::chunk_count() {
-  if (Status st = impl_->build_index(); !st) return st;
+  FSR_RETURN_IF_ERROR(impl_->build_index());
   return impl_->chunk_frames().size();
 }
 Result<uint64_t> TraceReader::record_count() {
-  if (Status st = impl_->build_index(); !st) return st;
+  FSR_RETURN_IF_ERROR(impl_->build_index());
   uint64_t n = 0;
   for (size_t i : impl_->chunk_frames()) n += impl_->index[i].records;
   return n;
 }
 Result<bool> TraceReader::read_chunk(size_t i, std::vector<Event>& out) { return impl_->read_chunk(i, out); }
 Result<bool> TraceReader::read_chunk(size_t i, std::vector<OpRecord>& out) { return impl_->read_chunk(i, out); }
+
+Result<size_t> TraceReader::for_each_frame(FrameType type,
+                                           const std::function<Status(std::span<const uint64_t>)>& fn) {
+  Impl& m = *impl_;
+  FSR_RETURN_IF_ERROR(m.build_index());
+  size_t n = 0;
+  for (const auto& e : m.index) {
+    if (e.type != static_cast<uint16_t>(type)) continue;
+    FrameHeader h;
+    std::string why;
+    if (m.read_frame(e.offset, h, why) != FrameFile::Got::kFrame)
+      return Status::error(m.path + ": " + frame_type_name(type) + " frame at offset " + std::to_string(e.offset) +
+                           " unreadable" + (why.empty() ? " (cut short)" : ": " + why));
+    FSR_RETURN_IF_ERROR(fn(std::span<const uint64_t>(m.words.data(), m.words.size())));
+    ++n;
+  }
+  return n;
+}
 
 const ReadProblems& TraceReader::problems() const { return impl_->problems; }
 uint64_t TraceReader::file_size() const { return impl_->size; }

@@ -6,13 +6,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "traces/event.h"
+#include "traces/frame.h"
 #include "traces/status.h"
 #include "traces/trace_model.h"
 
@@ -62,6 +65,13 @@ class TraceReader {
   Result<uint64_t> record_count();
   Result<bool> read_chunk(size_t i, std::vector<Event>& out);
   Result<bool> read_chunk(size_t i, std::vector<OpRecord>& out);
+
+  // Every readable frame of `type` (through the index, or a scan of a file
+  // without one), in file order: `fn` gets its Cap'n Proto message as words.
+  // Returns how many frames were passed to `fn`; a frame that fails its
+  // checksum is an error naming its offset.
+  Result<size_t> for_each_frame(FrameType type,
+                                const std::function<Status(std::span<const uint64_t> words)>& fn);
 
   // Everything found wrong so far. After a full sequential read this is final.
   const ReadProblems& problems() const;

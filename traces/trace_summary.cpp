@@ -48,9 +48,8 @@ void account(TraceSummary& s, const TraceReader& r, const std::vector<Rec>& recs
 }  // namespace
 
 Result<TraceSummary> summarise(const std::string& path) {
-  auto rr = TraceReader::open(path);
-  if (!rr) return rr.status();
-  TraceReader& r = **rr;
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader, TraceReader::open(path));
+  TraceReader& r = *reader;
   TraceSummary s;
   s.path = path;
   s.header = r.header();
@@ -58,17 +57,15 @@ Result<TraceSummary> summarise(const std::string& path) {
   if (r.kind() == PayloadKind::kTrace) {
     std::vector<Event> ev;
     while (true) {
-      auto got = r.next(ev);
-      if (!got) return got.status();
-      if (!got.value()) break;
+      FSR_ASSIGN_OR_RETURN(const bool more, r.next(ev));
+      if (!more) break;
       account(s, r, ev, threads);
     }
   } else {
     std::vector<OpRecord> ops;
     while (true) {
-      auto got = r.next(ops);
-      if (!got) return got.status();
-      if (!got.value()) break;
+      FSR_ASSIGN_OR_RETURN(const bool more, r.next(ops));
+      if (!more) break;
       account(s, r, ops, threads);
     }
   }

@@ -10,10 +10,11 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "traces/chunk_codec.h"
 #include "traces/crc32c.h"
+#include "traces/event_chunk.h"
 #include "traces/frame.h"
 #include "traces/model_codec.h"
+#include "traces/op_chunk.h"
 #include "traces/string_coding.h"
 
 namespace fsr {
@@ -119,7 +120,7 @@ struct TraceWriter::Impl {
       encode_strings(static_cast<uint32_t>(strings_flushed), string_views, z, msg);
       Status st = write_frame(FrameType::kStrings, msg, static_cast<uint32_t>(string_views.size()), nullptr);
       strings_flushed += string_views.size();
-      if (!st) return st;
+      FSR_RETURN_IF_ERROR(st);
     }
     pending_string_bytes = 0;
     return Status::ok();
@@ -134,8 +135,8 @@ struct TraceWriter::Impl {
   }
 
   Status flush_chunk() {
-    if (Status st = flush_prestate(); !st) return st;
-    if (Status st = flush_strings(); !st) return st;
+    FSR_RETURN_IF_ERROR(flush_prestate());
+    FSR_RETURN_IF_ERROR(flush_strings());
     if (events.size() > 0) {
       uint32_t n = events.size();
       events.finish(z, records - n, msg);
@@ -169,10 +170,10 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& path
     return Status::error(path + ": cannot create: " + std::strerror(errno) + " (check the directory exists and is writable)");
   uint8_t fh[kFileHeaderSize];
   encode_file_header(fh, kFormatVersion, static_cast<uint16_t>(header.kind));
-  if (Status st = impl->write_all(fh, sizeof fh, nullptr, 0); !st) return st;
+  FSR_RETURN_IF_ERROR(impl->write_all(fh, sizeof fh, nullptr, 0));
   encode_header(impl->header, impl->msg);
   Compressor once(kOnceLevel);
-  if (Status st = impl->write_frame(FrameType::kHeader, impl->msg, 1, &once); !st) return st;
+  FSR_RETURN_IF_ERROR(impl->write_frame(FrameType::kHeader, impl->msg, 1, &once));
   return std::unique_ptr<TraceWriter>(new TraceWriter(std::move(impl)));
 }
 
@@ -225,22 +226,28 @@ Status TraceWriter::append(const OpRecord& op) {
   return Status::ok();
 }
 
+Status TraceWriter::append_frame(FrameType type, const std::vector<uint8_t>& capnp_message, uint32_t records) {
+  Impl& m = *impl_;
+  FSR_RETURN_IF_ERROR(m.flush_chunk());
+  return m.write_frame(type, capnp_message, records, &m.z);
+}
+
 Status TraceWriter::flush() { return impl_->flush_chunk(); }
 
 Status TraceWriter::finish(const TraceFooter& footer) {
   Impl& m = *impl_;
-  if (Status st = m.flush_chunk(); !st) return st;
+  FSR_RETURN_IF_ERROR(m.flush_chunk());
   encode_footer(footer, m.msg);
   Compressor once(kOnceLevel);
-  if (Status st = m.write_frame(FrameType::kFooter, m.msg, 0, &once); !st) return st;
+  FSR_RETURN_IF_ERROR(m.write_frame(FrameType::kFooter, m.msg, 0, &once));
   uint64_t index_offset = m.offset;
   std::vector<IndexRecord> idx = m.index;  // the index frame does not list itself
   encode_index(idx, m.records, m.msg);
-  if (Status st = m.write_frame(FrameType::kIndex, m.msg, static_cast<uint32_t>(idx.size()), &m.z); !st) return st;
+  FSR_RETURN_IF_ERROR(m.write_frame(FrameType::kIndex, m.msg, static_cast<uint32_t>(idx.size()), &m.z));
   uint8_t trailer[kTrailerSize];
   std::memcpy(trailer, &index_offset, 8);
   std::memcpy(trailer + 8, kTrailerMagic, 8);
-  if (Status st = m.write_all(trailer, sizeof trailer, nullptr, 0); !st) return st;
+  FSR_RETURN_IF_ERROR(m.write_all(trailer, sizeof trailer, nullptr, 0));
   if (::fsync(m.fd) != 0 && errno != EINVAL)
     return Status::error(m.path + ": fsync failed: " + std::strerror(errno));
   ::close(m.fd);

@@ -10,8 +10,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "traces/event.h"
+#include "traces/frame.h"
 #include "traces/status.h"
 #include "traces/trace_model.h"
 
@@ -46,6 +48,11 @@ class TraceWriter {
   // Trace payloads take events, result payloads take ops.
   Status append(const Event& event);
   Status append(const OpRecord& op);
+
+  // A frame of a payload that is neither events nor ops (a profile's
+  // measurements): `capnp_message` is one serialised Cap'n Proto message,
+  // written zstd-compressed and listed in the index.
+  Status append_frame(FrameType type, const std::vector<uint8_t>& capnp_message, uint32_t records);
 
   // Writes the pending chunk (and new strings) now. The recorder calls this at
   // least once a second so that a killed recorder loses at most a second.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end attribution accuracy (issue 5, item 6): record a real workload
+# End-to-end attribution accuracy: record a real workload
 # with eBPF, replay it on slowfs with latency injected into ONE class, and
 # check that `fsreplay report --baseline` attributes >= 95% of the wall-time
 # slowdown to that class. The baseline is the same slowfs mount with no
@@ -65,8 +65,7 @@ print(s if s is not None else 'nan', r['wall_ratio'])" "$json" "$cls")
 mkdir -p "$work/local"
 replay base "$work/local"
 # (readdir has ~120 calls here against 400+ for the others: 3 ms each keeps
-# its injected total well above the run-to-run noise of a loaded machine,
-# which once took its share to 0.87 at 1 ms.)
+# its injected total well above the run-to-run noise of a loaded machine.)
 for cls in "${classes[@]}"; do
   ms=1
   [[ $cls == readdir ]] && ms=3

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `fsreplay compare TRACE --target A --target B` replays a recorded trace on
-# each target in turn and prints one table (issue 5, item 3). Checks the JSON:
+# each target in turn and prints one table. Checks the JSON:
 # one run per target, in order, every op replayed, wall ratios present.
 # Usage: compare_targets_e2e.sh FSREPLAY   (root: records with eBPF)
 set -euo pipefail

@@ -30,8 +30,8 @@ int main(int argc, char** argv) {
   {
     auto w = fsr::TraceWriter::create(dir + "/trace", h, {.chunk_events = 40});
     if (!w) return 1;
-    (*w)->add_prestate({"/src", fsr::PrestateKind::kDir, 040755, 0, "", 1, 1, 2});
-    (*w)->add_prestate({"/src/l", fsr::PrestateKind::kSymlink, 0120777, 1, "x", 2, 1, 1});
+    if (!(*w)->add_prestate({"/src", fsr::PrestateKind::kDir, 040755, 0, "", 1, 1, 2})) return 1;
+    if (!(*w)->add_prestate({"/src/l", fsr::PrestateKind::kSymlink, 0120777, 1, "x", 2, 1, 1})) return 1;
     fsr::BuildLikeStream gen(300, 7);
     std::vector<fsr::Event> batch;
     for (int n = 0; n < 150;) {

@@ -187,6 +187,15 @@ TEST(PidNamespaceRefusals, ProcOfAnotherNamespaceIsRefused) {
   EXPECT_NE(t.err.find("--mount-proc"), std::string::npos) << t.err;
 }
 
+// Exit codes follow the error's kind, not its wording: a --root that does not
+// exist is an error (1), although its message names "--root".
+TEST(RecordExitCodes, MissingRootDirectoryIsAnErrorNotAMissingPrivilege) {
+  TempDir d;
+  Trace t = record_via_cli("", d.path() + "/does-not-exist", "true");
+  EXPECT_EQ(t.status >> 8, 1) << t.err;
+  EXPECT_NE(t.err.find("--root"), std::string::npos) << t.err;
+}
+
 TEST(KernelFeatureRefusals, MissingRequiredTracepointIsNamed) {
   TempDir d;
   Trace t = record_via_cli("FSREPLAY_RECORD_WITHOUT=tp_btf/sched_process_fork", d.path(), "true");

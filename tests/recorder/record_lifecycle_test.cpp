@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "recorder/bpf_options.h"
+#include "recorder/bpf_session.h"
 #include "recorder/initial_state.h"
 #include "tests/recorder/record_helper.h"
 #include "traces/syscalls.h"
@@ -88,11 +90,18 @@ TEST(RecordLifecycle, StarvedDrainIsRaisedBeforeALaneOverflows) {
 TEST(RecordLifecycle, LanesRewoundEarlyLoseNothing) {
   TempDir d;
   const uint32_t calls = 36000;
-  Recorded r = record_command({FSR_PACED_PATH, std::to_string(calls), "12000"}, d.path(), 1);
-  ASSERT_TRUE(r.reader);
+  // Pinned to one CPU, so that one lane fills; a loaded machine can still
+  // stretch the pace so that no lap reaches its early-rewind point: then it
+  // is tried again, up to three times.
+  Recorded r;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    r = record_command({"taskset", "-c", "0", FSR_PACED_PATH, std::to_string(calls), "12000"}, d.path(), 1);
+    ASSERT_TRUE(r.reader);
+    if (r.summary.kernel.early_rewinds > 0) break;
+  }
   EXPECT_EQ(r.summary.exit_code, 0);
   EXPECT_EQ(r.summary.drops, 0u);
-  EXPECT_GT(r.summary.kernel.early_rewinds, 0u) << "no lane rewound early: the case this test is for did not happen";
+  EXPECT_GT(r.summary.kernel.early_rewinds, 0u) << "no lane rewound early in 3 runs: the case this test is for did not happen";
   std::vector<uint32_t> seq;
   for (const Event* e : r.with_nr(SYS_access)) {
     if (e->path[0] == kNoStr) continue;
@@ -245,6 +254,30 @@ TEST(RecordLifecycle, PidOfAChrootedTreeRecordsItsOwnPaths) {
   EXPECT_EQ(a.header.initial.cwd, d.path()) << "the workload's cwd, not " << d.path() << "/R/...";
   for (const std::string& path : a.opens) EXPECT_EQ(path.find(d.path() + "/R"), std::string::npos) << path;
   EXPECT_TRUE(contains(a.opens, d.path() + "/f")) << "the chrooted cat's relative open, as it saw it";
+}
+
+}  // namespace
+}  // namespace fsr::test
+
+namespace fsr::test {
+namespace {
+
+// A --pid tree's process can exit between the walk that finds it and its
+// filter entry: the entry must not keep the recording open for ever.
+TEST(RecordLifecycle, FilterEntryOfAnAlreadyExitedProcessIsDropped) {
+  auto bpf = bpf_options_from_env();
+  ASSERT_TRUE(bpf) << bpf.message();
+  auto s = BpfSession::open(bpf.value(), [](void*, uint32_t, const void*, size_t, uint64_t) { return 0; }, nullptr);
+  ASSERT_TRUE(s) << s.message();
+  pid_t p = fork();
+  ASSERT_GE(p, 0);
+  if (p == 0) _exit(0);
+  int st = 0;
+  ASSERT_EQ(waitpid(p, &st, 0), p);
+  ASSERT_TRUE(s.value()->track(static_cast<uint32_t>(p)));
+  EXPECT_EQ(s.value()->tracked_count(), 1u);
+  EXPECT_EQ(s.value()->forget_exited(), 1u);
+  EXPECT_EQ(s.value()->tracked_count(), 0u);
 }
 
 }  // namespace

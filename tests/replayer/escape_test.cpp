@@ -32,7 +32,7 @@ class Escape : public ReplayDirs, public ::testing::WithParamInterface<bool> {
 
 TEST_P(Escape, DotDotAndAbsolutePathsStayInScratch) {
   Synth t;
-  t.add(1, 1, SYS_mkdir, 10, 5, 0, {0755}, "/w/p/../../.." + sentinel + "/evil");
+  t.add(1, 1, SYS_mkdir, 10, 5, 0, {0, 0755}, "/w/p/../../.." + sentinel + "/evil");
   t.add(1, 1, SYS_openat, 20, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, sentinel + "/evil2");
   t.add(1, 1, SYS_unlink, 30, 5, 0, {}, sentinel + "/keep.txt");
   t.add(1, 1, SYS_rename, 40, 5, 0, {}, sentinel + "/sub", "/w/p/stolen");
@@ -51,7 +51,7 @@ TEST_P(Escape, SymlinksCreatedByTheTraceCannotLeadOut) {
   t.add(1, 1, SYS_symlink, 20, 5, 0, {}, "../../../../../../../../.." + sentinel, "/w/p/rel");
   t.add(1, 1, SYS_openat, 30, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, "/w/p/abs/keep.txt");
   t.add(1, 1, SYS_write, 35, 5, 100, {3, 0, 100});
-  t.add(1, 1, SYS_mkdir, 40, 5, 0, {0755}, "/w/p/rel/evil");
+  t.add(1, 1, SYS_mkdir, 40, 5, 0, {0, 0755}, "/w/p/rel/evil");
   t.add(1, 1, SYS_unlink, 50, 5, 0, {}, "/w/p/rel/keep.txt");
   t.add(1, 1, SYS_chmod, 60, 5, 0, {0777}, "/w/p/abs/sub");
   t.add(1, 1, SYS_truncate, 70, 5, 0, {0}, "/w/p/rel/sub/x");
@@ -82,11 +82,11 @@ TEST_P(Escape, ASymlinkMovedShallowerCannotClimbOut) {
   // A relative link that stays inside where it is made, then moved up so
   // that the same text climbs above the root; later ops go through it.
   Synth t;
-  t.add(1, 1, SYS_mkdir, 10, 5, 0, {0755}, "/w/p/a");
+  t.add(1, 1, SYS_mkdir, 10, 5, 0, {0, 0755}, "/w/p/a");
   // From TARGET/a, "../sentinel" is TARGET/sentinel; from TARGET it is the real sentinel.
   t.add(1, 1, SYS_symlink, 20, 5, 0, {}, "../sentinel", "/w/p/a/l");
   t.add(1, 1, SYS_rename, 30, 5, 0, {}, "/w/p/a/l", "/w/p/l");
-  t.add(1, 1, SYS_mkdir, 40, 5, 0, {0755}, "/w/p/l/evil");
+  t.add(1, 1, SYS_mkdir, 40, 5, 0, {0, 0755}, "/w/p/l/evil");
   t.add(1, 1, SYS_openat, 50, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/w/p/l/evil2");
   t.add(1, 1, SYS_unlink, 60, 5, 0, {}, "/w/p/l/keep.txt");
   std::string trace = write_trace(t, "/w/p");

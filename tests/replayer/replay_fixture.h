@@ -6,9 +6,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -158,5 +160,20 @@ class ReplayDirs : public ::testing::Test {
   uint64_t sentinel_hash = 0;
   int traces_ = 0, results_ = 0;
 };
+
+#ifdef FSR_FSREPLAY_PATH
+// Runs `fsreplay ARGS` (the real command), stdout and stderr together;
+// `status` gets its exit status (-1 if it did not exit).
+inline std::string run_cli(const std::string& args, int& status) {
+  const std::string cmd = std::string(FSR_FSREPLAY_PATH) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  for (size_t n; p && (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int st = p ? pclose(p) : -1;
+  status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return out;
+}
+#endif
 
 }  // namespace fsr::test

@@ -71,7 +71,7 @@ TEST(TreeSpec, ReadlinkLengthsBecomeSymlinksToTheNextLookup) {
 
 TEST(TreeSpec, CreatedDirectoriesAreNotPreparedButTheirParentsAre) {
   Synth t;
-  t.add(1, 1, SYS_mkdir, 10, 1, 0, {0755}, "/r/a/out");
+  t.add(1, 1, SYS_mkdir, 10, 1, 0, {0, 0755}, "/r/a/out");
   t.add(1, 1, SYS_creat, 20, 1, 3, {0, 0644}, "/r/a/out/x.o");
   TreeSpec sp = spec_of(t);
   EXPECT_NE(find(sp, Root::kTarget, "a"), nullptr);
@@ -86,7 +86,7 @@ TEST(TreeSpec, APathRemovedInVainThenCreatedIsNotPrepared) {
   Synth t;
   t.add(1, 1, SYS_newfstatat, 5, 1, -ENOENT, {kAtCwd, 0, 0, AT_SYMLINK_NOFOLLOW}, "/r/small");
   t.add(1, 1, SYS_unlinkat, 10, 1, -ENOENT, {kAtCwd, 0, 0}, "/r/small");
-  t.add(1, 1, SYS_mkdir, 20, 1, 0, {0777}, "/r/small");
+  t.add(1, 1, SYS_mkdir, 20, 1, 0, {0, 0777}, "/r/small");
   t.add(1, 1, SYS_creat, 30, 1, 3, {0, 0644}, "/r/small/f1");
   TreeSpec sp = spec_of(t);
   EXPECT_EQ(find(sp, Root::kTarget, "small"), nullptr) << "prepared, so the recorded ENOENTs diverge";

@@ -8,7 +8,7 @@
 #include <functional>
 
 #include "schema.capnp.h"
-#include "traces/chunk_codec.h"
+#include "traces/event_chunk.h"
 
 namespace fsr {
 namespace {

@@ -423,7 +423,7 @@ TEST(ContainerRoundTrip, ReaderFollowsAFileStillBeingWritten) {
 // records compress far worse). Deterministic input, so this is a property of
 // the format, not a timing: the file (chunked, with its string table) must be
 // at least 1.5x smaller than the same events stored as raw structs and
-// compressed as one stream with the same zstd level (measured: 1.6x).
+// compressed as one stream with the same zstd level.
 TEST(ContainerRoundTrip, ColumnarChunksBeatRowWiseCompression) {
   TempFile f;
   BuildLikeStream gen(20000);

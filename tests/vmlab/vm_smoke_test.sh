@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vm lab smoke test (issue 16): boots the guest, records a small workload
+# vm lab smoke test: boots the guest, records a small workload
 # (200 small files created, listed with ls -l, stat'ed, read, removed; a
 # 60-file git repository cloned and its status taken) on the guest's ext4
 # with the eBPF recorder on kernel 6.1, replays the trace on the guest's 9p

@@ -8,16 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "traces/clock.h"
 #include "traces/synthetic.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
 namespace {
-double clock_s(clockid_t c) {
-  timespec ts{};
-  clock_gettime(c, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
+double clock_s(clockid_t c) { return static_cast<double>(fsr::now_ns(c)) / 1e9; }
 // CPU time of this thread: the "one core" figure, robust to other load on the machine.
 double cpu_s() { return clock_s(CLOCK_THREAD_CPUTIME_ID); }
 double now_s() { return clock_s(CLOCK_MONOTONIC); }

@@ -1,8 +1,8 @@
 // Drain benchmark: the recorder's drain pipeline (recorder.cpp: lanes ->
 // RingMerger -> EventDecoder -> TraceWriter) timed offline on a recorded
 // trace, so that a change to it is measured without a workload competing for
-// the CPU (measured inside a live recording, the drain's cost swings by
-// ~20%). Each event of TRACE is turned back into the kernel record the BPF
+// the CPU (measured inside a live recording, the drain's cost swings with
+// the workload). Each event of TRACE is turned back into the kernel record the BPF
 // side wrote for it (recorder/record_builder.h) and framed into one of C
 // lanes by thread, as bpf/fsreplay_record.h lays them out; the drains the
 // recorder would have made are worked out from the records' `end` times. All
@@ -19,10 +19,9 @@
 // recorder/heap_warmup.h); 0 leaves it cold.
 // Round 1 touches the pipeline's memory first (page faults, as in a live
 // recorder); later rounds reuse the heap, whose layout moves the figures of
-// a small trace by up to ~40% between runs (git status, 4,729 events: medians
-// 526-726 ns/event over three runs). GLIBC_TUNABLES=glibc.malloc.hugetlb=1
-// (huge pages for malloc) steadied them here (394-398), but that is not the
-// recorder's malloc: say so with any figure taken that way.
+// a small trace a lot between runs. GLIBC_TUNABLES=glibc.malloc.hugetlb=1
+// (huge pages for malloc) steadies them, but that is not the recorder's
+// malloc: say so with any figure taken that way.
 #include <fmt/core.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -92,17 +91,15 @@ struct LaneRecords {
 // The record of every event of the trace at `path`, in lane tid % lanes.size()
 // (a CPU that a thread never leaves).
 Status read_records(const std::string& path, Input& in, std::vector<LaneRecords>& lanes) {
-  auto reader = TraceReader::open(path);
-  if (!reader) return reader.status();
-  TraceReader& r = *reader.value();
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader, TraceReader::open(path));
+  TraceReader& r = *reader;
   if (r.kind() != PayloadKind::kTrace) return Status::error(fmt::format("{}: not a trace (a replay result?)", path));
   in.header = r.header();
   std::vector<Event> chunk;
   std::vector<char> bytes;
   for (;;) {
-    auto got = r.next(chunk);
-    if (!got) return got.status();
-    if (!got.value()) break;
+    FSR_ASSIGN_OR_RETURN(const bool more, r.next(chunk));
+    if (!more) break;
     for (const Event& e : chunk) {
       ++in.events;
       if (!record_for_event(e, in.header.mono_start_ns, r.str(e.path[0]), r.str(e.path[1]), bytes)) {
@@ -152,7 +149,7 @@ std::vector<uint64_t> frame_lane(const LaneRecords& src, Lane& lane) {
 // Reads, frames and plans, all before any clock starts.
 Status build_input(const std::string& path, uint32_t cpus, Input& in) {
   std::vector<LaneRecords> src(cpus);
-  if (Status st = read_records(path, in, src); !st) return st;
+  FSR_RETURN_IF_ERROR(read_records(path, in, src));
 
   // The lanes hold their records in trace order. A CPU submits in the order
   // of the true `end` times, and so is the trace ordered; the trace's
@@ -206,9 +203,8 @@ Result<Round> run_round(const Input& in, const std::string& out) {
   // Set up as recorder.cpp does before the workload starts (not timed).
   RingMerger merger(cpus);
   merger.reserve((uint64_t{BpfOptions{}.buffer_mib} << 20) / 4 / 64);  // as recorder.cpp: a quarter of a default lane
-  auto writer_r = TraceWriter::create(out, in.header);
-  if (!writer_r) return writer_r.status();
-  TraceWriter& writer = *writer_r.value();
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceWriter> writer_p, TraceWriter::create(out, in.header));
+  TraceWriter& writer = *writer_p;
   EventDecoder decoder(in.header.mono_start_ns, [&](std::string_view s) { return writer.add_string(s); });
   decoder.seed_process(in.header.initial);
 
@@ -252,26 +248,24 @@ struct Comparison {
 };
 
 Result<Comparison> compare_traces(const std::string& want, const std::string& got) {
-  auto a = TraceReader::open(want), b = TraceReader::open(got);
-  if (!a) return a.status();
-  if (!b) return b.status();
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> a, TraceReader::open(want));
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> b, TraceReader::open(got));
   auto read_all = [](TraceReader& r, std::vector<Event>& out) -> Status {
     std::vector<Event> chunk;
     for (;;) {
-      auto more = r.next(chunk);
-      if (!more) return more.status();
-      if (!more.value()) return Status::ok();
+      FSR_ASSIGN_OR_RETURN(const bool more, r.next(chunk));
+      if (!more) return Status::ok();
       out.insert(out.end(), chunk.begin(), chunk.end());
     }
   };
   std::vector<Event> ea, eb;
-  if (Status st = read_all(**a, ea); !st) return st;
-  if (Status st = read_all(**b, eb); !st) return st;
+  FSR_RETURN_IF_ERROR(read_all(*a, ea));
+  FSR_RETURN_IF_ERROR(read_all(*b, eb));
   auto same = [&](const Event& x, const Event& y) {
     return x.ts == y.ts && x.dur == y.dur && x.ret == y.ret && std::equal(x.args, x.args + 6, y.args) &&
            x.dev == y.dev && x.ino == y.ino && x.size == y.size && x.mode == y.mode && x.pid == y.pid &&
            x.tid == y.tid && x.nr == y.nr && x.flags == y.flags &&
-           (*a)->str(x.path[0]) == (*b)->str(y.path[0]) && (*a)->str(x.path[1]) == (*b)->str(y.path[1]);
+           a->str(x.path[0]) == b->str(y.path[0]) && a->str(x.path[1]) == b->str(y.path[1]);
   };
   Comparison c;
   const size_t n = std::min(ea.size(), eb.size());
@@ -284,8 +278,8 @@ Result<Comparison> compare_traces(const std::string& want, const std::string& go
       ++c.per_thread;
     } else if (c.first.empty()) {
       c.first = fmt::format("{} of tid {} at ts {} (path \"{}\"): drained as {} (path \"{}\", flags {:#x} for {:#x})",
-                            syscall_name(ea[i].nr), ea[i].tid, ea[i].ts, (*a)->str(ea[i].path[0]),
-                            syscall_name(eb[i].nr), (*b)->str(eb[i].path[0]), eb[i].flags, ea[i].flags);
+                            syscall_name(ea[i].nr), ea[i].tid, ea[i].ts, a->str(ea[i].path[0]),
+                            syscall_name(eb[i].nr), b->str(eb[i].path[0]), eb[i].flags, ea[i].flags);
     }
   }
   return c;

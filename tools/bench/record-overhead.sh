@@ -1,5 +1,5 @@
 #!/bin/bash
-# Recorder overhead benchmark (issue 3 acceptance figures). Prints medians and
+# Recorder overhead benchmark. Prints medians and
 # ratios against the same command untraced in the same run; never asserts.
 #   sudo tools/bench/record-overhead.sh [FSREPLAY_BINARY]
 # Needs /usr/bin/time (package `time`) for the CPU figures.
@@ -36,7 +36,10 @@ if [ -n "${REPO:-}" ]; then
   if [ ! -d repo/.git ] || [ "$(cat repo.source 2>/dev/null)" != "$REPO" ]; then
     rm -rf repo && git clone -q --depth 1 "file://$(realpath "$REPO")" repo && echo "$REPO" > repo.source
   fi
-  git -C repo status > /dev/null  # the index fresh, as a user's
+  # The index fresh, as a user's, and not racy: a status a second after the
+  # checkout rewrites it, or each status re-reads the files checked out in
+  # the second the index was written.
+  git -C repo status > /dev/null && sleep 1.1 && git -C repo status > /dev/null
 elif [ ! -d repo/.git ] || [ -e repo.source ]; then
   rm -f repo.source
   rm -rf repo && mkdir -p repo && (

@@ -43,10 +43,11 @@
 #include "bpf/fsreplay_record.h"
 #include "record_floor.skel.h"
 #include "recorder/launcher.h"
-#include "recorder/unique_fd.h"
 #include "tools/cli_util.h"
+#include "traces/clock.h"
 #include "traces/status.h"
 #include "traces/syscalls.h"
+#include "traces/unique_fd.h"
 
 namespace {
 
@@ -56,11 +57,7 @@ using fsr::UniqueFd;
 
 constexpr const char* kName = "fsreplay_bench_record_floor";
 
-uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
-}
+using fsr::now_ns;
 
 // The storm child: waits for one byte (or EOF) on stdin, so that the parent
 // can attach programs filtered on its pid first, then runs record-storm.c's
@@ -183,19 +180,16 @@ std::vector<std::string> storm_argv(const Config& cfg) {
 }
 
 Result<uint64_t> run_untraced(const Config& cfg) {
-  auto c = spawn(storm_argv(cfg), STDERR_FILENO);
-  if (!c) return c.status();
-  return storm_ns(*c, "untraced");
+  FSR_ASSIGN_OR_RETURN(auto c, spawn(storm_argv(cfg), STDERR_FILENO));
+  return storm_ns(c, "untraced");
 }
 
 Result<uint64_t> run_level(const Config& cfg, uint32_t level) {
-  auto c = spawn(storm_argv(cfg), STDERR_FILENO);
-  if (!c) return c.status();
-  auto skel = attach_floor(level, c->pid);
-  if (!skel) return skel.status();
+  FSR_ASSIGN_OR_RETURN(auto c, spawn(storm_argv(cfg), STDERR_FILENO));
+  FSR_ASSIGN_OR_RETURN(auto skel, attach_floor(level, c.pid));  // attached while it lives
   const char go = 1;
-  if (write(c->in.get(), &go, 1) != 1) return Status::error(fmt::format("starting the storm: {}", strerror(errno)));
-  return storm_ns(*c, fmt::format("level {}", level));
+  if (write(c.in.get(), &go, 1) != 1) return Status::error(fmt::format("starting the storm: {}", strerror(errno)));
+  return storm_ns(c, fmt::format("level {}", level));
 }
 
 // The last line the recorder wrote on stderr (its summary: events, drops).
@@ -214,9 +208,8 @@ Result<uint64_t> run_recorder(const Config& cfg) {
   std::vector<std::string> argv = {cfg.recorder, "record", "--allow-drops", "--no-page-faults",
                                    "-o", cfg.tmp + "/floor.trace", "--root", cfg.tmp + "/empty", "--"};
   for (auto& a : storm_argv(cfg)) argv.push_back(std::move(a));
-  auto c = spawn(argv, err.get());
-  if (!c) return c.status();
-  auto ns = storm_ns(*c, cfg.recorder + " record");
+  FSR_ASSIGN_OR_RETURN(auto c, spawn(argv, err.get()));
+  auto ns = storm_ns(c, cfg.recorder + " record");
   if (!ns) return Status::error(ns.message() + "; its last words: " + last_line(log));
   return ns;
 }

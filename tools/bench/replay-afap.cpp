@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     e.kind = PrestateKind::kFile;
     e.mode = 0100644;
     e.size = 4096;
-    wr.add_prestate(e);
+    if (Status s = wr.add_prestate(e); !s) return fprintf(stderr, "%s\n", s.message().c_str()), 1;
   }
   // Each thread (its own process, so no cross-thread ordering beyond shared
   // paths, which are read-only here): open, fstat, read, close, stat.
@@ -71,7 +71,10 @@ int main(int argc, char** argv) {
         int k = 0;
         for (uint64_t a : args) e.args[k++] = a;
         e.path[0] = path;
-        wr.append(e);
+        if (Status s = wr.append(e); !s) {
+          fprintf(stderr, "%s\n", s.message().c_str());
+          exit(1);
+        }
         ++n;
       };
       ev(SYS_openat, 3, {static_cast<uint64_t>(-100), 0, O_RDONLY}, p);

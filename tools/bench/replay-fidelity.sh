@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replay fidelity, measured the way a user's run happens (issue 14): does a
+# Replay fidelity, measured the way a user's run happens: does a
 # think-mode replay predict the *untraced* workload's wall time?
 #
 #   tools/bench/replay-fidelity.sh [-n RUNS] [-w WORKLOADS] [-t TARGETS] [-b FSREPLAY] [--ab] [--raw]
@@ -30,7 +30,12 @@
 #
 # Workloads (the tree each starts from, then the command, in the tree):
 #   small  empty; bash: 5,000 x `echo x > sm/f$i`, `ls -l sm`, `rm -rf sm`
-#   git    a clone of git/git (4,847 files) with its index fresh; `git status`,
+#   git    a clone of git/git (4,847 files) with its index fresh and not
+#          racy (refreshed again a second after the checkout: an index
+#          written in the second its files were makes every `git status`
+#          re-read them until a status runs a second later, so a run started
+#          at once did several times the work of one started after the
+#          recorder's start-up); `git status`,
 #          `find g -name '*.c' -print0 | xargs -0 -P2 -n 40 cat`, `du -sh g`
 #   clone  empty; `git clone --no-hardlinks` of git/git's tree (a depth-1 bare
 #          copy of /work/.mirror/git+git/repo outside the tree), `git status`
@@ -58,7 +63,7 @@ while [[ $# -gt 0 ]]; do
     -b) bin=$2; shift 2 ;;
     --ab) ab=1; shift ;;
     --raw) raw=1; shift ;;
-    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
     *) echo "replay-fidelity: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -171,7 +176,8 @@ prepare_inputs() {  # once per workload: its inputs outside every tree; 1 = cann
 make_tree() {  # make_tree WORKLOAD DIR: the state the workload starts from
   local d=$2
   case $1 in
-    git) git clone -q --no-hardlinks "$gitsrc" "$d/g" && git -C "$d/g" status >/dev/null ;;
+    git) git clone -q --no-hardlinks "$gitsrc" "$d/g" && git -C "$d/g" status >/dev/null &&
+         sleep 1.1 && git -C "$d/g" status >/dev/null ;;
     npm) cp "$repo"/tests/workloads/npm/package*.json "$d/" ;;
     cargo) cp -r "$repo/tests/workloads/cargo/." "$d/" ;;
     make) cp -r "$work/lua-5.4.4/." "$d/" ;;

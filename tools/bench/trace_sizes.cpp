@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "schema.capnp.h"
-#include "traces/chunk_codec.h"
+#include "traces/chunk_message.h"
 #include "traces/columns.h"
 #include "traces/frame.h"
 

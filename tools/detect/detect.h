@@ -66,6 +66,9 @@ Result<Environment> detect_environment(const std::string& path);
 // statfs_type_hex, statfs_type_name, wsl_distro, wsl_automount_options), in
 // that order; options sorted by key. Golden: tests/mountlab/env/fixtures/*_env.json.
 std::string environment_to_json(const Environment& env);
+// environment_to_json of detect_environment(path), or {"error": why} when
+// detection fails: the fingerprint a replay stores in its result.
+std::string detect_environment_json(const std::string& path);
 // Human-readable report for `fsreplay detect` (one "label: value" per line).
 std::string environment_to_text(const Environment& env);
 

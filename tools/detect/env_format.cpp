@@ -50,6 +50,11 @@ std::string environment_to_json(const Environment& env) {
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+std::string detect_environment_json(const std::string& path) {
+  Result<Environment> env = detect_environment(path);
+  return env ? environment_to_json(env.value()) : nlohmann::json{{"error", env.message()}}.dump();
+}
+
 std::string environment_to_text(const Environment& env) {
   const MountClass& c = env.mount_class;
   std::string key;

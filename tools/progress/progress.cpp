@@ -6,14 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "traces/clock.h"
+
 namespace fsr {
 namespace {
-
-uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 std::string grouped(uint64_t n) {
   std::string s = std::to_string(n);

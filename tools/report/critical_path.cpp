@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include "tools/report/result_set.h"
 
 namespace fsr {
 
@@ -111,10 +112,7 @@ PathAttribution CriticalPathBuilder::finish(uint64_t wall_ns) {
 }
 
 PathAttribution critical_path(const std::vector<OpRecord>& ops, uint64_t wall_ns, bool keep_path) {
-  std::vector<size_t> order(ops.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return ops[a].event_index < ops[b].event_index; });
+  const std::vector<size_t> order = event_order(ops);
   uint64_t top = 0;  // every earlier op stays in the window
   for (const OpRecord& op : ops) top = std::max(top, op.event_index);
   CriticalPathBuilder b(keep_path, static_cast<size_t>(std::min<uint64_t>(top + 1, 1u << 24)));

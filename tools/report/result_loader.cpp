@@ -11,12 +11,11 @@ namespace {
 
 // Opens a result file; `meta` gets its name and header.
 Result<std::unique_ptr<TraceReader>> open_result(const std::string& path, ResultMeta& meta) {
-  auto reader = TraceReader::open(path);
-  if (!reader) return reader.status();
-  if ((*reader)->kind() != PayloadKind::kResult)
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader, TraceReader::open(path));
+  if (reader->kind() != PayloadKind::kResult)
     return Status::error(path + ": is a trace, not a replay result; run `fsreplay replay` on it first");
   meta.file = path;
-  meta.header = (*reader)->header();
+  meta.header = reader->header();
   return reader;
 }
 
@@ -44,11 +43,10 @@ void finish_meta(ResultMeta& m, const TraceReader& r, const std::string& path) {
 
 Result<ResultSet> load_result(const std::string& path) {
   ResultSet rs;
-  auto reader = open_result(path, rs);
-  if (!reader) return reader.status();
-  TraceReader& r = **reader;
-  Status st = for_each_chunk(r, path, [&](const std::vector<OpRecord>& c) { rs.ops.insert(rs.ops.end(), c.begin(), c.end()); });
-  if (!st) return st;
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader, open_result(path, rs));
+  TraceReader& r = *reader;
+  FSR_RETURN_IF_ERROR(for_each_chunk(
+      r, path, [&](const std::vector<OpRecord>& c) { rs.ops.insert(rs.ops.end(), c.begin(), c.end()); }));
   for (const OpRecord& op : rs.ops)
     if (op.path != kNoStr && !rs.strings.count(op.path)) rs.strings.emplace(op.path, std::string(r.str(op.path)));
   finish_meta(rs, r, path);
@@ -58,9 +56,8 @@ Result<ResultSet> load_result(const std::string& path) {
 Result<ResultSummary> summarize_result(const std::string& path, const StatsOptions& opt,
                                        const ReadProgress& progress) {
   ResultMeta meta;
-  auto reader = open_result(path, meta);
-  if (!reader) return reader.status();
-  TraceReader& r = **reader;
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader, open_result(path, meta));
+  TraceReader& r = *reader;
   uint64_t total = 0;
   if (progress) {
     auto n = r.record_count();
@@ -68,11 +65,10 @@ Result<ResultSummary> summarize_result(const std::string& path, const StatsOptio
   }
   SummaryBuilder b(std::move(meta), opt);
   size_t position = 0;
-  Status st = for_each_chunk(r, path, [&](const std::vector<OpRecord>& c) {
+  FSR_RETURN_IF_ERROR(for_each_chunk(r, path, [&](const std::vector<OpRecord>& c) {
     for (const OpRecord& op : c) b.add(op, position++, r.str(op.path));
     if (progress) progress(position, total);
-  });
-  if (!st) return st;
+  }));
   finish_meta(b.meta(), r, path);  // (the wall time the path ends at comes from the footer)
   return b.finish();
 }

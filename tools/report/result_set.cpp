@@ -1,6 +1,7 @@
 #include "tools/report/result_set.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 
@@ -47,6 +48,14 @@ std::string ResultMeta::short_label() const {
   const size_t slash = t.rfind('/');
   if (slash != std::string::npos && slash + 1 < t.size()) t = t.substr(slash + 1);
   return t.empty() ? "?" : t;
+}
+
+std::vector<size_t> event_order(const std::vector<OpRecord>& ops) {
+  std::vector<size_t> order(ops.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  const auto by_event = [&](size_t a, size_t b) { return ops[a].event_index < ops[b].event_index; };
+  if (!std::is_sorted(order.begin(), order.end(), by_event)) std::stable_sort(order.begin(), order.end(), by_event);
+  return order;
 }
 
 }  // namespace fsr

@@ -49,4 +49,9 @@ struct ResultSet : ResultMeta {
 // loads what is readable and sets complete = false with problems listed.
 Result<ResultSet> load_result(const std::string& path);
 
+// Indices of `ops` in event order (ties keep their order): reports feed ops
+// in the order the trace recorded them. No sort when they already are (a
+// replay writes them so, and predict's are indexed by event).
+std::vector<size_t> event_order(const std::vector<OpRecord>& ops);
+
 }  // namespace fsr

@@ -53,11 +53,7 @@ ResultSummary SummaryBuilder::finish() {
 
 ResultSummary summarize(const ResultSet& rs, const StatsOptions& opt) {
   SummaryBuilder b(rs, opt);
-  std::vector<size_t> order(rs.ops.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t c) { return rs.ops[a].event_index < rs.ops[c].event_index; });
-  for (size_t i : order) b.add(rs.ops[i], i, rs.str(rs.ops[i].path));
+  for (size_t i : event_order(rs.ops)) b.add(rs.ops[i], i, rs.str(rs.ops[i].path));
   return b.finish();
 }
 

@@ -4,6 +4,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "traces/paths.h"
+
 namespace fsr {
 namespace {
 
@@ -15,14 +17,7 @@ std::string_view basename_of(std::string_view p) {
 
 std::vector<std::string_view> components(std::string_view p) {
   std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < p.size()) {
-    while (i < p.size() && p[i] == '/') ++i;
-    size_t j = i;
-    while (j < p.size() && p[j] != '/') ++j;
-    if (j > i) out.push_back(p.substr(i, j - i));
-    i = j;
-  }
+  split_path(p, out);
   return out;
 }
 
@@ -62,22 +57,11 @@ uint32_t ProcessNamer::name(const OpRecord& op, std::string_view path) {
   return it == of_pid_.end() ? 0 : it->second;
 }
 
-namespace {
-std::vector<size_t> event_order(const ResultSet& rs) {
-  std::vector<size_t> order(rs.ops.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return rs.ops[a].event_index < rs.ops[b].event_index;
-  });
-  return order;
-}
-}  // namespace
-
 ProcessNaming name_processes(const ResultSet& rs) {
   ProcessNaming pn;
   ProcessNamer namer(rs.header);
   pn.op_name.assign(rs.ops.size(), 0);
-  for (size_t i : event_order(rs)) pn.op_name[i] = namer.name(rs.ops[i], rs.str(rs.ops[i].path));
+  for (size_t i : event_order(rs.ops)) pn.op_name[i] = namer.name(rs.ops[i], rs.str(rs.ops[i].path));
   pn.names = namer.names();
   return pn;
 }
@@ -130,7 +114,7 @@ ResultStats StatsAccumulator::finish() {
 
 ResultStats compute_stats(const ResultSet& rs, const StatsOptions& opt) {
   StatsAccumulator acc(rs.header, opt);
-  for (size_t i : event_order(rs)) acc.add(rs.ops[i], rs.str(rs.ops[i].path));
+  for (size_t i : event_order(rs.ops)) acc.add(rs.ops[i], rs.str(rs.ops[i].path));
   return acc.finish();
 }
 

@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <string>
 
+#include "traces/clock.h"
+
 namespace fsr {
 namespace {
 
@@ -22,12 +24,6 @@ constexpr std::array<std::string_view, kOpClassCount> kClassNames = {
 // keep the spun tail short. Timer slack is set to 1 ns per thread below, so
 // nanosleep usually wakes within a few tens of microseconds.
 constexpr int64_t kSpinTailNs = 40'000;
-
-int64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
-}
 
 uint64_t splitmix64(uint64_t& state) {
   uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
@@ -227,11 +223,11 @@ uint64_t inject_latency(const LatencySpec& spec) {
   if (spec.base_ns == 0 && spec.jitter == Jitter::kNone) return 0;
   thread_local uint64_t rng_state = [] {
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    return static_cast<uint64_t>(now_ns()) ^ (static_cast<uint64_t>(gettid()) << 32);
+    return now_ns() ^ (static_cast<uint64_t>(gettid()) << 32);
   }();
   int64_t delay = draw_latency_ns(spec, rng_state);
   if (delay <= 0) return 0;
-  int64_t start = now_ns();
+  const int64_t start = static_cast<int64_t>(now_ns());
   int64_t deadline = start + delay;
   if (delay > kSpinTailNs) {
     int64_t wake = deadline - kSpinTailNs;
@@ -240,7 +236,7 @@ uint64_t inject_latency(const LatencySpec& spec) {
     }
   }
   int64_t t;
-  while ((t = now_ns()) < deadline) {
+  while ((t = static_cast<int64_t>(now_ns())) < deadline) {
   }
   return static_cast<uint64_t>(t - start);
 }

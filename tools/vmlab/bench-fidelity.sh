@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fidelity in the lab (issue 16): each workload recorded on the guest's ext4
+# Fidelity in the lab: each workload recorded on the guest's ext4
 # (kernel 6.1: the recorder's own test there), then run for real and replayed
 # in think mode RUNS times on the guest's ext4, 9p /mnt/c and virtiofs
 # /mnt/cv, interleaved; prints the error of the median replay against the

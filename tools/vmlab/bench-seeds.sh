@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The seeds' benchmark in the lab (issue 16): the operation list of
+# The seeds' benchmark in the lab: the operation list of
 # ../shared/reference/measurements.md (clone --no-hardlinks, git status x2,
 # find -type f | wc -l, du -sh, SMALL small files created / ls -l / removed,
 # rm -rf of the repository) on the guest's ext4, 9p /mnt/c and virtiofs

@@ -1,10 +1,8 @@
-// Encodes and decodes one chunk of events or ops (schema.capnp "Chunk").
-// Encoders are reused chunk after chunk: after warm-up, adding a record does
-// not allocate. Decoders validate every count against the frame's limits.
+// Encodes and decodes one chunk of recorded events (schema.capnp "Chunk",
+// thread-major columns, quantised timing, inode facts by thread). The
+// encoder is reused chunk after chunk: after warm-up, adding an event does
+// not allocate. The decoder validates every count against the frame's limits.
 #pragma once
-
-#include <capnp/common.h>
-#include <capnp/message.h>
 
 #include <cstdint>
 #include <memory>
@@ -12,10 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "traces/columns.h"
+#include "traces/chunk_message.h"
 #include "traces/event.h"
-#include "traces/inode_facts.h"
-#include "traces/status.h"
 
 namespace fsr {
 
@@ -56,7 +52,7 @@ class EventChunkEncoder {
   // What a thread's part of each column came to, averaged over the threads
   // that exited lately: a new thread's buffers start that large, instead of
   // doubling from 64 bytes (a chunk of short-lived threads, such as
-  // `git status`'s, had spent ~20% of the drain in malloc and copies).
+  // `git status`'s, had spent much of the drain in malloc and copies).
   size_t len_hint_[kEcCount] = {};
   FactsEncoder facts_;
   uint32_t max_path_ = 0;   // largest path id seen so far: ids are interned in order
@@ -77,35 +73,8 @@ class EventChunkEncoder {
   std::vector<uint64_t> segment_;
 };
 
-class OpChunkEncoder {
- public:
-  void add(const OpRecord& op);
-  uint32_t size() const { return count_; }
-  void finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out);
-
- private:
-  ColumnBuilder cols_[kOcCount];
-  uint64_t prev_index_ = 0, prev_start_ = 0;
-  uint32_t count_ = 0;
-  std::vector<uint8_t> zbuf_;
-  std::vector<uint64_t> segment_;
-};
-
-// Decoders take the capnp message as words; `max_records` bounds allocation.
-struct ChunkScratch {
-  std::vector<uint8_t> raw;
-  std::vector<std::vector<uint64_t>> cols;  // decoded columns, reused chunk after chunk
-  std::vector<bool> present;                // which columns the chunk stored
-  FactsScratch facts;
-  std::vector<uint32_t> event_at, cursor;   // thread-major columns back in event order
-};
 // `string_count`: path ids must be below it (the reader's string table size).
 Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
                           std::vector<Event>& out, uint64_t* first_record, size_t string_count);
-Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
-                       std::vector<OpRecord>& out, uint64_t* first_record);
-
-// Reader options for untrusted messages of `words` words.
-capnp::ReaderOptions untrusted_options(size_t words);
 
 }  // namespace fsr

@@ -1,11 +1,10 @@
-#include "traces/chunk_codec.h"
+#include "traces/event_chunk.h"
 
-#include <capnp/message.h>
 #include <capnp/serialize.h>
 
+#include <algorithm>
 #include <string>
 
-#include "schema.capnp.h"
 #include "traces/frame.h"
 #include "traces/syscalls.h"
 #include "traces/timing_quant.h"
@@ -40,100 +39,6 @@ bool decode_path(uint64_t v, uint32_t& max_id, uint32_t& last, uint32_t& id) {
   return true;
 }
 
-// Builds the Chunk message from the column builders.
-void build_chunk(capnp::MallocMessageBuilder& mb, ColumnBuilder* cols, int ncols, uint32_t count,
-                 uint64_t first_record, uint64_t base_ts, Compressor& z, std::vector<uint8_t>& zbuf) {
-  auto chunk = mb.initRoot<wire::Chunk>();
-  chunk.setCount(count);
-  chunk.setFirstRecord(first_record);
-  chunk.setBaseTs(base_ts);
-  int used = 0;
-  for (int c = 1; c < ncols; ++c)
-    if (!cols[c].all_zero()) ++used;
-  auto list = chunk.initColumns(used);
-  int i = 0;
-  for (int c = 1; c < ncols; ++c) {
-    if (cols[c].all_zero()) continue;
-    z.compress(cols[c].bytes(), zbuf);
-    auto col = list[i++];
-    col.setId(static_cast<uint16_t>(c));
-    col.setRawBytes(static_cast<uint32_t>(cols[c].bytes().size()));
-    col.setData(kj::arrayPtr(zbuf.data(), zbuf.size()));
-  }
-}
-
-// Serialises into `out` (reused) without a temporary flat array.
-void serialise(capnp::MallocMessageBuilder& mb, std::vector<uint8_t>& out) {
-  size_t words = capnp::computeSerializedSizeInWords(mb);
-  out.resize(words * sizeof(capnp::word));
-  kj::ArrayOutputStream os(kj::arrayPtr(out.data(), out.size()));
-  capnp::writeMessage(os, mb);
-}
-
-// A first segment that is reused chunk after chunk, so that building a chunk
-// message does not map and fault in fresh pages every time.
-kj::ArrayPtr<capnp::word> first_segment(std::vector<uint64_t>& buf, size_t want_words) {
-  if (buf.size() < want_words) buf.resize(want_words);
-  std::fill(buf.begin(), buf.begin() + static_cast<long>(want_words), 0);  // capnp requires zeroed segments
-  return kj::arrayPtr(reinterpret_cast<capnp::word*>(buf.data()), want_words);
-}
-
-size_t estimate_words(const ColumnBuilder* cols, int ncols) {
-  size_t bytes = 4096;
-  for (int c = 1; c < ncols; ++c) bytes += cols[c].bytes().size() / 2 + 64;
-  return bytes / 8;
-}
-
-// Reads the columns of a chunk into `cols[id]` (absent = all zeros), in
-// record order. With `thread_major` (event chunks of format 3), every column
-// but kEcThread holds each thread's values together (columns.h): the thread
-// column is read first, and the others are put back in event order as they
-// are decoded, so that decoding then reads every column front to back.
-Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, ChunkScratch& s, bool thread_major,
-                    size_t threads) {
-  auto& cols = s.cols;
-  const uint32_t count = chunk.getCount();
-  if (count > kMaxChunkRecords) return Status::error("chunk claims " + std::to_string(count) + " records (limit " + std::to_string(kMaxChunkRecords) + ")");
-  cols.resize(ncols);
-  for (auto& c : cols) c.clear();
-  auto& present = s.present;
-  present.assign(ncols, false);
-  auto read = [&](wire::Column::Reader col, uint16_t id, const uint32_t* to) {
-    uint64_t raw = col.getRawBytes();
-    if (raw > static_cast<uint64_t>(count) * 10) return Status::error("column " + std::to_string(id) + " claims " + std::to_string(raw) + " bytes for " + std::to_string(count) + " values");
-    auto data = col.getData();
-    if (Status st = z.decompress({data.begin(), data.size()}, raw, s.raw); !st)
-      return Status::error("column " + std::to_string(id) + ": " + st.message());
-    if (present[id]) return Status::error("column " + std::to_string(id) + " appears twice");
-    present[id] = true;
-    if (Status st = decode_column(s.raw, count, cols[id], to); !st)
-      return Status::error("column " + std::to_string(id) + ": " + st.message());
-    return Status::ok();
-  };
-  const uint32_t* to = nullptr;
-  if (thread_major) {
-    for (auto col : chunk.getColumns())
-      if (col.getId() == kEcThread)
-        if (Status st = read(col, kEcThread, nullptr); !st) return st;
-    if (!present[kEcThread]) cols[kEcThread].assign(count, 0);
-    if (!thread_major_events(cols[kEcThread], threads, s.event_at, s.cursor))
-      return Status::error("an event names a thread beyond the chunk's " + std::to_string(threads));
-    to = s.event_at.data();
-  }
-  for (auto col : chunk.getColumns()) {
-    uint16_t id = col.getId();
-    if (id == 0 || id >= ncols) continue;  // unknown column from a newer writer: ignore
-    if (thread_major && id == kEcThread) continue;  // read above
-    if (Status st = read(col, id, to); !st) return st;
-  }
-  // Omitted columns are all zeros: materialise them so decoding never branches per value.
-  for (int c = 1; c < ncols; ++c)
-    if (!present[c]) cols[c].assign(count, 0);
-  return Status::ok();
-}
-
-inline uint64_t at(const std::vector<uint64_t>& c, size_t i) { return c[i]; }
-
 // Durations at or above this are coded without a residual (no overflow in
 // duration + residual; no real syscall lasts 146 years).
 constexpr uint64_t kResidualDurLimit = uint64_t{1} << 62;
@@ -164,14 +69,9 @@ Status check_codings(wire::Chunk::Reader chunk, const std::vector<bool>& present
   return Status::ok();
 }
 
-}  // namespace
+inline uint64_t at(const std::vector<uint64_t>& c, size_t i) { return c[i]; }
 
-capnp::ReaderOptions untrusted_options(size_t words) {
-  capnp::ReaderOptions o;
-  o.traversalLimitInWords = words * 4 + 1024;
-  o.nestingLimit = 16;
-  return o;
-}
+}  // namespace
 
 uint32_t EventChunkEncoder::thread_index(const Event& e) {
   if (last_thread_ < threads_.size() && threads_[last_thread_].tid == e.tid &&
@@ -303,37 +203,6 @@ void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector
   facts_.next_chunk();
 }
 
-void OpChunkEncoder::add(const OpRecord& r) {
-  cols_[kOcEventIndex].put_signed(static_cast<int64_t>(r.event_index - prev_index_));
-  cols_[kOcStart].put_signed(static_cast<int64_t>(r.start - prev_start_));
-  prev_index_ = r.event_index;
-  prev_start_ = r.start;
-  cols_[kOcLatency].put(r.latency);
-  cols_[kOcLateness].put_signed(r.lateness);
-  cols_[kOcDepWait].put(r.dep_wait);
-  cols_[kOcGap].put(r.gap);
-  cols_[kOcRet].put_signed(r.ret);
-  cols_[kOcRecordedRet].put_signed(r.recorded_ret);
-  cols_[kOcWaitedOn].put(r.waited_on);
-  cols_[kOcRecordedDur].put(r.recorded_dur);
-  cols_[kOcPid].put(r.pid);
-  cols_[kOcTid].put(r.tid);
-  cols_[kOcWorker].put(r.worker);
-  cols_[kOcPath].put(r.path);
-  cols_[kOcNr].put(r.nr);
-  cols_[kOcFlags].put(r.flags);
-  ++count_;
-}
-
-void OpChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<uint8_t>& out) {
-  capnp::MallocMessageBuilder mb(first_segment(segment_, estimate_words(cols_, kOcCount)));
-  build_chunk(mb, cols_, kOcCount, count_, first_record, 0, z, zbuf_);
-  serialise(mb, out);
-  for (auto& c : cols_) c.clear();
-  prev_index_ = prev_start_ = 0;
-  count_ = 0;
-}
-
 Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
                           std::vector<Event>& out, uint64_t* first_record, size_t string_count) {
   try {
@@ -343,11 +212,11 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
     if (order != wire::Chunk::ColumnOrder::EVENT && order != wire::Chunk::ColumnOrder::THREAD)
       return Status::error("chunk has unknown column order " + std::to_string(static_cast<unsigned>(order)));
     auto wire_threads = chunk.getThreads();
-    if (Status st = read_columns(chunk, kEcCount, z, s, order == wire::Chunk::ColumnOrder::THREAD, wire_threads.size()); !st)
-      return st;
+    FSR_RETURN_IF_ERROR(
+        read_columns(chunk, kEcCount, z, s, order == wire::Chunk::ColumnOrder::THREAD, wire_threads.size()));
     const auto& cols = s.cols;
     const uint32_t n = chunk.getCount();
-    if (Status st = check_codings(chunk, s.present); !st) return st;
+    FSR_RETURN_IF_ERROR(check_codings(chunk, s.present));
     const bool quantised = chunk.getTiming() == wire::Chunk::Timing::QUANTISED;
     std::vector<std::pair<uint32_t, uint32_t>> threads;
     std::vector<uint64_t> last_ts;
@@ -395,44 +264,6 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
       uint64_t fl = at(cols[kEcFlags], i);
       e.flags = static_cast<uint16_t>(fl & ~kFactsCodedBit);
       if (fl & kFactsCodedBit) facts.decode(e, ti);
-    }
-    if (first_record) *first_record = chunk.getFirstRecord();
-    return Status::ok();
-  } catch (const kj::Exception& ex) {
-    return Status::error(std::string("malformed chunk message: ") + ex.getDescription().cStr());
-  }
-}
-
-Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
-                       std::vector<OpRecord>& out, uint64_t* first_record) {
-  try {
-    capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
-    auto chunk = mr.getRoot<wire::Chunk>();
-    if (Status st = read_columns(chunk, kOcCount, z, s, false, 0); !st) return st;
-    const auto& cols = s.cols;
-    const uint32_t n = chunk.getCount();
-    out.resize(n);
-    uint64_t idx = 0, start = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      OpRecord& r = out[i];
-      idx += static_cast<uint64_t>(unzigzag(at(cols[kOcEventIndex], i)));
-      start += static_cast<uint64_t>(unzigzag(at(cols[kOcStart], i)));
-      r.event_index = idx;
-      r.start = start;
-      r.latency = at(cols[kOcLatency], i);
-      r.lateness = unzigzag(at(cols[kOcLateness], i));
-      r.dep_wait = at(cols[kOcDepWait], i);
-      r.gap = at(cols[kOcGap], i);
-      r.ret = unzigzag(at(cols[kOcRet], i));
-      r.recorded_ret = unzigzag(at(cols[kOcRecordedRet], i));
-      r.waited_on = at(cols[kOcWaitedOn], i);
-      r.recorded_dur = at(cols[kOcRecordedDur], i);
-      r.pid = static_cast<uint32_t>(at(cols[kOcPid], i));
-      r.tid = static_cast<uint32_t>(at(cols[kOcTid], i));
-      r.worker = static_cast<uint32_t>(at(cols[kOcWorker], i));
-      r.path = static_cast<StrId>(at(cols[kOcPath], i));
-      r.nr = static_cast<uint16_t>(at(cols[kOcNr], i));
-      r.flags = static_cast<uint16_t>(at(cols[kOcFlags], i));
     }
     if (first_record) *first_record = chunk.getFirstRecord();
     return Status::ok();

@@ -1,0 +1,3 @@
+// Fixture for the include-direction check: a clean file beside the bad one.
+#pragma once
+#include "traces/status.h"

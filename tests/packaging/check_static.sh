@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# fsreplay-static: `file` says statically linked; it runs in an empty chroot
+# holding nothing but itself (no libc, no loader) and reads a trace there; it
+# offers every verb the dynamic build does; its `record` and its --version say
+# that recording is not in it.
+#   usage: check_static.sh FSREPLAY_STATIC FSREPLAY TRACE_FIXTURE
+set -uo pipefail
+static=$1 dyn=$2 fixture=$3
+fail=0
+check() { if eval "$2"; then echo "ok    $1"; else echo "FAIL  $1"; fail=1; fi; }
+f=$(file -b "$static"); echo "info  file: $f"
+check "file says statically linked" '[[ $f == *"statically linked"* ]]'
+check "ldd finds no dynamic section" '! ldd "$static" >/dev/null 2>&1'
+verbs() { "$1" --help | awk '/^Subcommands:/ {s=1; next} s && /^[^ ]/ {s=0} s && NF {print $1}'; }
+check "the same verbs as the dynamic build ($(verbs "$dyn" | tr '\n' ' '))" '[[ "$(verbs "$static")" == "$(verbs "$dyn")" ]]'
+out=$("$static" record -o /tmp/x.trace -- true 2>&1); rc=$?
+echo "info  record: $out (exit $rc)"
+check "record exits 5 and says it is not in this static build" '[[ $rc -eq 5 && $out == *"not in this static build"* ]]'
+check "--help marks record as not in this build" '"$static" --help | grep -E "^ +record" | grep -q "NOT IN THIS STATIC BUILD"'
+check "--version says static" '"$static" --version | grep -q "static build"'
+root=$(mktemp -d /tmp/fsr-pkg-empty.XXXXXX)
+cp "$static" "$root/fsreplay"; cp "$fixture" "$root/t.trace"
+out=$(chroot "$root" /fsreplay inspect t.trace 2>&1); rc=$?
+want=$(cd "$root" && "$dyn" inspect t.trace 2>&1)
+echo "$out" | head -3 | sed 's/^/info  in an empty chroot: /'
+check "runs in an empty chroot (nothing but the binary) and inspects a trace" \
+  '[[ $rc -eq 0 && -n $out && $out == "$want" ]]'
+rm -rf "$root"
+exit $fail

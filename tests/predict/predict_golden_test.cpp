@@ -1,0 +1,69 @@
+// predict's text, JSON and HTML output for a fixed trace and two fixed
+// profiles (golden/; FSR_UPDATE_GOLDEN=1 rewrites them, then review the diff).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "tests/predict/predict_testdata.h"
+#include "tests/report/golden.h"
+#include "tools/predict/predict.h"
+
+namespace fsr {
+namespace {
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+class PredictGolden : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tpl[] = "/tmp/fsr-predict-golden-XXXXXX";
+    dir_ = mkdtemp(tpl);
+    ASSERT_TRUE(testdata::small_build_trace().write(dir_ + "/build.trace"));
+    ASSERT_TRUE(write_profile(dir_ + "/9p.profile",
+                              testdata::fixed_profile("wsl2-9p", 800'000, {{ProbeKind::kStat, 1'000'000}})));
+    ASSERT_TRUE(write_profile(dir_ + "/virtiofs.profile", testdata::fixed_profile("wsl2-virtiofs", 250'000)));
+    PredictOptions o;
+    o.profiles = {dir_ + "/9p.profile", dir_ + "/virtiofs.profile"};
+    auto pr = run_predict(dir_ + "/build.trace", o);
+    ASSERT_TRUE(pr) << pr.message();
+    pred_ = std::move(pr).value();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string render(OutputFormat f) {
+    auto out = render_prediction(pred_, f, {});
+    EXPECT_TRUE(out) << out.message();
+    return replace_all(out ? *out : "", dir_, "DIR");
+  }
+
+  std::string dir_;
+  Prediction pred_;
+};
+
+TEST_F(PredictGolden, Text) {
+  const std::string t = render(OutputFormat::kText);
+  EXPECT_NE(t.find("PREDICTED"), std::string::npos);
+  EXPECT_EQ(testdata::check_golden("predict.txt", t), "");
+}
+
+TEST_F(PredictGolden, Json) {
+  const std::string j = render(OutputFormat::kJson);
+  EXPECT_NE(j.find("\"predicted\": true"), std::string::npos);
+  EXPECT_EQ(testdata::check_golden("predict.json", j), "");
+}
+
+TEST_F(PredictGolden, Html) {
+  const std::string h = render(OutputFormat::kHtml);
+  EXPECT_NE(h.find("PREDICTED"), std::string::npos);
+  EXPECT_NE(h.find("fuse.slowfs"), std::string::npos);  // the fingerprint
+  EXPECT_EQ(testdata::check_golden("predict.html", h), "");
+}
+
+TEST_F(PredictGolden, PerfettoIsRefused) { EXPECT_FALSE(render_prediction(pred_, OutputFormat::kPerfetto, {})); }
+
+}  // namespace
+}  // namespace fsr

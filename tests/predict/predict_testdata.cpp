@@ -1,0 +1,140 @@
+#include "tests/predict/predict_testdata.h"
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+
+#include "traces/syscalls.h"
+#include "traces/trace_writer.h"
+
+namespace fsr::testdata {
+Status TraceFixture::write(const std::string& path) const {
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<TraceWriter> w, TraceWriter::create(path, header));
+  for (Event e : ev) {
+    for (StrId& id : e.path)
+      if (id != kNoStr) id = w->intern(strs[id]);
+    FSR_RETURN_IF_ERROR(w->append(e));
+  }
+  TraceFooter f;
+  for (const Event& e : ev) f.end_ns = std::max(f.end_ns, e.ts + e.dur);
+  return w->finish(f);
+}
+
+TraceFixture small_build_trace() {
+  TraceFixture t;
+  t.header.root = "/w";
+  t.header.command = {"make"};
+  t.header.initial.pid = 10;
+  t.header.initial.cwd = "/w";
+  t.header.hostname = "fixture";
+  t.header.kernel_release = "6.18.0-fixture";
+  const uint64_t rd = O_RDONLY | O_CLOEXEC;
+  t.add(10, 10, SYS_newfstatat, 1'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/Makefile");
+  t.add(10, 10, SYS_openat, 30'000, 5'000, 3, {kAtFdcwdArg, 0, rd}, "/w/Makefile");
+  t.add(10, 10, SYS_read, 40'000, 3'000, 1200, {3, 0, 4096});
+  t.add(10, 10, SYS_close, 45'000, 1'000, 0, {3});
+  t.add(10, 10, SYS_newfstatat, 60'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/src/a.c");
+  t.add(10, 10, SYS_newfstatat, 70'000, 2'000, -2, {kAtFdcwdArg, 0, 0, 0}, "/w/src/b.c");
+  t.add(10, 10, SYS_mkdirat, 80'000, 9'000, 0, {kAtFdcwdArg, 0, 0755}, "/w/out");
+  t.add(10, 10, SYS_clone, 100'000, 50'000, 11, {17});
+  t.add(11, 11, kEvProcExec, 300'000, 0, 0, {}, "/usr/bin/cc");
+  t.add(11, 11, SYS_openat, 320'000, 4'000, 3, {kAtFdcwdArg, 0, rd}, "/usr/include/stdio.h");
+  t.add(11, 11, SYS_read, 330'000, 6'000, 8192, {3, 0, 8192});
+  t.add(11, 11, SYS_close, 340'000, 1'000, 0, {3});
+  t.add(11, 11, SYS_openat, 350'000, 4'000, 4, {kAtFdcwdArg, 0, rd | O_DIRECTORY}, "/w/src");
+  t.add(11, 11, SYS_getdents64, 360'000, 7'000, 480, {4, 0, 32768});
+  t.add(11, 11, SYS_getdents64, 370'000, 1'000, 0, {4, 0, 32768});
+  t.add(11, 11, SYS_close, 380'000, 1'000, 0, {4});
+  t.add(11, 11, SYS_openat, 390'000, 4'000, 3, {kAtFdcwdArg, 0, rd}, "/w/src/a.c");
+  t.add(11, 11, SYS_read, 400'000, 5'000, 3000, {3, 0, 65536});
+  t.add(11, 11, SYS_close, 410'000, 1'000, 0, {3});
+  t.add(11, 11, SYS_openat, 600'000, 8'000, 5, {kAtFdcwdArg, 0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644},
+        "/w/out/a.o.tmp");
+  t.add(11, 11, SYS_write, 620'000, 12'000, 20000, {5, 0, 20000});
+  t.add(11, 11, SYS_close, 640'000, 2'000, 0, {5});
+  t.add(11, 11, kEvProcExit, 700'000, 0, 0, {0, 1});
+  t.add(10, 10, SYS_wait4, 160'000, 560'000, 11, {static_cast<uint64_t>(-1), 0, 0, 0});
+  t.add(10, 10, SYS_renameat, 740'000, 10'000, 0, {kAtFdcwdArg, 0, kAtFdcwdArg}, "/w/out/a.o.tmp", "/w/out/a.o");
+  t.add(10, 10, SYS_lgetxattr, 760'000, 2'000, -61, {}, "/w/out/a.o");
+  t.add(10, 10, SYS_newfstatat, 770'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/out/a.o");
+  t.add(10, 10, SYS_unlinkat, 780'000, 3'000, -2, {kAtFdcwdArg, 0, 0}, "/w/out/junk");
+  t.add(10, 10, kEvProcExit, 800'000, 0, 0, {0, 1});
+  return t;
+}
+
+TraceFixture mixed_trace(uint32_t n) {
+  TraceFixture t;
+  t.header.root = "/w";
+  t.header.command = {"tool"};
+  t.header.initial.pid = 1;
+  t.header.initial.cwd = "/w";
+  uint64_t ts = 1'000;
+  auto at = [&] {
+    const uint64_t now = ts;
+    ts += 22'000;  // 2 us call, 20 us think time
+    return now;
+  };
+  for (uint32_t k = 0; k < n; ++k) {
+    const std::string dir = "/w/d" + std::to_string(k % 8), file = dir + "/f" + std::to_string(k);
+    t.add(1, 1, SYS_newfstatat, at(), 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, file);
+    t.add(1, 1, SYS_newfstatat, at(), 2'000, -2, {kAtFdcwdArg, 0, 0, 0}, dir + "/missing" + std::to_string(k));
+    t.add(1, 1, SYS_openat, at(), 2'000, 3, {kAtFdcwdArg, 0, O_RDONLY}, file);
+    t.add(1, 1, SYS_read, at(), 2'000, 4096, {3, 0, 4096});
+    t.add(1, 1, SYS_close, at(), 2'000, 0, {3});
+    t.add(1, 1, SYS_openat, at(), 2'000, 4, {kAtFdcwdArg, 0, O_RDONLY | O_DIRECTORY}, dir);
+    t.add(1, 1, SYS_getdents64, at(), 2'000, 400, {4, 0, 32768});
+    t.add(1, 1, SYS_getdents64, at(), 2'000, 0, {4, 0, 32768});
+    t.add(1, 1, SYS_close, at(), 2'000, 0, {4});
+    t.add(1, 1, SYS_openat, at(), 2'000, 5, {kAtFdcwdArg, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644}, "/w/o/" + std::to_string(k));
+    t.add(1, 1, SYS_write, at(), 2'000, 4096, {5, 0, 4096});
+    t.add(1, 1, SYS_close, at(), 2'000, 0, {5});
+  }
+  return t;
+}
+
+Profile fixed_profile(const std::string& name, uint64_t base_ns, const std::map<ProbeKind, uint64_t>& slow,
+                      const std::vector<ProbeKind>& absent) {
+  Profile p;
+  p.name = name;
+  p.target = "/mnt/test";
+  p.environment_json =
+      R"({"platform":"linux","kernel_release":"6.1.0-test","hostname":"lab","mount":{"mount_point":"/mnt/test",)"
+      R"("fs_type":"fuse.slowfs","kind":"fuse","fuse_subtype":"slowfs"}})";
+  p.started_wall_ns = 1'764'590'400ull * 1'000'000'000ull;
+  p.duration_ns = 60'000'000'000ull;
+  p.syscall_overhead_ns = 500;
+  p.ref_depth = 3;
+  p.cold_measured = true;
+  p.rounds = 20;
+  auto add = [&](ProbeKind k, Temp t, uint64_t param, double scale) {
+    for (ProbeKind a : absent)
+      if (a == k) return;
+    auto it = slow.find(k);
+    const double v = double(it != slow.end() ? it->second : base_ns) * scale;
+    std::vector<uint64_t> samples;
+    for (int i = 0; i < 200; ++i) samples.push_back(static_cast<uint64_t>(v * (0.9 + 0.2 * i / 199.0)));
+    p.cases.push_back(make_case(k, t, param, samples));
+  };
+  for (int k = 0; k < kProbeKindCount; ++k) {
+    const auto kind = static_cast<ProbeKind>(k);
+    switch (kind) {
+      case ProbeKind::kStat:
+        for (uint64_t d : {2, 3, 5, 7, 9})
+          for (Temp t : {Temp::kWarm, Temp::kCold}) add(kind, t, d, (1.0 + 0.2 * (double(d) - 3)) * (t == Temp::kCold ? 2 : 1));
+        break;
+      case ProbeKind::kStatMissing:
+        for (uint64_t d : {3, 9})
+          for (Temp t : {Temp::kWarm, Temp::kCold}) add(kind, t, d, 1.0 + 0.2 * (double(d) - 3));
+        break;
+      case ProbeKind::kRead: case ProbeKind::kReadSeq: case ProbeKind::kWrite:
+        for (uint64_t size : {0, 128, 4096, 65536, 1048576}) add(kind, Temp::kWarm, size, 1.0 + double(size) / 65536);
+        break;
+      case ProbeKind::kReaddir:
+        for (uint64_t bytes : {48, 400, 3200, 24600}) add(kind, Temp::kWarm, bytes, 1.0 + double(bytes) / 4000);
+        break;
+      default: add(kind, Temp::kWarm, 0, 1.0);
+    }
+  }
+  return p;
+}
+
+}  // namespace fsr::testdata

@@ -1,0 +1,42 @@
+// Fixed traces and profiles for predict's tests, golden files and CLI test:
+// events built in memory (as the recorder would store them) and written with
+// the ordinary writer, and profiles with known latencies per case.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/replayer/synthetic.h"
+#include "traces/event.h"
+#include "traces/profile.h"
+#include "traces/status.h"
+#include "traces/trace_model.h"
+
+namespace fsr::testdata {
+
+// The replayer tests' in-memory trace (events and strings), with a header
+// and a way onto disk.
+struct TraceFixture : test::Synth {
+  TraceHeader header;
+  Status write(const std::string& path) const;
+};
+
+// make (pid 10) stats and reads sources under /w/src, forks cc (pid 11),
+// which reads /w/src and /usr/include (outside the root: scratch), lists
+// /w/src, writes /w/out/a.o; make waits for it, renames the output,
+// reads an xattr and removes a temporary file.
+TraceFixture small_build_trace();
+
+// One process, `n` rounds of: stat (hit and miss), open, read 4 KiB, close,
+// getdents of a directory, create + write 4 KiB + close, with 20 us think
+// time between calls.
+TraceFixture mixed_trace(uint32_t n);
+
+// A profile whose every case costs `base_ns` (bins spread +-10%), except the
+// kinds in `slow`, which cost their value; kinds in `absent` are not measured.
+Profile fixed_profile(const std::string& name, uint64_t base_ns, const std::map<ProbeKind, uint64_t>& slow = {},
+                      const std::vector<ProbeKind>& absent = {});
+
+}  // namespace fsr::testdata

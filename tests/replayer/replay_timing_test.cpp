@@ -1,0 +1,130 @@
+// The replay's clock end to end: think, afap and exact modes on synthetic
+// traces written as real trace files, the worker's sleeps, and what think
+// mode pays back from the recorded gaps (page faults, the syscall round trip).
+#include "replayer/replay.h"
+#include "replayer/engine.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+
+#include <thread>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/replayer/replay_fixture.h"
+
+namespace fsr {
+namespace {
+
+using test::kAtCwd;
+using test::ReplayDirs;
+using test::Synth;
+
+class ReplayTiming : public ReplayDirs {};
+
+TEST_F(ReplayTiming, ThinkModeKeepsRecordedGapsAndAfapDropsThem) {
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 0, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  t.add(1, 1, SYS_newfstatat, 50'001'000, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  t.add(1, 1, SYS_newfstatat, 100'002'000, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  std::string trace = write_trace(t, "/w/p");
+  auto think = run_replay(trace, options(TimingMode::kThink));
+  ASSERT_TRUE(think.is_ok()) << think.message();
+  auto ops = read_result(think->result_path);
+  // issue - previous completion is the recorded gap, less what an earlier
+  // sleep overslept (paid back: on a loaded machine that can be milliseconds),
+  // so each gap is mostly slept and together they are at least the recorded total.
+  for (size_t i = 1; i < ops.size(); ++i)
+    EXPECT_GE(ops[i].start - (ops[i - 1].start + ops[i - 1].latency), 40'000'000u);
+  EXPECT_GE(ops[2].start - ops[0].start, 99'000'000u);
+  EXPECT_GE(think->wall_ns, 100'000'000u);
+  auto afap = run_replay(trace, options(TimingMode::kAfap));
+  ASSERT_TRUE(afap.is_ok());
+  EXPECT_LT(afap->wall_ns, think->wall_ns);
+  for (const OpRecord& op : read_result(afap->result_path)) EXPECT_LT(op.gap, 50'000'000u);
+}
+
+// A worker's sleeps must end at their deadline: the default 50 us timer
+// slack would let every think-time sleep overshoot by up to that much.
+TEST(Engine, WorkerThreadsSleepWithoutTimerSlack) {
+  long before = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), in_worker = 0;
+  std::thread([&] {
+    prepare_worker_thread();
+    in_worker = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  }).join();
+  EXPECT_EQ(in_worker, 1);
+  EXPECT_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), before) << "only the worker's own slack changes";
+}
+
+// A page fault happens in user mode: the original's fault time is inside the
+// recorded gap after it. Think mode pays the replayed touch back from that gap.
+TEST_F(ReplayTiming, ThinkModePaysAPageFaultBackFromTheNextGap) {
+  Synth t;
+  const uint64_t addr = 0x7f0000000000ull;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/f");
+  t.add(1, 1, SYS_mmap, 20, 5, static_cast<int64_t>(addr), {0, 8192, PROT_READ, MAP_PRIVATE, 3, 0});
+  uint32_t pf = t.add(1, 1, kEvPageFault, 1000, 0, 0, {0, addr + 10, 0}, "/w/p/f");
+  uint32_t next = t.add(1, 1, SYS_newfstatat, 1000 + 60'000'000, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/f");
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p/f", PrestateKind::kFile, 8192)});
+  ReplayOptions o = options(TimingMode::kThink);
+  o.inject_ns[static_cast<size_t>(SyscallClass::kMmap)] = 30'000'000;  // the touch takes >= 30 ms
+  auto r = run_replay(trace, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  ASSERT_FALSE(ops[pf].flags & kOfSkipped) << "the page was not touched";
+  ASSERT_GE(ops[pf].latency, 30'000'000u);
+  // Recorded gap 60 ms, of which the replayed touch already took >= 30 ms.
+  EXPECT_LT(ops[next].gap, 50'000'000u) << "the fault's time was counted twice";
+  EXPECT_GE(ops[next].start - (ops[pf].start + ops[pf].latency), 60'000'000u - ops[pf].latency - 1'000'000u);
+}
+
+// A recorded duration is taken inside the kernel; the replay times a call from
+// user space, entry and exit included, which the recorded gap already holds.
+// Think mode pays that overhead back from the next gap (here forced to 5 ms
+// and made visible by a 10 ms injected latency: the cap is the op's latency).
+TEST_F(ReplayTiming, ThinkModePaysTheSyscallOverheadBack) {
+  Synth t;
+  uint32_t a = t.add(1, 1, SYS_newfstatat, 0, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  uint32_t b = t.add(1, 1, SYS_newfstatat, 20'001'000, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  std::string trace = write_trace(t, "/w/p");
+  ReplayOptions o = options(TimingMode::kThink);
+  o.inject_ns[static_cast<size_t>(SyscallClass::kStat)] = 10'000'000;
+  o.syscall_overhead_ns = 5'000'000;
+  auto r = run_replay(trace, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  ASSERT_GE(ops[a].latency, 5'000'000u);
+  EXPECT_LT(ops[b].gap, 18'500'000u) << "the 20 ms gap was slept whole";
+  EXPECT_GE(ops[b].start - (ops[a].start + ops[a].latency), 14'000'000u);
+  // Calibrated by default, and written into the result's options.
+  o.syscall_overhead_ns = kMeasureOverhead;
+  o.inject_ns = {};
+  auto m = run_replay(trace, o);
+  ASSERT_TRUE(m.is_ok()) << m.message();
+  auto rd = TraceReader::open(m->result_path);
+  ASSERT_TRUE(rd.is_ok());
+  auto opts = nlohmann::json::parse(rd.value()->header().options_json);
+  ASSERT_TRUE(opts.contains("syscall_overhead_ns"));
+  EXPECT_GT(opts["syscall_overhead_ns"].get<uint64_t>(), 0u);
+  EXPECT_LT(opts["syscall_overhead_ns"].get<uint64_t>(), 1'000'000u);
+}
+
+TEST_F(ReplayTiming, ExactModeNeverIssuesBeforeTheRecordedOffset) {
+  Synth t;
+  for (int i = 0; i < 5; ++i)
+    t.add(1, 1, SYS_newfstatat, 2'000'000ull * (i + 1), 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  std::string trace = write_trace(t, "/w/p");
+  auto r = run_replay(trace, options(TimingMode::kExact));
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  const auto ev = read_events(trace);  // the offsets as stored (the writer quantises timings)
+  ASSERT_EQ(ev.size(), ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    EXPECT_GE(ops[i].start, ev[i].ts - ev[0].ts);  // offsets from the first event
+    EXPECT_GE(ops[i].lateness, 0);
+  }
+}
+
+}  // namespace
+}  // namespace fsr

@@ -1,0 +1,80 @@
+// Where a replay may write: open_roots refuses a target and scratch that
+// overlap (the same directory, one inside the other, by any spelling of the
+// path), a trace or result file inside either, and '/'; directories that only
+// share a name prefix are separate.
+#include "replayer/root_policy.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/replayer/replay_fixture.h"
+
+namespace fsr {
+namespace {
+
+// ReplayDirs' base directory (removed after each test) holds t, t/sub, t2 and s.
+class RootPolicy : public test::ReplayDirs {
+ protected:
+  void SetUp() override {
+    ReplayDirs::SetUp();
+    for (const char* d : {"/t", "/t/sub", "/t2", "/s"}) ASSERT_EQ(mkdir((base + d).c_str(), 0755), 0) << d;
+    test::write_file(base + "/x.trace", "not read here");
+  }
+  // open_roots with this target and scratch, the trace beside them; its message, "" when it accepted.
+  std::string refusal(const std::string& target, const std::string& scratch, const std::string& trace = "",
+                      const std::string& output = "") {
+    ReplayOptions o;
+    o.target = target;
+    o.scratch = scratch;
+    o.output = output;
+    Roots r;
+    Status s = open_roots(trace.empty() ? base + "/x.trace" : trace, o, r);
+    if (s) {
+      EXPECT_GE(r.fd[0], 0);
+      EXPECT_GE(r.fd[1], 0);
+    }
+    return s ? std::string() : s.message();
+  }
+};
+
+TEST_F(RootPolicy, SeparateDirectoriesAreAccepted) {
+  EXPECT_EQ(refusal(base + "/t", base + "/s"), "");
+}
+
+TEST_F(RootPolicy, SameDirectoryOverlapsByAnySpelling) {
+  EXPECT_NE(refusal(base + "/t", base + "/t").find("overlap"), std::string::npos);
+  EXPECT_NE(refusal(base + "/t/", base + "/t").find("overlap"), std::string::npos);
+  EXPECT_NE(refusal(base + "/t", base + "//t/./sub/..").find("overlap"), std::string::npos);
+}
+
+TEST_F(RootPolicy, OneInsideTheOtherOverlaps) {
+  EXPECT_NE(refusal(base + "/t", base + "/t/sub").find("overlap"), std::string::npos);
+  EXPECT_NE(refusal(base + "/t/sub/", base + "/t/").find("overlap"), std::string::npos);
+}
+
+TEST_F(RootPolicy, ASharedNamePrefixIsNotInside) {
+  EXPECT_EQ(refusal(base + "/t", base + "/t2"), "");
+  EXPECT_EQ(refusal(base + "/t2", base + "/t"), "");
+}
+
+TEST_F(RootPolicy, TraceOrResultInsideTargetOrScratchIsRefused) {
+  test::write_file(base + "/t/sub/in.trace", "x");
+  test::write_file(base + "/t2/next.trace", "x");
+  EXPECT_NE(refusal(base + "/t", base + "/s", base + "/t/sub/in.trace").find("lies inside"), std::string::npos);
+  EXPECT_NE(refusal(base + "/s", base + "/t", base + "/t/sub/in.trace").find("lies inside"), std::string::npos);
+  EXPECT_EQ(refusal(base + "/t", base + "/s", base + "/t2/next.trace"), "");
+  EXPECT_NE(refusal(base + "/t", base + "/s", "", base + "/s/out.result").find("would lie inside"), std::string::npos);
+  EXPECT_NE(refusal(base + "/t", base + "/s", "", base + "/t/out.result").find("would lie inside"), std::string::npos);
+  EXPECT_EQ(refusal(base + "/t", base + "/s", "", base + "/t2/out.result"), "");
+}
+
+TEST_F(RootPolicy, RootDirectoryIsRefused) {
+  EXPECT_NE(refusal("/", base + "/s").find("is '/'"), std::string::npos);
+  EXPECT_NE(refusal(base + "/t", "/").find("is '/'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fsr

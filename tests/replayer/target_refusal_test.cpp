@@ -1,0 +1,99 @@
+// Targets that prepare and replay refuse with one line naming them: a
+// read-only mount, a full one, one the user cannot write. Root: they mount
+// tmpfs or drop to another user (CI is root; elsewhere they skip, saying so).
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "tests/replayer/replay_fixture.h"
+
+namespace fsr {
+namespace {
+
+using test::kAtCwd;
+using test::ReplayDirs;
+using test::Synth;
+
+class TargetRefusals : public ReplayDirs {};
+
+// A read-only mount: prepare and replay refuse it with one line naming it.
+TEST_F(TargetRefusals, PrepareRefusesAReadOnlyTarget) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to mount a read-only tmpfs";
+  const std::string ro = base + "/ro";
+  ASSERT_EQ(mkdir(ro.c_str(), 0755), 0);
+  ASSERT_EQ(mount("fsreplay-test", ro.c_str(), "tmpfs", MS_RDONLY, "size=1m"), 0) << strerror(errno);
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 10, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/a");
+  std::string trace = write_trace(t, "/w/p", {ReplayDirs::entry("/w/p/a", PrestateKind::kFile, 10)});
+  ReplayOptions o = options(TimingMode::kAfap);
+  o.target = ro;
+  auto p = run_prepare(trace, o);
+  auto r = run_replay(trace, o);
+  umount(ro.c_str());
+  ASSERT_FALSE(p.is_ok());
+  EXPECT_NE(p.message().find("target " + ro + " is on a read-only mount"), std::string::npos) << p.message();
+  EXPECT_EQ(p.message().find('\n'), std::string::npos);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.message().find("read-only"), std::string::npos) << r.message();
+}
+
+TEST_F(TargetRefusals, PrepareRefusesAFullTarget) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  const std::string full = base + "/full";
+  ASSERT_EQ(mkdir(full.c_str(), 0755), 0);
+  ASSERT_EQ(mount("fsreplay-test", full.c_str(), "tmpfs", 0, "size=4m"), 0) << strerror(errno);
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 10, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/big");
+  std::string trace = write_trace(t, "/w/p", {ReplayDirs::entry("/w/p/big", PrestateKind::kFile, 64u << 20)});
+  ReplayOptions o = options(TimingMode::kAfap);
+  o.target = full;
+  auto p = run_prepare(trace, o);
+  umount(full.c_str());
+  ASSERT_FALSE(p.is_ok());
+  EXPECT_NE(p.message().find("target " + full + " is full"), std::string::npos) << p.message();
+}
+
+TEST_F(TargetRefusals, PrepareRefusesATargetTheUserCannotWrite) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run the check as another user";
+  const std::string locked = base + "/locked";
+  ASSERT_EQ(mkdir(locked.c_str(), 0555), 0);
+  ASSERT_EQ(chmod(base.c_str(), 0755), 0);
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 10, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  std::string trace = write_trace(t, "/w/p");
+  ASSERT_EQ(chmod(trace.c_str(), 0644), 0);
+  int pfd[2];
+  ASSERT_EQ(pipe(pfd), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // as nobody: the target is not theirs to write
+    close(pfd[0]);
+    if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0) _exit(2);
+    ReplayOptions o = options(TimingMode::kAfap);
+    o.target = locked;
+    o.scratch.clear();
+    setenv("TMPDIR", "/tmp", 1);
+    auto p = run_prepare(trace, o);
+    std::string m = p.is_ok() ? std::string("ok") : p.message();
+    (void)!write(pfd[1], m.data(), m.size());
+    _exit(0);
+  }
+  close(pfd[1]);
+  std::string msg;
+  char buf[512];
+  for (ssize_t n; (n = read(pfd[0], buf, sizeof buf)) > 0;) msg.append(buf, static_cast<size_t>(n));
+  close(pfd[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "the child could not drop privileges";
+  EXPECT_NE(msg.find("target " + locked + " is not writable by uid 65534"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace fsr

@@ -1,0 +1,59 @@
+// `fsreplay predict TRACE --profile P...` as a library: loads the trace,
+// builds the replay's own plan (build_plan: the same ordering and causal
+// waits), simulates it once with the trace's recorded durations (the
+// "recorded" baseline column) and once per profile, and reduces each run to
+// the report's tables (build_report / build_comparison): per class, process
+// and directory, the critical-path split of the wall difference, a column
+// per mount. Every column is labelled predicted and carries its profile's
+// fingerprint. Bad input is normal: a profile that cannot be read is named
+// and left out; ops a profile cannot price are counted and named.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/predict/simulator.h"
+#include "tools/report/compare.h"
+#include "tools/report/render.h"
+#include "tools/report/report.h"
+#include "traces/status.h"
+
+namespace fsr {
+
+struct PredictOptions {
+  std::vector<std::string> profiles;
+  bool recorded_column = true;   // false: the first profile is the baseline
+  bool cold_start = false;       // caches cold at the start (no prepare just before)
+  uint64_t seed = 0x5eed;
+  SimOptions sim;
+  ReportOptions report;
+};
+
+struct PredictColumn {
+  std::string label;             // "predicted: NAME (KIND)", "recorded: ..."
+  std::string profile_file;      // "" for the recorded column
+  std::string profile_name;
+  std::string fingerprint_json;  // the profile's environment, "" for the recorded column
+  std::string probed;            // "2026-12-01 14:02 UTC on HOST, 31 rounds"
+  SimStats sim;
+  std::vector<std::string> assumptions;  // one line each: what it could not price from the profile
+};
+
+struct Prediction {
+  std::string trace;
+  uint64_t events = 0;
+  std::vector<PredictColumn> columns;   // first = baseline
+  Comparison comparison;                // one column each, as `compare` builds it
+  std::vector<Report> reports;          // each column after the first against the first
+  std::vector<std::string> problems;    // unreadable profiles, trace damage: one line each
+  uint64_t load_ns = 0, plan_ns = 0, simulate_ns = 0, report_ns = 0;
+};
+
+// Fails only when nothing can be predicted (no readable trace, no column).
+Result<Prediction> run_predict(const std::string& trace_path, const PredictOptions& opt);
+
+// Output: text, JSON ("fsreplay.predict/1") or HTML; perfetto is refused.
+Result<std::string> render_prediction(const Prediction& p, OutputFormat format, const ReportOptions& opt);
+
+}  // namespace fsr

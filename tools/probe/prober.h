@@ -1,0 +1,33 @@
+// `fsreplay probe DIR` as a library: measures the mount holding DIR with the
+// replayer's own plan and executor (probe_cases.h says what), inside a
+// private directory DIR/.fsreplay-probe-PID-XXXXXX that it removes at the
+// end, on errors and when stopped. Rounds repeat until the time budget is
+// spent; the first rounds after a cache drop (root only) measure cold first
+// touches. Returns the profile; writing it is the caller's.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "traces/profile.h"
+#include "traces/status.h"
+
+namespace fsr {
+
+struct ProbeOptions {
+  std::string dir;
+  std::string name;            // profile name; "" = the mount kind
+  double duration_s = 60;      // time budget (the probe may end sooner)
+  bool drop_caches = true;     // cold rounds when root
+  uint32_t max_rounds = 200;
+  uint32_t cold_rounds = 6;
+  uint32_t samples = 8;        // per case and round
+  const std::atomic<bool>* stop = nullptr;  // set (Ctrl-C): stop, clean up, fail
+  std::function<void(double elapsed_s, double budget_s, uint32_t rounds)> progress;
+};
+
+Result<Profile> run_probe(const ProbeOptions& opt);
+
+}  // namespace fsr

@@ -1,0 +1,67 @@
+// fsreplay probe DIR [-o PROFILE] [--duration S]: measure the mount holding
+// DIR (tools/probe) and write its profile for `fsreplay predict`.
+#include <csignal>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "tools/cli_util.h"
+#include "tools/probe/prober.h"
+#include "tools/verbs.h"
+#include "traces/profile.h"
+
+namespace fsr::cli {
+namespace {
+std::atomic<bool> g_stop{false};
+extern "C" void on_stop_signal(int) { g_stop.store(true); }
+}  // namespace
+
+Action add_probe_verb(CLI::App& app) {
+  struct Opts {
+    std::string dir, output, name;
+    double duration = 60;
+    uint32_t samples = 8;
+    bool no_drop = false, json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* sub = app.add_subcommand("probe", "Measure a mount's latencies (stat, open, read, write, readdir, ...) into a profile");
+  sub->add_option("DIR", o->dir, "A writable directory on the mount (the probe works in a private subdirectory "
+                                 "and removes it)")->required();
+  sub->add_option("--output,-o", o->output, "Profile to write (default: NAME.profile)");
+  sub->add_option("--duration", o->duration, "Time budget in seconds (default 60)")->check(CLI::Range(1.0, 3600.0));
+  sub->add_option("--name", o->name, "Name of the profile (default: the mount kind, e.g. 9p-drvfs)");
+  sub->add_option("--samples", o->samples, "Samples per case and round (default 8)")->check(CLI::Range(1, 64));
+  sub->add_flag("--no-drop-caches", o->no_drop, "Never drop the kernel's caches (as root they are dropped before cold rounds)");
+  sub->add_flag("--json", o->json, "Print the profile as JSON instead of a table");
+  sub->footer("Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted (the private directory is removed).");
+  return [o]() -> int {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    ProbeOptions po;
+    po.dir = o->dir;
+    po.name = o->name;
+    po.duration_s = o->duration;
+    po.samples = o->samples;
+    po.drop_caches = !o->no_drop;
+    po.stop = &g_stop;
+    const bool tty = stderr_is_tty();
+    if (tty)
+      po.progress = [&](double t, double budget, uint32_t rounds) {
+        fmt::print(stderr, "\rfsreplay probe {}: {:.0f}/{:.0f} s, {} rounds ", o->dir, t, budget, rounds);
+      };
+    auto p = run_probe(po);
+    if (tty) fmt::print(stderr, "\n");
+    if (!p) return fail("probe", p.message(), g_stop.load() ? 130 : kExitError);
+    const std::string out = o->output.empty() ? p->name + ".profile" : o->output;
+    if (Status st = write_profile(out, *p); !st) return fail("probe", st.message());
+    std::cout << (o->json ? profile_to_json(*p) : profile_to_text(*p));
+    fmt::print(stderr, "fsreplay probe: {} cases of {} in {:.1f} s ({} rounds) -> {}\n", p->cases.size(), p->target,
+               double(p->duration_ns) / 1e9, p->rounds, out);
+    return kExitOk;
+  };
+}
+
+}  // namespace fsr::cli

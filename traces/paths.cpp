@@ -1,0 +1,69 @@
+#include "traces/paths.h"
+
+namespace fsr {
+namespace {
+
+template <typename Fn>
+void for_each_component(std::string_view p, Fn&& fn) {
+  size_t i = 0;
+  while (i < p.size()) {
+    while (i < p.size() && p[i] == '/') ++i;
+    size_t j = i;
+    while (j < p.size() && p[j] != '/') ++j;
+    if (j > i) fn(p.substr(i, j - i));
+    i = j;
+  }
+}
+
+std::string join_components(const std::vector<std::string_view>& parts) {
+  std::string s;
+  for (std::string_view c : parts) {
+    s += '/';
+    s += c;
+  }
+  if (s.empty()) s.push_back('/');
+  return s;
+}
+
+}  // namespace
+
+void split_path(std::string_view p, std::vector<std::string_view>& out) {
+  for_each_component(p, [&](std::string_view c) { out.push_back(c); });
+}
+
+void split_folded(std::string_view p, std::vector<std::string_view>& out) {
+  for_each_component(p, [&](std::string_view c) {
+    if (c == "..") {
+      if (!out.empty()) out.pop_back();
+    } else if (c != ".") {
+      out.push_back(c);
+    }
+  });
+}
+
+std::string normalize_abs(std::string_view path) {
+  std::vector<std::string_view> parts;
+  split_folded(path, parts);
+  return join_components(parts);
+}
+
+std::string join_abs(std::string_view base, std::string_view rel) {
+  if (!rel.empty() && rel[0] == '/') return normalize_abs(rel);
+  std::vector<std::string_view> parts;
+  split_folded(base, parts);
+  split_folded(rel, parts);
+  return join_components(parts);
+}
+
+std::string_view parent_of(std::string_view abs) {
+  size_t k = abs.rfind('/');
+  if (k == std::string_view::npos || k == 0) return "/";
+  return abs.substr(0, k);
+}
+
+bool is_beneath(std::string_view path, std::string_view dir) {
+  if (dir == "/") return !path.empty() && path.front() == '/';
+  return !dir.empty() && path.starts_with(dir) && (path.size() == dir.size() || path[dir.size()] == '/');
+}
+
+}  // namespace fsr

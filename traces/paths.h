@@ -1,0 +1,38 @@
+// Lexical path handling every room shares: splitting into components,
+// normalising an absolute path, joining, the parent, and whether one path lies
+// beneath another. Purely lexical (no symlinks are followed, nothing touches
+// the file system): `.` folds away, `..` pops a component and is clamped at
+// `/`, repeated slashes count as one.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fsr {
+
+// Appends the non-empty components of `p` to `out`, as they are ("." and ".."
+// included): "/a//b/./c" -> a, b, ., c.
+void split_path(std::string_view p, std::vector<std::string_view>& out);
+
+// Appends the components of `p` to `out` folding "." and ".." (".." pops what
+// `out` holds already, and nothing once it is empty).
+void split_folded(std::string_view p, std::vector<std::string_view>& out);
+
+// Lexical normalisation of an absolute path ("/a//b/./c/../d" -> "/a/b/d");
+// `..` at `/` stays at `/`. A relative input is taken relative to `/`.
+std::string normalize_abs(std::string_view path);
+
+// `base` joined with `rel` (rel absolute: rel itself), normalised.
+std::string join_abs(std::string_view base, std::string_view rel);
+
+// Parent of a normalised absolute path ("/a/b" -> "/a", "/a" -> "/", "/" -> "/").
+std::string_view parent_of(std::string_view abs);
+
+// True when `path` is `dir` or lies below it on a component boundary
+// ("/mnt/c" holds "/mnt/c" and "/mnt/c/x", not "/mnt/cd"); "/" holds every
+// absolute path. Both are taken as given: normalise first where it matters
+// (a trailing slash on `dir` other than "/" never matches).
+bool is_beneath(std::string_view path, std::string_view dir);
+
+}  // namespace fsr
