@@ -10,9 +10,13 @@
 #include <thread>
 #include <vector>
 
+#include "replayer/engine_worker.h"
 #include "traces/clock.h"
 
 namespace fsr {
+
+using engine_detail::Shared;
+using engine_detail::WorkerSlot;
 
 uint64_t mono_ns() { return now_ns(); }
 
@@ -59,26 +63,6 @@ uint64_t sleep_until(uint64_t t) {
   }
   return now;
 }
-
-struct alignas(64) WorkerSlot {
-  std::atomic<uint64_t> done{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr error;
-  std::string error_op;
-  ClockTotals clock;
-};
-
-struct Shared {
-  const Plan& plan;
-  ExecEnv& env;
-  TimingMode timing;
-  const InjectedLatency& inject;
-  const ThinkClock& clock;
-  WindowSync& sync;
-  uint64_t buf_size;
-  uint64_t start = 0;
-  std::atomic<bool> go{false};
-};
 
 // Op `d` has completed: when (ns since start), or 0 when its slot went to a
 // later op meanwhile (it completed long ago).
@@ -189,7 +173,9 @@ inline bool resource_dep(DepKind k) {
 
 inline uint64_t sat_sub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
-void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
+}  // namespace
+
+void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
   prepare_worker_thread();
   std::vector<char> buf(s.buf_size, 'f');
   while (!s.go.load(std::memory_order_acquire)) s.go.wait(false);
@@ -372,8 +358,6 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
   }
 }
 
-}  // namespace
-
 bool sleeps_recorded_work(uint16_t nr) {
   switch (nr) {
     case SYS_dup: case SYS_dup2: case SYS_dup3: case SYS_fcntl: case SYS_close: case SYS_close_range:
@@ -384,172 +368,6 @@ bool sleeps_recorded_work(uint16_t nr) {
     default:
       return false;
   }
-}
-
-namespace {
-
-// The workers, started and joined around `body`, which plans and takes the
-// records (run_engine, run_engine_stream).
-template <typename Body>
-Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& env, TimingMode timing,
-                                  const InjectedLatency& inject, const ThinkClock& clock, uint64_t buf_size,
-                                  Body&& body) {
-  EngineResult res;
-  Shared s{plan, env, timing, inject, clock, sync, buf_size};
-  if (timing == TimingMode::kThink) res.syscall_overhead_ns = clock.syscall_ns;
-  const uint32_t nw = plan.worker_count;
-  std::unique_ptr<WorkerSlot[]> slots(new WorkerSlot[nw]);
-  std::vector<std::thread> threads;
-  threads.reserve(nw);
-  for (uint32_t w = 0; w < nw; ++w) threads.emplace_back(run_worker, std::ref(s), w, std::ref(slots[w]));
-  auto failed = [&] {
-    for (uint32_t w = 0; w < nw; ++w)
-      if (slots[w].failed.load(std::memory_order_acquire)) return true;
-    return false;
-  };
-  Status st = body([&] {
-    s.start = mono_ns();
-    s.go.store(true, std::memory_order_release);
-    s.go.notify_all();
-  }, failed);
-  if (!st) {  // stop: the rest of the trace is not planned; workers end at what is
-    sync.planned.store(sync.planned.load() | kPlannedEnd, std::memory_order_release);
-    sync.planned.notify_all();
-    for (uint64_t i = 0; i < plan.ops.size(); ++i) {  // release every wait for a final plan
-      sync.ready[i].store(UINT64_MAX, std::memory_order_release);
-      sync.ready[i].notify_all();
-    }
-    if (!s.go.load()) {
-      s.start = mono_ns();
-      s.go.store(true, std::memory_order_release);
-      s.go.notify_all();
-    }
-  }
-  for (auto& t : threads) t.join();
-  res.wall_ns = mono_ns() - s.start;
-  for (uint32_t w = 0; w < nw; ++w) {
-    const ClockTotals& c = slots[w].clock;
-    res.clock.recorder_gap_ns += c.recorder_gap_ns;
-    res.clock.recorder_dur_slept_ns += c.recorder_dur_slept_ns;
-    res.clock.syscall_ns += c.syscall_ns;
-    res.clock.issue_ns += c.issue_ns;
-    res.clock.late_ns += c.late_ns;
-    res.clock.unpaid_ns += c.unpaid_ns;
-  }
-  for (uint32_t w = 0; w < nw; ++w) {
-    if (!slots[w].error) continue;
-    try {
-      std::rethrow_exception(slots[w].error);
-    } catch (const std::exception& ex) {
-      return Status::error("replay worker " + std::to_string(w) + " failed at " + slots[w].error_op +
-                           ": " + ex.what() + " (a bug: please report it with the trace)");
-    }
-  }
-  FSR_RETURN_IF_ERROR(st);
-  return res;
-}
-
-}  // namespace
-
-Result<EngineResult> run_engine(const Plan& plan, ExecEnv& env, TimingMode timing, const EngineProgress& progress,
-                                const InjectedLatency& inject, const ThinkClock& clock) {
-  // The whole plan is the window: every op planned and final before the clock starts.
-  WindowSync sync(plan.ops.size());
-  for (uint64_t i = 0; i < plan.size; ++i) {
-    sync.worker[i].store(plan.threads[plan.op(i).thread].worker, std::memory_order_relaxed);
-    sync.ready[i].store(i + 1, std::memory_order_relaxed);
-  }
-  sync.planned.store(plan.size | kPlannedEnd, std::memory_order_release);
-  const uint64_t n = plan.size;
-  auto r = with_workers(plan, sync, env, timing, inject, clock, max_io_size(plan), [&](auto go, auto failed) {
-    go();
-    while (progress) {  // (without it, the workers are simply joined)
-      uint64_t d = 0;
-      while (d < n && sync.done[d].load(std::memory_order_acquire) == d + 1) ++d;
-      if (progress) progress(d, n);
-      if (d >= n || failed()) break;
-      struct timespec ts{0, 100'000'000};
-      nanosleep(&ts, nullptr);
-    }
-    return Status::ok();
-  });
-  FSR_RETURN_IF_ERROR(r);
-  r.value().ops.assign(sync.rec.begin(), sync.rec.begin() + static_cast<std::ptrdiff_t>(n));
-  return r;
-}
-
-Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const EventSource& next,
-                                       const RecordSink& sink, ExecEnv& env, TimingMode timing,
-                                       const StreamProgress& progress, const InjectedLatency& inject,
-                                       const ThinkClock& clock, uint64_t buf_size,
-                                       const std::function<void()>& filled) {
-  const Plan& plan = ps.plan();
-  std::vector<Event> chunk;
-  size_t at = 0;
-  bool more = true;
-  // Plans what fits; false on a read error (in `err`).
-  Status err;
-  auto plan_some = [&](bool& progressed) {
-    for (int n = 0; n < 4096 && ps.room(); ++n) {
-      if (at == chunk.size()) {
-        if (!more) return true;
-        auto r = next(chunk);
-        if (!r) {
-          err = r.status();
-          return false;
-        }
-        at = 0;
-        if (!r.value()) {
-          more = false;
-          chunk.clear();
-          ps.finish();
-          return true;
-        }
-        continue;
-      }
-      ps.add(chunk[at++]);
-      progressed = true;
-    }
-    return true;
-  };
-  return with_workers(plan, sync, env, timing, inject, clock, buf_size, [&](auto go, auto failed) -> Status {
-    bool unused = false;
-    // The window is filled before the clock starts, so that the planner is ahead.
-    while (more && ps.room())
-      if (!plan_some(unused)) return err;
-    if (filled) filled();
-    go();
-    uint64_t base = 0, last_report = 0;
-    long idle_ns = 20'000;  // backs off while nothing moves: this thread shares the CPUs with the workers
-    while (true) {
-      bool progressed = false;
-      if (!plan_some(progressed)) return err;
-      while (base < plan.size && sync.done[base & plan.op_mask].load(std::memory_order_acquire) == base + 1) {
-        FSR_RETURN_IF_ERROR(sink(sync.rec[base & plan.op_mask], plan.event(base), plan.op(base)));
-        sync.base.store(++base, std::memory_order_release);
-        progressed = true;
-      }
-      if (!more && base == plan.size) return Status::ok();
-      if (failed()) {
-        // Drain what the workers release, then stop.
-        if (!more && base == plan.size) return Status::ok();
-      }
-      if (progress) {
-        const uint64_t now = mono_ns();
-        if (now - last_report > 100'000'000) {
-          last_report = now;
-          progress(base);
-        }
-      }
-      if (!progressed) {
-        struct timespec ts{0, idle_ns};
-        nanosleep(&ts, nullptr);
-        idle_ns = std::min(idle_ns * 2, 2'000'000L);
-      } else {
-        idle_ns = 20'000;
-      }
-    }
-  });
 }
 
 }  // namespace fsr
