@@ -1,6 +1,7 @@
 // One test per ordering rule: each fails if its rule is removed from deps.cpp.
 #include "replayer/deps.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <linux/sched.h>
@@ -78,7 +79,7 @@ TEST(Deps, OpsOnOneOpenFileKeepTheirOrder) {
 // --dir-order serial keeps the recorded order.
 TEST(Deps, NamespaceOpsOnDifferentNamesInOneDirectoryAreOrderedOnlyWhenSerial) {
   Synth t = two_threads();
-  uint32_t a = t.add(1, 1, SYS_mkdir, 10, 5, 0, {0755}, "/r/d/a");
+  uint32_t a = t.add(1, 1, SYS_mkdir, 10, 5, 0, {0, 0755}, "/r/d/a");
   uint32_t b = t.add(1, 2, SYS_unlink, 20, 5, -2, {}, "/r/d/b");
   uint32_t c = t.add(1, 2, SYS_openat, 30, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/r/d/c");
   Plan p = t.plan();
@@ -92,7 +93,7 @@ TEST(Deps, OpsInADirectoryFollowItsCreationAndPrecedeItsRemoval) {
   Synth t;
   t.add(1, 1, SYS_clone, 0, 1, 2, {kThreadFlags});
   t.add(1, 1, SYS_clone, 1, 1, 3, {kThreadFlags});
-  uint32_t mk = t.add(1, 1, SYS_mkdir, 10, 5, 0, {0755}, "/r/d");
+  uint32_t mk = t.add(1, 1, SYS_mkdir, 10, 5, 0, {0, 0755}, "/r/d");
   uint32_t c = t.add(1, 2, SYS_openat, 20, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/r/d/x");
   uint32_t s = t.add(1, 3, SYS_newfstatat, 25, 5, 0, {kAtCwd}, "/r/d/y");
   uint32_t u = t.add(1, 2, SYS_unlink, 30, 5, 0, {}, "/r/d/x");
@@ -273,6 +274,104 @@ TEST(Deps, ACallOverlappingItsThreadsPreviousCallCannotDeadlockTheReplay) {
   EXPECT_FALSE(has_dep(p, stat, creat));  // the creat now sorts after the poll
   EXPECT_EQ(p.overlapping_ops, 1u);
   EXPECT_TRUE(plan_completes(p));
+}
+
+// Overlapping calls on one path: the results, not the enter times, say which
+// went first. npm's mkdir -p: thread 2's mkdir(d/x) enters while thread 1's
+// mkdir(d) is in the kernel and fails with ENOENT: it looked before d existed.
+void expect_missing_parent_order(bool child_returns_first) {
+  SCOPED_TRACE(child_returns_first ? "the child's mkdir returned first" : "the parent's mkdir returned first");
+  Synth t = two_threads();
+  uint32_t mk = 0, child = 0;
+  if (child_returns_first) {  // events are stored in completion order
+    child = t.add(1, 2, SYS_mkdir, 200, 10, -ENOENT, {0, 0755}, "/r/d/x");
+    mk = t.add(1, 1, SYS_mkdir, 100, 1000, 0, {0, 0755}, "/r/d");
+  } else {
+    mk = t.add(1, 1, SYS_mkdir, 100, 150, 0, {0, 0755}, "/r/d");
+    child = t.add(1, 2, SYS_mkdir, 200, 100, -ENOENT, {0, 0755}, "/r/d/x");
+  }
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, mk, child));
+  EXPECT_FALSE(has_dep(p, child, mk));
+  EXPECT_EQ(p.dropped_edges, 0u);
+  EXPECT_TRUE(plan_completes(p));
+}
+
+TEST(Deps, AnOverlappingCallThatFoundTheNameMissingPrecedesItsCreation) {
+  expect_missing_parent_order(true);
+  expect_missing_parent_order(false);
+}
+
+TEST(Deps, AnOverlappingCallThatFoundTheNamePresentPrecedesItsRemoval) {
+  Synth t = two_threads();
+  uint32_t s = t.add(1, 2, SYS_newfstatat, 200, 10, 0, {kAtCwd}, "/r/x");
+  uint32_t u = t.add(1, 1, SYS_unlink, 100, 1000, 0, {}, "/r/x");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, u, s));
+  EXPECT_TRUE(plan_completes(p));
+}
+
+TEST(Deps, AnOverlappingCallThatFoundTheNameTakenFollowsItsCreation) {
+  // The EEXIST mkdir entered first and returned first, yet saw the other's directory.
+  Synth t = two_threads();
+  uint32_t lost = t.add(1, 2, SYS_mkdir, 100, 500, -EEXIST, {0, 0755}, "/r/d");
+  uint32_t won = t.add(1, 1, SYS_mkdir, 150, 1000, 0, {0, 0755}, "/r/d");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, lost, won));
+  EXPECT_FALSE(has_dep(p, won, lost));
+  EXPECT_TRUE(plan_completes(p));
+}
+
+TEST(Deps, OverlappingCallsWhoseResultsDoNotTellKeepTheirEnterOrder) {
+  // Two O_CREAT opens: each leaves the file there, neither says what it found.
+  Synth t = two_threads();
+  uint32_t a = t.add(1, 1, SYS_openat, 100, 50, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/r/x");
+  uint32_t b = t.add(1, 2, SYS_openat, 120, 100, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/r/x");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, b, a));
+  EXPECT_FALSE(has_dep(p, a, b));
+}
+
+TEST(Deps, AnEdgeIntoACallThatEnteredFirstButReturnedLastIsKeptNotDropped) {
+  // Two writes on one open file: the one that returned first is ordered first,
+  // though it entered inside the other's call.
+  Synth t = two_threads();
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDWR}, "/r/f");
+  uint32_t inner = t.add(1, 2, SYS_write, 200, 10, 100, {3, 0, 100});
+  uint32_t outer = t.add(1, 1, SYS_write, 100, 1000, 100, {3, 0, 100});
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, outer, inner));
+  EXPECT_EQ(p.dropped_edges, 0u);
+  EXPECT_TRUE(plan_completes(p));
+}
+
+// npm's mkdir -p: x's mkdir fails (no d yet), then two threads mkdir d at
+// once, and the one that loses (EEXIST, thread 2) returns first. The failing
+// mkdir(d/x) runs on thread `child_tid`.
+void expect_the_maker_follows_the_missing_child(uint32_t child_tid) {
+  SCOPED_TRACE("mkdir(d/x) on thread " + std::to_string(child_tid));
+  Synth t;
+  t.add(1, 1, SYS_clone, 0, 1, 2, {kThreadFlags});
+  t.add(1, 1, SYS_clone, 1, 1, 3, {kThreadFlags});
+  uint32_t child = t.add(1, child_tid, SYS_mkdir, 50, 10, -ENOENT, {0, 0755}, "/r/d/x");
+  uint32_t lost = t.add(1, 2, SYS_mkdir, 300, 500, -EEXIST, {0, 0755}, "/r/d");
+  uint32_t won = t.add(1, 1, SYS_mkdir, 100, 2000, 0, {0, 0755}, "/r/d");
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, won, child)) << "the mkdir that made d may run before x's mkdir found it missing";
+  EXPECT_TRUE(has_dep(p, lost, won));
+  EXPECT_TRUE(plan_completes(p));
+}
+
+// A failed namespace call changed nothing: it must not take, as a writer
+// would, the readers the maker has to follow.
+TEST(Deps, AFailedNamespaceCallDoesNotTakeTheReadersTheMakerMustFollow) {
+  expect_the_maker_follows_the_missing_child(3);
+}
+
+// The EEXIST mkdir follows the maker; its own thread's earlier mkdir(d/x)
+// must still precede the maker.
+TEST(Deps, AnOpMovedAfterTheMakerKeepsItsThreadsEarlierOpBeforeIt) {
+  expect_the_maker_follows_the_missing_child(2);
 }
 
 }  // namespace
