@@ -3,7 +3,12 @@
 // (plan_stream.h). Program order within a recorded thread is implicit (a
 // thread's ops run in order on one worker). Across threads:
 //   - per path: an op on a path follows the latest namespace op on it; a
-//     namespace op follows the latest op of every other thread on it;
+//     namespace op follows the latest op of every other thread on it (a
+//     namespace call that failed changed nothing: it orders as a reader);
+//   - two calls on a path that overlapped in time are ordered as their
+//     results say the kernel applied them (ns_order.h: an ENOENT before a
+//     creation of the name or its directory, an EEXIST after one, a found
+//     name before its removal), else as they returned;
 //   - per open file: ops on one OFD keep their recorded order;
 //   - per parent directory: namespace ops in a directory and readdirs of it
 //     keep their recorded order;
@@ -16,7 +21,12 @@
 // (key = enter time, or exit time for causal waits, raised where needed so
 // that keys never decrease along a worker's issue order: a damaged trace's
 // overlapping calls are counted in Plan::overlapping_ops), so the replay
-// cannot deadlock.
+// cannot deadlock. An edge into the op being added from an op that entered
+// inside its call raises its key, within its own call. An edge the results
+// turn around (the op being added must precede one that returned before it)
+// goes into room that op kept, which is why an op on a path is final only a
+// lookahead after it; one that finds the earlier op final already is counted
+// (Plan::moves_beyond_window).
 //
 // Streaming: an edge from an op whose slot went to a later op (a window
 // behind the planner) is satisfied already (that op has run) and is not
@@ -59,8 +69,10 @@ class DepTracker {
   // Op `i`, just planned: its key and its edges to earlier ops (and, for an
   // op that waits_for_later, room for its causal edge).
   void add(uint64_t i);
-  // A wait whose waker may be a later op: its causal edge is made by finalize.
-  bool waits_for_later(uint64_t i) const;
+  // Op i's plan is final only a lookahead later (finalize): a wait whose
+  // waker may be a later op (its causal edge), or an op on a path that a
+  // later-returning call it overlapped may have to precede (a moved edge).
+  bool final_later(uint64_t i) const;
   // With the ops up to i + lookahead planned (or the trace's end).
   void finalize(uint64_t i);
 

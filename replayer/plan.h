@@ -153,6 +153,8 @@ struct Plan {
   uint64_t beyond_window = 0;       // ... of them because their waker lay beyond the window
   uint64_t exact_causal = 0;
   uint64_t dep_edges = 0;
+  uint64_t moved_edges = 0;         // edges the results of overlapping calls turned around (ns_order.h)
+  uint64_t moves_beyond_window = 0; // ... that could not be: the earlier op's plan was already published
   uint64_t dropped_edges = 0;       // edges refused because they could deadlock the replay
   uint64_t overlapping_ops = 0;     // ops that entered before the previous op of their worker returned (damaged trace)
   bool serial_dirs = false;         // PlanInputs::serial_dirs

@@ -92,7 +92,7 @@ void PlanStream::fd_op_action(PlanOp& op) const {
 }
 
 bool PlanStream::delayed(uint64_t i) const {
-  return deps_ && (deps_->waits_for_later(i) || plan_.event(i).nr == kEvProcExit);
+  return deps_ && (deps_->final_later(i) || plan_.event(i).nr == kEvProcExit);
 }
 
 void PlanStream::make_final(uint64_t i) {

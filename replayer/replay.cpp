@@ -272,6 +272,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   writer.tally(sum, o.max_divergence_pct);
   sum.approx_deps = plan.approx_deps;
   sum.beyond_window = plan.beyond_window;
+  sum.moved_edges = plan.moved_edges;
+  sum.moves_beyond_window = plan.moves_beyond_window;
   sum.recorded_ns = sv.events ? sv.last_end - sv.first_ts : 0;
   sum.fallbacks = ss.features.fallbacks_used();
   sum.trace_problems = ss.problems;
@@ -283,6 +285,10 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   if (plan.beyond_window)
     sum.warnings.push_back(std::to_string(plan.beyond_window) + " waits found their waker only beyond the " +
                            std::to_string(lookahead) + "-event lookahead: replayed with an approximate dependency");
+  if (plan.moves_beyond_window)
+    sum.warnings.push_back(std::to_string(plan.moves_beyond_window) + " overlapping calls' order (by their results) "
+                           "came more than the " + std::to_string(lookahead) + "-event lookahead after the earlier "
+                           "call: replayed in the order they returned");
 
   h.fallbacks = sum.fallbacks;
   h.environment_json = o.environment_json.empty() ? R"({"error":"environment not detected"})" : o.environment_json;
@@ -291,7 +297,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
                          {"scratch", ss.roots.scratch}, {"disable_features", o.disable_features},
                          {"workers", sum.workers}, {"max_divergence_pct", o.max_divergence_pct},
                          {"diverged", sum.diverged}, {"window", window},
-                         {"beyond_window", plan.beyond_window}};
+                         {"beyond_window", plan.beyond_window}, {"moved_edges", plan.moved_edges},
+                         {"moves_beyond_window", plan.moves_beyond_window}};
   if (o.timing == TimingMode::kThink) {
     opts["syscall_overhead_ns"] = res.syscall_overhead_ns;
     opts["clock"] = clock_json(clock, issue_cost, res.clock);

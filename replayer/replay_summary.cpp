@@ -81,6 +81,8 @@ std::string summary_to_json(const ReplaySummary& s) {
   j["divergences"] = s.divergences;
   j["approx_deps"] = s.approx_deps;
   j["beyond_window"] = s.beyond_window;
+  j["moved_edges"] = s.moved_edges;
+  j["moves_beyond_window"] = s.moves_beyond_window;
   j["skipped"] = s.skipped;
   j["workers"] = s.workers;
   j["fallbacks"] = s.fallbacks;

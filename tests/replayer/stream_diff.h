@@ -69,6 +69,7 @@ inline OpSnap snap(const Plan& p, uint64_t i) {
 struct Streamed {
   std::vector<OpSnap> ops;
   uint64_t approx_deps = 0, beyond_window = 0, dropped_edges = 0, overlapping = 0;
+  uint64_t moved_edges = 0, moves_beyond_window = 0;
   bool stuck = false;  // the window filled with ops not final: the planner could not go on
 };
 
@@ -106,6 +107,8 @@ inline Streamed stream_plan(const Synth& t, const PlanInputs& in, uint64_t windo
   out.beyond_window = p.beyond_window;
   out.dropped_edges = p.dropped_edges;
   out.overlapping = p.overlapping_ops;
+  out.moved_edges = p.moved_edges;
+  out.moves_beyond_window = p.moves_beyond_window;
   return out;
 }
 

@@ -2,8 +2,10 @@
 // traces planned with a window smaller than the trace and with one that
 // holds it all must give the same ops.
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <sys/syscall.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <iostream>
 #include <random>
@@ -301,6 +303,51 @@ TEST(StreamDiff, WaitsFinalizedLateFindTheirWakers) {
   const Plan b = build_plan(t.ev, t.lookup(), test::synth_inputs("/w/p"));
   EXPECT_EQ(b.approx_deps, 0u) << "every wait has its recorded waker";
   EXPECT_EQ(b.exact_causal, 3000u + 5u + 4u);
+}
+
+// npm's mkdir -p, over and over on three threads (deps_test.cpp has it
+// once): thread 3's mkdir(d/x) fails with ENOENT, then threads 1 and 2 mkdir
+// d at once and the loser (EEXIST) returns first. The loser must follow the
+// maker: an edge the results turn around, into an op that returned earlier.
+Synth mkdir_races(uint32_t rounds, uint64_t maker_dur) {
+  Synth t;
+  const uint64_t kThread = CLONE_THREAD | CLONE_FILES | CLONE_VM | CLONE_SIGHAND;
+  t.add(1, 1, SYS_clone, 0, 1, 2, {kThread});
+  t.add(1, 1, SYS_clone, 1, 1, 3, {kThread});
+  uint64_t ts = 1000;
+  for (uint32_t r = 0; r < rounds; ++r, ts += maker_dur + 10'000) {
+    const std::string d = "/w/p/node_modules/m" + std::to_string(r);
+    t.add(1, 3, SYS_mkdir, ts, 10, -ENOENT, {0, 0755}, d + "/x");
+    t.add(1, 2, SYS_mkdir, ts + 300, 500, -EEXIST, {0, 0755}, d);
+    // Stats by thread 3 while the maker is in the kernel (ops in between in
+    // the trace, which is in completion order).
+    for (uint64_t k = 0; k < maker_dur / 1000; ++k)
+      t.add(1, 3, SYS_newfstatat, ts + 900 + k * 1000, 100, -ENOENT, {kAtCwd}, "/w/p/f" + std::to_string(k));
+    t.add(1, 1, SYS_mkdir, ts + 100, maker_dur, 0, {0, 0755}, d);
+  }
+  return t;
+}
+
+TEST(StreamDiff, OverlappingCallsTheResultsTurnAroundPlanAsAtOnce) {
+  Synth t = mkdir_races(3000, 4000);
+  expect_same(t, kSmall, "mkdir races");
+  const Plan b = build_plan(t.ev, t.lookup(), test::synth_inputs("/w/p"));
+  EXPECT_EQ(b.moved_edges, 3000u) << "each loser follows its maker";
+  EXPECT_EQ(b.moves_beyond_window, 0u);
+  const test::Streamed s = test::stream_plan(t, test::synth_inputs("/w/p"), kSmall, kSmall / 4);
+  EXPECT_EQ(s.moved_edges, 3000u);
+  EXPECT_EQ(s.moves_beyond_window, 0u);
+}
+
+// A maker that returns more than the lookahead after the loser: the loser's
+// plan was published by then, and the stream counts the order it lost.
+TEST(StreamDiff, AnEdgeTurnedAroundBeyondTheLookaheadIsCounted) {
+  Synth t = mkdir_races(1, 500 * 1000);  // 500 ops between them: past the lookahead, within the window
+  const test::Streamed s = test::stream_plan(t, test::synth_inputs("/w/p"), kSmall, kSmall / 4);
+  EXPECT_EQ(s.moved_edges, 0u);
+  EXPECT_EQ(s.moves_beyond_window, 1u);
+  const Plan b = build_plan(t.ev, t.lookup(), test::synth_inputs("/w/p"));
+  EXPECT_EQ(b.moved_edges, 1u) << "at once, the whole trace is the lookahead";
 }
 
 // A recorded trace (FSR_STREAM_DIFF_TRACE=path; none is in the repository:
