@@ -19,8 +19,7 @@ inline constexpr uint32_t kNoOfd = UINT32_MAX;
 // Reference counts of OFD slots, shared by every table of a plan.
 class OfdRefs {
  public:
-  uint32_t create();                 // a new OFD with no references (a recycled slot first)
-  void recycle(uint32_t ofd);        // a slot no op refers to any more: create() may hand it out
+  uint32_t create();                 // a new OFD with no references
   void add_ref(uint32_t ofd);
   bool drop_ref(uint32_t ofd);       // true when that was the last reference
   uint32_t refs(uint32_t ofd) const { return refs_.at(ofd); }
@@ -28,7 +27,6 @@ class OfdRefs {
 
  private:
   std::vector<uint32_t> refs_;
-  std::vector<uint32_t> free_;
 };
 
 class FdTable {
