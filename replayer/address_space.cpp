@@ -125,15 +125,15 @@ std::string map_failure_warning(const MappingStats& s, uint64_t baseline, uint64
                                           : "): memory ran short");
 }
 
-void ReplayMappings::init(const Plan& plan, const std::vector<Event>& events) {
+void ReplayMappings::init(const Plan& plan, const std::vector<uint32_t>& space_threads, size_t maps) {
   plan_ = &plan;
-  ev_ = &events;
-  slot_.reset(new std::atomic<uint64_t>[plan.ops.size()]);
-  for (size_t i = 0; i < plan.ops.size(); ++i) slot_[i].store(0, std::memory_order_relaxed);
-  left_.reset(new std::atomic<uint32_t>[plan.spaces.size()]);
-  holds_.reset(new std::atomic<uint8_t>[plan.spaces.size()]);
-  for (size_t s = 0; s < plan.spaces.size(); ++s) {
-    left_[s].store(plan.spaces[s].threads, std::memory_order_relaxed);
+  n_maps_ = maps;
+  slot_.reset(new std::atomic<uint64_t>[maps]);
+  for (size_t i = 0; i < maps; ++i) slot_[i].store(0, std::memory_order_relaxed);
+  left_.reset(new std::atomic<uint32_t>[space_threads.size()]);
+  holds_.reset(new std::atomic<uint8_t>[space_threads.size()]);
+  for (size_t s = 0; s < space_threads.size(); ++s) {
+    left_[s].store(space_threads[s], std::memory_order_relaxed);
     holds_[s].store(0, std::memory_order_relaxed);
   }
   live_ = 0;
@@ -142,7 +142,7 @@ void ReplayMappings::init(const Plan& plan, const std::vector<Event>& events) {
   install_touch_handler();
 }
 
-uint64_t ReplayMappings::len_of(uint32_t m) const { return page_up((*ev_)[m].args[1]); }
+uint64_t ReplayMappings::len_of(uint32_t m) const { return plan_->maps[m].len; }
 
 uint64_t ReplayMappings::claim(uint32_t m) {
   uint64_t v = slot_[m].load(std::memory_order_acquire);
@@ -173,17 +173,19 @@ void ReplayMappings::space_holds(uint32_t s) {
 bool ReplayMappings::alive(uint32_t m) const {
   const uint64_t v = slot_[m].load(std::memory_order_acquire);
   if (!v) return false;
-  return !(v & kInside) || slot_[plan_->ops[m].ref_op].load(std::memory_order_acquire) != 0;
+  return !(v & kInside) || slot_[plan_->maps[m].base].load(std::memory_order_acquire) != 0;
 }
 
 int64_t ReplayMappings::mmap(uint32_t i, int fd) {
-  const PlanOp& op = plan_->ops[i];
-  const uint64_t* a = (*ev_)[i].args;
+  const PlanOp& op = plan_->op(i);
+  const uint64_t* a = plan_->event(i).args;
+  const uint32_t self = op.map;
+  if (self == kNoMap) return -EINVAL;
   const int prot = static_cast<int>(a[2]);
   const int fl = static_cast<int>(a[3]) & (MAP_SHARED | MAP_PRIVATE | MAP_SHARED_VALIDATE | MAP_POPULATE | MAP_NORESERVE);
   const off_t off = static_cast<off_t>(a[5]);
-  if (op.ref_op != kNoOp) {  // MAP_FIXED inside the replay's copy of its base, while that copy is there
-    const uint32_t b = op.ref_op;
+  if (plan_->maps[self].base != kNoMap) {  // MAP_FIXED inside the replay's copy of its base, while that copy is there
+    const uint32_t b = plan_->maps[self].base;
     const uint64_t bv = claim(b);
     if (bv && !(bv & kInside) && op.ref_off + page_up(a[1]) <= len_of(b)) {
       char* at = addr_of(bv) + op.ref_off;
@@ -195,7 +197,7 @@ int64_t ReplayMappings::mmap(uint32_t i, int fd) {
         put(b, bv);
         return -err;
       }
-      put(i, reinterpret_cast<uint64_t>(p) | kInside);
+      put(self, reinterpret_cast<uint64_t>(p) | kInside);
       put(b, with_extra(bv, 1));
       add_live(2);
       space_holds(op.space);
@@ -208,7 +210,7 @@ int64_t ReplayMappings::mmap(uint32_t i, int fd) {
     if (errno == ENOMEM) enomem_.fetch_add(1, std::memory_order_relaxed);
     return -errno;
   }
-  put(i, reinterpret_cast<uint64_t>(p));
+  put(self, reinterpret_cast<uint64_t>(p));
   add_live(1);
   space_holds(op.space);
   return static_cast<int64_t>(reinterpret_cast<uintptr_t>(p) & 0x7fffffffffffull);
@@ -222,7 +224,7 @@ void ReplayMappings::unmap_base(uint32_t m, uint64_t v) {
 
 // Takes what `u` names of one mapping; false when that mapping is not there.
 bool ReplayMappings::take(const PlanUnmap& u) {
-  const uint32_t m = u.map_op;
+  const uint32_t m = u.map;
   const uint64_t mv = slot_[m].load(std::memory_order_acquire);
   if (!mv) return false;
   const uint64_t len = len_of(m);
@@ -231,7 +233,7 @@ bool ReplayMappings::take(const PlanUnmap& u) {
   if (mv & kInside) {
     // A segment: its range stays the base's (an inaccessible reservation),
     // so that the base's munmap takes only what is the replay's own.
-    const uint32_t b = plan_->ops[m].ref_op;
+    const uint32_t b = plan_->maps[m].base;
     const uint64_t bv = claim(b);
     if (!bv) return false;
     const uint64_t sv = u.whole ? slot_[m].exchange(0, std::memory_order_acq_rel) : slot_[m].load(std::memory_order_acquire);
@@ -253,26 +255,26 @@ bool ReplayMappings::take(const PlanUnmap& u) {
 }
 
 int64_t ReplayMappings::munmap(uint32_t i) {
-  const PlanOp& op = plan_->ops[i];
+  const PlanOp& op = plan_->op(i);
   bool all = true;
-  for (uint32_t k = op.unmap_begin; k < op.unmap_end; ++k) all = take(plan_->unmaps[k]) && all;
+  for (uint32_t k = op.unmap_begin; k != op.unmap_end; ++k) all = take(plan_->unmap(k)) && all;
   return all ? 0 : -EINVAL;
 }
 
 bool ReplayMappings::touch(uint32_t i) {
-  const PlanOp& op = plan_->ops[i];
-  const uint32_t m = op.ref_op;
-  if (m == kNoOp || !alive(m) || op.ref_off >= len_of(m)) return false;
+  const PlanOp& op = plan_->op(i);
+  const uint32_t m = op.map;
+  if (m == kNoMap || !alive(m) || op.ref_off >= len_of(m)) return false;
   const uint64_t v = slot_[m].load(std::memory_order_acquire);
   return v && touch_page(addr_of(v) + (op.ref_off & ~(kPage - 1)));
 }
 
 void ReplayMappings::leave(uint32_t i) {
-  const uint32_t s = plan_->ops[i].space;
+  const uint32_t s = plan_->op(i).space;
   if (s == kNoSpace || left_[s].fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   const PlanSpace& ps = plan_->spaces[s];
-  for (uint32_t k = ps.unmap_begin; k < ps.unmap_end; ++k) {
-    const uint32_t m = plan_->unmaps[k].map_op;
+  for (uint32_t k = ps.unmap_begin; k != ps.unmap_end; ++k) {
+    const uint32_t m = plan_->unmap(k).map;
     if (const uint64_t v = claim(m)) {
       if (v & kInside) put(m, v);  // (the plan lists bases only; a segment goes with its base)
       else unmap_base(m, v);
@@ -284,11 +286,11 @@ void ReplayMappings::leave(uint32_t i) {
 
 void ReplayMappings::release_all() {
   if (!plan_) return;
-  for (size_t m = 0; m < plan_->ops.size(); ++m) {
+  for (size_t m = 0; m < n_maps_; ++m) {
     const uint64_t v = slot_[m].load(std::memory_order_relaxed);
     if (v && !(v & kInside)) unmap_base(static_cast<uint32_t>(m), v);
   }
-  for (size_t m = 0; m < plan_->ops.size(); ++m) slot_[m].store(0, std::memory_order_relaxed);
+  for (size_t m = 0; m < n_maps_; ++m) slot_[m].store(0, std::memory_order_relaxed);
 }
 
 MappingStats ReplayMappings::stats() const {

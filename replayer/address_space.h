@@ -46,7 +46,9 @@ std::string map_failure_warning(const MappingStats& s, uint64_t baseline, uint64
 
 class ReplayMappings {
  public:
-  void init(const Plan& plan, const std::vector<Event>& events);
+  // `space_threads`: per address space, the recorded threads that leave it
+  // (the survey's count); `maps`: the plan's mappings, at most.
+  void init(const Plan& plan, const std::vector<uint32_t>& space_threads, size_t maps);
 
   // mmap op `i` on real fd `fd`: the address (as the result's value) or -errno.
   int64_t mmap(uint32_t i, int fd);
@@ -76,8 +78,8 @@ class ReplayMappings {
   void space_holds(uint32_t s);
 
   const Plan* plan_ = nullptr;
-  const std::vector<Event>* ev_ = nullptr;
-  // Per op (mmap ops only used): address | kInside | kBusy | extra << kExtraShift; 0 = none.
+  size_t n_maps_ = 0;
+  // Per mapping (Plan::maps): address | kInside | kBusy | extra << kExtraShift; 0 = none.
   std::unique_ptr<std::atomic<uint64_t>[]> slot_;
   std::unique_ptr<std::atomic<uint32_t>[]> left_;   // per space: threads still in it
   std::unique_ptr<std::atomic<uint8_t>[]> holds_;   // per space: holds (held) a mapping

@@ -1,256 +1,246 @@
 #include "replayer/deps.h"
 
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 
-#include "replayer/dep_builder.h"
+#include "replayer/dep_tracker.h"
 #include "replayer/ns_order.h"
-#include "replayer/path_map.h"
 #include "traces/syscalls.h"
-
-namespace fsr::deps_detail {
-
-void DepBuilder::run() {
-  classify_waiters();
-  key_floor_.assign(ev_.size(), 0);
-  for (int pass = 0;; ++pass) {
-    monotone_keys();
-    raises_ = 0;
-    may_raise_ = pass < 3;
-    for (uint32_t i = 0; i < ev_.size(); ++i) resources(i);
-    if (raises_ == 0) break;
-    reset_resources();
-  }
-  may_raise_ = false;
-  causal();
-  finish();
-}
-
-void DepBuilder::reset_resources() {
-  edges_.clear();
-  plan_.dropped_edges = 0;
-  paths_.clear();
-  dirs_.clear();
-  contents_.clear();
-  last_on_ofd_.clear();
-  last_of_pid_.clear();
-  chan_writes_.clear();
-  futex_wakes_.clear();
-}
-
-void DepBuilder::path_edge(uint32_t from, uint32_t to, uint32_t p, DepKind kind) {
-  if (from == kNoOp || from == to || same_thread(from, to)) return;
-  if (p != kNoPath && ev_[from].ts < end(to) && ev_[to].ts < end(from)) {
-    int kf, kt;
-    bool df, dt;
-    if (relation(from, p, kf, df) && relation(to, p, kt, dt) &&
-        ns_first(ns_effect(ev_[from], kf, df), ns_seen(ev_[from], kf, df), ns_effect(ev_[to], kt, dt),
-                 ns_seen(ev_[to], kt, dt)) < 0) {
-      // `from` stood for its thread's earlier ops on p (a resource keeps
-      // the latest op of each thread): now that it follows `to`, the one
-      // before it on its thread must still precede `to`.
-      edge(prev_on_thread(from, p), to, kind);
-      std::swap(from, to);
-    }
-  }
-  edge(from, to, kind);
-}
-
-uint32_t DepBuilder::prev_on_thread(uint32_t o, uint32_t p) {
-  const std::vector<uint32_t>& ops = plan_.threads[plan_.ops[o].thread].ops;
-  auto it = std::lower_bound(ops.begin(), ops.end(), o);
-  int k;
-  bool direct;
-  for (int steps = 0; it != ops.begin() && steps < 256; ++steps)
-    if (relation(*--it, p, k, direct)) return *it;
-  return kNoOp;
-}
-
-bool DepBuilder::relation(uint32_t o, uint32_t p, int& k, bool& direct) {
-  const SyscallInfo* si = syscall_info(ev_[o].nr);
-  const int k0 = si && (si->flags & kSfLiteralPath0) ? 1 : 0;
-  for (direct = true, k = k0; k < 2; ++k)
-    if (plan_.ops[o].path[k] == p) return true;
-  for (direct = false, k = k0; k < 2; ++k)
-    if (plan_.ops[o].path[k] != kNoPath && parent_path(plan_.ops[o].path[k]) == p) return true;
-  return false;
-}
-
-void DepBuilder::edge(uint32_t from, uint32_t to, DepKind kind) {
-  if (from == kNoOp || from == to || same_thread(from, to)) return;
-  if (!key_less(from, to)) {
-    if (may_raise_ && key(from) < end(to)) {
-      key_floor_[to] = std::max(key_floor_[to], key(from) + 1);
-      ++raises_;
-      return;
-    }
-    ++plan_.dropped_edges;
-    return;
-  }
-  edges_.push_back({to, from, kind});
-}
-
-bool DepBuilder::is_blocking_read(uint32_t i) const {
-  const PlanOp& op = plan_.ops[i];
-  return facts_[i].chan != UINT32_MAX && !facts_[i].chan_write && op.ofd != kNoOfd;
-}
-
-void DepBuilder::classify_waiters() {
-  for (uint32_t i = 0; i < ev_.size(); ++i) {
-    const Event& e = ev_[i];
-    switch (e.nr) {
-      case SYS_wait4: case SYS_waitid: case SYS_futex: case SYS_poll: case SYS_ppoll:
-      case SYS_select: case SYS_pselect6: case SYS_epoll_wait: case SYS_epoll_pwait:
-      case SYS_epoll_pwait2: case SYS_vfork:
-        key_end_[i] = true;
-        break;
-      default:
-        if (is_blocking_read(i)) key_end_[i] = true;
-    }
-  }
-}
-
-void DepBuilder::monotone_keys() {
-  plan_.overlapping_ops = 0;
-  for (const auto& list : plan_.workers) {
-    uint64_t last = 0;
-    for (uint32_t i : list) {
-      const uint64_t raw = std::max(key_end_[i] ? end(i) : ev_[i].ts, key_floor_[i]);
-      if (raw < last) ++plan_.overlapping_ops;
-      key_[i] = last = std::max(raw, last);
-    }
-  }
-}
-
-void DepBuilder::add_reader(Readers& r, uint32_t i) {
-  if (!r.ops.empty() && same_thread(r.ops.back(), i)) {
-    r.ops.back() = i;
-    return;
-  }
-  r.ops.push_back(i);
-  if (r.ops.size() < r.compact_at) return;
-  // Latest per thread: ops arrive in event order, so keep the last of each.
-  std::sort(r.ops.begin(), r.ops.end(), [&](uint32_t a, uint32_t b) {
-    const uint32_t ta = plan_.ops[a].thread, tb = plan_.ops[b].thread;
-    return ta < tb || (ta == tb && a > b);
-  });
-  r.ops.erase(std::unique(r.ops.begin(), r.ops.end(), [&](uint32_t a, uint32_t b) { return same_thread(a, b); }),
-              r.ops.end());
-  r.compact_at = std::max<size_t>(16, 2 * r.ops.size());
-}
-
-void DepBuilder::writer(Shared& s, uint32_t i, DepKind kind, uint32_t p) {
-  path_edge(s.last_ns, i, p, kind);
-  for (uint32_t r : s.readers.ops) path_edge(r, i, p, kind);
-  s.last_ns = i;
-  s.readers.ops.clear();
-  s.readers.compact_at = 16;
-}
-
-void DepBuilder::reader(Shared& s, uint32_t i, DepKind kind, uint32_t p) {
-  path_edge(s.last_ns, i, p, kind);
-  add_reader(s.readers, i);
-}
-
-void DepBuilder::contents(Contents& c, uint32_t i, bool listing) {
-  if (c.listing != listing) {
-    if (!c.cur.ops.empty()) {
-      c.prev.swap(c.cur.ops);
-      c.cur.ops.clear();
-      c.cur.compact_at = 16;
-    }
-    c.listing = listing;
-  }
-  for (uint32_t p : c.prev) edge(p, i, DepKind::kDirContents);
-  add_reader(c.cur, i);
-}
-
-void DepBuilder::ofd_use(uint32_t ofd, uint32_t i) {
-  if (ofd == kNoOfd) return;
-  auto [it, fresh] = last_on_ofd_.try_emplace(ofd, i);
-  if (!fresh) {
-    edge(it->second, i, DepKind::kOfd);
-    it->second = i;
-  }
-}
-
-uint32_t DepBuilder::parent_path(uint32_t p) {
-  if (parent_[p] != kUnset) return parent_[p];
-  if (by_abs_.empty())  // the paths ops name (not symlink texts, which are not paths)
-    for (uint32_t o = 0; o < plan_.ops.size(); ++o) {
-      const SyscallInfo* si = syscall_info(ev_[o].nr);
-      const bool literal0 = si && (si->flags & kSfLiteralPath0);
-      for (int k = literal0 ? 1 : 0; k < 2; ++k)
-        if (plan_.ops[o].path[k] != kNoPath) by_abs_.emplace(plan_.paths[plan_.ops[o].path[k]].abs, plan_.ops[o].path[k]);
-    }
-  const std::string& abs = plan_.paths[p].abs;
-  auto it = abs == "/" ? by_abs_.end() : by_abs_.find(parent_of(abs));
-  return parent_[p] = it == by_abs_.end() ? kNoPath : it->second;
-}
-
-void DepBuilder::resources(uint32_t i) {
-  const PlanOp& op = plan_.ops[i];
-  const OpFacts& f = facts_[i];
-  const SyscallInfo* si = syscall_info(ev_[i].nr);
-  bool literal0 = si && (si->flags & kSfLiteralPath0);
-  // Per path, and the directory holding it.
-  for (int k = 0; k < 2; ++k) {
-    if (op.path[k] == kNoPath || (k == 0 && literal0)) continue;
-    Shared& s = paths_[op.path[k]];
-    // A namespace call that failed changed nothing: it saw the name, as a
-    // reader does (an EEXIST mkdir that returned before the mkdir that made
-    // the name must not take the readers the maker has to follow).
-    if ((f.ns_mask >> k & 1) && ev_[i].ret >= 0) writer(s, i, DepKind::kPath, op.path[k]);
-    else reader(s, i, DepKind::kPath, op.path[k]);
-    if (uint32_t par = parent_path(op.path[k]); par != kNoPath) reader(paths_[par], i, DepKind::kParentPath, par);
-  }
-  // Per parent directory's entries.
-  if (plan_.serial_dirs) {
-    for (int k = 0; k < 2; ++k)
-      if (f.parent[k] != kNoPath) writer(dirs_[f.parent[k]], i, DepKind::kSerialDir);
-    if (f.readdir_dir != kNoPath) reader(dirs_[f.readdir_dir], i, DepKind::kSerialDir);
-  } else {
-    for (int k = 0; k < 2; ++k)
-      if (f.parent[k] != kNoPath && (k == 0 || f.parent[1] != f.parent[0])) contents(contents_[f.parent[k]], i, false);
-    if (f.readdir_dir != kNoPath) contents(contents_[f.readdir_dir], i, true);
-  }
-  // Per open file (including the OFDs this op opens or finally closes).
-  ofd_use(op.ofd, i);
-  ofd_use(op.ofd2, i);
-  ofd_use(op.new_ofd, i);
-  for (uint32_t c = op.close_begin; c < op.close_end; ++c) ofd_use(plan_.closes[c], i);
-  // A thread starts after the clone that created it; a page fault after its mmap.
-  edge(f.creator, i, DepKind::kThreadStart);
-  edge(op.ref_op, i, DepKind::kMapping);
-  // Remember the last event per process (wait4 target) and writes per channel.
-  const Event& e = ev_[i];
-  uint64_t& le = last_of_pid_[e.pid];
-  if (le == 0 || end(static_cast<uint32_t>(le - 1)) <= end(i)) le = i + 1;
-  if (f.chan != UINT32_MAX && f.chan_write && e.ret > 0) {
-    auto& w = chan_writes_[f.chan];
-    uint64_t before = w.empty() ? 0 : w.back().first;
-    w.push_back({before + static_cast<uint64_t>(e.ret), i});
-  }
-  if (e.nr == SYS_futex) {
-    int cmd = static_cast<int>(e.args[1] & 127);
-    if (cmd == 1 || cmd == 10 || cmd == 3 || cmd == 4 || cmd == 5)
-      futex_wakes_[futex_key(e)].push_back(i);
-  }
-}
-
-uint64_t DepBuilder::futex_key(const Event& e) {
-  bool priv = (e.args[1] & 128) != 0;
-  return e.args[0] ^ (priv ? (static_cast<uint64_t>(e.pid) << 48) : 0);
-}
-
-}  // namespace fsr::deps_detail
 
 namespace fsr {
 
-void add_dependencies(const std::vector<Event>& events, const std::vector<OpFacts>& facts,
-                      Plan& plan) {
-  deps_detail::DepBuilder(events, facts, plan).run();
+void DepTracker::Impl::trim_chan(Chan& c, uint64_t i) {
+  size_t n = 0;
+  while (n < c.writes.size() && c.writes[n].op + 2 * window <= i) ++n;
+  if (n == 0 || (n < 64 && n < c.writes.size())) return;
+  c.trimmed_upto = c.writes[n - 1].upto;
+  c.trimmed_op = c.writes[n - 1].op;
+  c.writes.erase(c.writes.begin(), c.writes.begin() + static_cast<long>(n));
+}
+
+void DepTracker::Impl::resources(uint64_t i) {
+  const PlanOp& op = plan.op(i);
+  const OpFacts& f = fact(i);
+  const SyscallInfo* si = syscall_info(ev(i).nr);
+  const bool literal0 = si && (si->flags & kSfLiteralPath0);
+  for (int k = 0; k < 2; ++k) {
+    if (op.path[k] == kNoPath || (k == 0 && literal0)) continue;
+    Shared& s = paths[op.path[k]];
+    // A namespace call that failed changed nothing: it saw the name, as a
+    // reader does (an EEXIST mkdir that returned before the mkdir that made
+    // the name must not take the readers the maker has to follow).
+    if ((f.ns_mask >> k & 1) && ev(i).ret >= 0) writer(s, i, DepKind::kPath, op.path[k]);
+    else reader(s, i, DepKind::kPath, op.path[k]);
+    if (f.dir[k] != kNoPath) reader(paths[f.dir[k]], i, DepKind::kParentPath, f.dir[k]);
+  }
+  if (plan.serial_dirs) {
+    for (int k = 0; k < 2; ++k)
+      if (f.parent[k] != kNoPath) writer(dirs[f.parent[k]], i, DepKind::kSerialDir);
+    if (f.readdir_dir != kNoPath) reader(dirs[f.readdir_dir], i, DepKind::kSerialDir);
+  } else {
+    for (int k = 0; k < 2; ++k)
+      if (f.parent[k] != kNoPath && (k == 0 || f.parent[1] != f.parent[0]))
+        contents(dir_contents[f.parent[k]], i, false);
+    if (f.readdir_dir != kNoPath) contents(dir_contents[f.readdir_dir], i, true);
+  }
+  ofd_use(op.ofd, i);
+  ofd_use(op.ofd2, i);
+  ofd_use(op.new_ofd, i);
+  for (uint32_t c = op.close_begin; c != op.close_end; ++c) ofd_use(plan.close(c), i);
+  edge(f.creator, i, DepKind::kThreadStart);
+  edge(op.ref_op, i, DepKind::kMapping);
+  const Event& e = ev(i);
+  uint64_t& le = last_of_pid[e.pid];
+  if (le == 0 || far_back(le - 1, i) || end(le - 1) <= end(i)) le = i + 1;
+  if (f.chan != UINT32_MAX && f.chan_write && e.ret > 0) {
+    Chan& c = chans[f.chan];
+    c.written += static_cast<uint64_t>(e.ret);
+    c.writes.push_back({c.written, e.ts, static_cast<uint32_t>(i)});
+    c.touched = i;
+    trim_chan(c, i);
+    if (c.unresolved && c.written >= c.unresolved) {
+      ++plan.beyond_window;
+      c.unresolved = 0;
+    }
+  }
+  if (e.nr == SYS_futex) {
+    const int cmd = static_cast<int>(e.args[1] & 127);
+    if (cmd == 1 || cmd == 10 || cmd == 3 || cmd == 4 || cmd == 5) {
+      Futex& fx = futexes[futex_key(e)];
+      auto at = fx.wakes.end();
+      while (at != fx.wakes.begin() && (at - 1)->ts > e.ts) --at;
+      fx.wakes.insert(at, Wake{e.ts, static_cast<uint32_t>(i), op.thread});
+      fx.last = static_cast<uint32_t>(i);
+      size_t old = 0;
+      while (old < fx.wakes.size() && fx.wakes[old].op + 2 * window <= i) ++old;
+      if (old > fx.wakes.size() / 2) fx.wakes.erase(fx.wakes.begin(), fx.wakes.begin() + static_cast<long>(old));
+      for (auto it = fx.unresolved.begin(); it != fx.unresolved.end(); ++it)
+        if (e.ts >= it->first && e.ts < it->second) {
+          ++plan.beyond_window;
+          fx.unresolved.erase(it);
+          break;
+        }
+    }
+  }
+}
+
+// Latest event of another thread that completed while `i` was blocked (near
+// it in the trace, which is in completion order).
+void DepTracker::Impl::sweep(uint64_t i) {
+  if (i < next_sweep) return;
+  next_sweep = i + window;
+  // Two windows back: a wait finalized up to a lookahead after it was
+  // planned still finds what lay within a window of it.
+  auto gone = [&](uint64_t t) { return t + 2 * window <= i; };
+  std::erase_if(paths, [&](const auto& kv) { return gone(kv.second.touched); });
+  std::erase_if(dirs, [&](const auto& kv) { return gone(kv.second.touched); });
+  std::erase_if(dir_contents, [&](const auto& kv) { return gone(kv.second.touched); });
+  std::erase_if(last_on_ofd, [&](const auto& kv) { return gone(kv.second); });
+  std::erase_if(last_of_pid, [&](const auto& kv) { return gone(kv.second - 1); });
+  std::erase_if(reaped, [&](const auto& kv) { return gone(kv.second.second); });
+  // A channel is forgotten only when every byte written was read (a fresh
+  // one counts from there alike) and it was last used a window back; else
+  // its writes a window back are trimmed (trim_chan). A futex, when its
+  // latest wake lies two windows back (see Futex).
+  for (auto it = chans.begin(); it != chans.end();) {
+    Chan& c = it->second;
+    trim_chan(c, i);
+    if (c.read_pos >= c.written && gone(c.touched) && !c.unresolved) it = chans.erase(it);
+    else ++it;
+  }
+  std::erase_if(futexes, [&](const auto& kv) { return kv.second.last + 2 * window <= i; });
+}
+
+void DepTracker::Impl::path_edge(Shared& s, uint32_t from, uint64_t i, uint32_t p, DepKind kind) {
+  if (from == kNoOp || from == i || far_back(from, plan.size) || same_thread(from, i)) {
+    edge(from, i, kind);
+    return;
+  }
+  if (p != kNoPath && ev(from).ts < end(i) && ev(i).ts < end(from)) {
+    int kf, ki;
+    bool df, di;
+    if (relation(from, p, kf, df) && relation(i, p, ki, di) &&
+        ns_first(ns_effect(ev(from), kf, df), ns_seen(ev(from), kf, df), ns_effect(ev(i), ki, di),
+                 ns_seen(ev(i), ki, di)) < 0) {
+      edge(prev_on_thread(s, from), i, kind);
+      moved.push_back({from, kind});
+      return;
+    }
+  }
+  edge(from, i, kind);
+}
+
+uint32_t DepTracker::Impl::prev_on_thread(const Shared& s, uint64_t o) const {
+  uint32_t best = kNoOp;
+  auto consider = [&](uint32_t c) {
+    if (c != kNoOp && c < o && !far_back(c, plan.size) && same_thread(c, o) && (best == kNoOp || c > best))
+      best = c;
+  };
+  consider(s.last_ns);
+  if (s.last_ns == o) consider(s.last_ns_prev);
+  for (const Reader& r : s.readers.ops) {
+    consider(r.op);
+    if (r.op == o) consider(r.prev);
+  }
+  return best;
+}
+
+bool DepTracker::Impl::relation(uint64_t o, uint32_t p, int& k, bool& direct) const {
+  const SyscallInfo* si = syscall_info(ev(o).nr);
+  const int k0 = si && (si->flags & kSfLiteralPath0) ? 1 : 0;
+  const PlanOp& op = plan.op(o);
+  for (direct = true, k = k0; k < 2; ++k)
+    if (op.path[k] == p) return true;
+  for (direct = false, k = k0; k < 2; ++k)
+    if (op.path[k] != kNoPath && fact(o).dir[k] == p) return true;
+  return false;
+}
+
+void DepTracker::Impl::place_moved(uint64_t i) {
+  for (const Moved& m : moved) {
+    const size_t slot = m.to & plan.op_mask;
+    // Its slot reused, or its plan published: the order cannot be kept.
+    if (far_back(m.to, plan.size) || final_[slot]) {
+      ++plan.moves_beyond_window;
+      continue;
+    }
+    if (rev_free[slot] == 0 || (!key_less(i, m.to) && !raise(m.to, k(i) + 1))) {
+      ++plan.dropped_edges;
+      continue;
+    }
+    out_min[i & plan.op_mask] = std::min(out_min[i & plan.op_mask], k(m.to));
+    const uint32_t at = rev_at[slot] + (kMovedRoom - rev_free[slot]--);
+    plan.deps[at & plan.dep_mask] = static_cast<uint32_t>(i);
+    plan.dep_kinds[at & plan.dep_mask] = m.kind;
+    plan.op(i).flags |= kPfNotify;
+    ++plan.dep_edges;
+    ++plan.moved_edges;
+  }
+  moved.clear();
+}
+
+void DepTracker::Impl::write_edges(uint64_t i) {
+  PlanOp& op = plan.op(i);
+  std::sort(buf.begin(), buf.end(), [](const Edge& a, const Edge& b) { return a.from < b.from; });
+  buf.erase(std::unique(buf.begin(), buf.end(), [](const Edge& a, const Edge& b) { return a.from == b.from; }),
+            buf.end());
+  const size_t made = buf.size();
+  const size_t slot = i & plan.op_mask;
+  // Room for edges found later: moved ones (place_moved), then the causal
+  // edge's (last; finalize).
+  rev_at[slot] = plan.dep_pos + static_cast<uint32_t>(made);
+  rev_free[slot] = late[slot] && may_be_moved(i) ? kMovedRoom : 0;
+  for (uint8_t r = 0; r < rev_free[slot]; ++r) buf.push_back({kNoOp, DepKind::kNone});
+  if (waiter[slot]) buf.push_back({kNoOp, DepKind::kNone});
+  op.dep_begin = plan.dep_pos;
+  for (const Edge& x : buf) {
+    uint32_t pos = plan.dep_pos;
+    arena_push(plan.deps, plan.dep_mask, pos, x.from);
+    arena_push(plan.dep_kinds, plan.dep_mask, plan.dep_pos, x.kind);
+    if (x.from != kNoOp) plan.op(x.from).flags |= kPfNotify;
+  }
+  op.dep_end = plan.dep_pos;
+  plan.dep_edges += made;
+  buf.clear();
+}
+
+DepTracker::DepTracker(Plan& plan, const std::vector<OpFacts>& facts, uint64_t window, uint64_t exit_floor)
+    : impl_(std::make_unique<Impl>(plan, facts, window, exit_floor)) {}
+DepTracker::~DepTracker() = default;
+
+bool DepTracker::final_later(uint64_t i) const {
+  Impl& m = *impl_;
+  return m.late[i & m.plan.op_mask];
+}
+
+void DepTracker::add(uint64_t i) {
+  Impl& m = *impl_;
+  const size_t slot = i & m.plan.op_mask;
+  m.waiter[slot] = m.classify(i);
+  m.late[slot] = m.waiter[slot] || m.may_be_moved(i);
+  m.final_[slot] = 0;
+  m.out_min[slot] = m.next_key[slot] = UINT64_MAX;
+  // Keys never decrease along a worker's issue order (see deps.h).
+  const uint32_t w = m.plan.threads[m.plan.op(i).thread].worker;
+  const uint64_t raw = m.waiter[slot] ? m.end(i) : m.ev(i).ts;
+  if (raw < m.last_key[w]) ++m.plan.overlapping_ops;
+  m.key[slot] = m.last_key[w] = std::max(raw, m.last_key[w]);
+  const uint64_t prev = m.last_op[w];
+  m.last_op[w] = i;
+  m.resources(i);  // may raise its key (edge)
+  m.place_moved(i);
+  if (prev != UINT64_MAX && !m.far_back(prev, i)) m.next_key[prev & m.plan.op_mask] = m.k(i);
+  const Event& e = m.ev(i);
+  if (e.ret > 0 && (e.nr == SYS_wait4 || e.nr == SYS_waitid)) {
+    const uint32_t child = e.nr == SYS_wait4 ? static_cast<uint32_t>(e.ret)
+                           : (e.args[0] == P_PID ? static_cast<uint32_t>(e.args[1]) : 0);
+    if (child) m.reaped[child] = {m.end(i), i};
+  }
+  m.write_edges(i);
+  if (!m.late[slot]) m.final_[slot] = 1;
+  m.sweep(i);
 }
 
 }  // namespace fsr

@@ -1,8 +1,14 @@
 // Dependency edges of the replay plan (DESIGN.md "Replay", ROOT/ARTC resource
-// ordering and //TRACE causal waits). Program order within a recorded thread is
-// implicit (a thread's ops run in order on one worker). Across threads:
+// ordering and //TRACE causal waits), made op by op as the planner streams
+// (plan_stream.h). Program order within a recorded thread is implicit (a
+// thread's ops run in order on one worker). Across threads:
 //   - per path: an op on a path follows the latest namespace op on it; a
-//     namespace op follows the latest op of every other thread on it;
+//     namespace op follows the latest op of every other thread on it (a
+//     namespace call that failed changed nothing: it orders as a reader);
+//   - two calls on a path that overlapped in time are ordered as their
+//     results say the kernel applied them (ns_order.h: an ENOENT before a
+//     creation of the name or its directory, an EEXIST after one, a found
+//     name before its removal), else as they returned;
 //   - per open file: ops on one OFD keep their recorded order;
 //   - per parent directory: namespace ops in a directory and readdirs of it
 //     keep their recorded order;
@@ -11,18 +17,32 @@
 //     socketpair or eventfd -> the write that fed it; a futex wait -> the
 //     matching wake; otherwise -> the latest event of another thread that
 //     completed while the wait was blocked (approximate, counted).
-// Two calls on one resource that overlapped in time are ordered as they
-// returned, or, on a path, as their results say they saw each other (an
-// ENOENT mkdir(d/x) before the mkdir(d) it overlapped; ns_order.h).
 // Every edge points from an op with a smaller key to one with a larger key
-// (key = enter time, or exit time for causal waits; raised, within the op's
-// own call, where an edge needs it, and where needed so that keys never
-// decrease along a worker's issue order: a damaged trace's overlapping calls
-// are counted in Plan::overlapping_ops), so the replay cannot deadlock; an
-// edge no key can allow is dropped and counted (Plan::dropped_edges).
+// (key = enter time, or exit time for causal waits, raised where needed so
+// that keys never decrease along a worker's issue order: a damaged trace's
+// overlapping calls are counted in Plan::overlapping_ops), so the replay
+// cannot deadlock. An edge into the op being added from an op that entered
+// inside its call raises its key, within its own call. An edge the results
+// turn around (the op being added must precede one that returned before it)
+// goes into room that op kept, which is why an op on a path is final only a
+// lookahead after it; one that finds the earlier op final already is counted
+// (Plan::moves_beyond_window).
+//
+// Streaming: an edge from an op whose slot went to a later op (a window
+// behind the planner) is satisfied already (that op has run) and is not
+// stored. A waiter's waker may come later in the trace (a write entered
+// before the read returned, but ended after it): the waiter's causal edge is
+// decided `lookahead` events after it (finalize). A waker that shows up only
+// after that is counted (Plan::beyond_window), and the waiter kept its
+// approximate edge. What is remembered per path, file, channel, futex and
+// process is forgotten two windows back, so that a wait finalized late still
+// finds what lay within a window of it; a futex's wakes keep their enter
+// times and threads, a channel's writes their byte positions (reads a window
+// later still find the write that fed them), not read from reused slots.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "replayer/plan.h"
@@ -32,6 +52,7 @@ namespace fsr {
 
 struct OpFacts {
   uint32_t parent[2] = {kNoPath, kNoPath};  // parent directory of path[i] for namespace ops
+  uint32_t dir[2] = {kNoPath, kNoPath};     // the directory holding path[i] (any op)
   uint8_t ns_mask = 0;                      // bit i: path[i] is created/removed/renamed by this op
   uint32_t readdir_dir = kNoPath;           // directory listed by a getdents
   uint32_t chan = UINT32_MAX;               // byte channel read (reads) or written (writes)
@@ -39,8 +60,27 @@ struct OpFacts {
   uint32_t creator = kNoOp;                 // first op of a thread: the op that created it
 };
 
-// Fills plan.deps/dep ranges, flags and counters. `facts` is parallel to plan.ops.
-void add_dependencies(const std::vector<Event>& events, const std::vector<OpFacts>& facts,
-                      Plan& plan);
+class DepTracker {
+ public:
+  // `exit_floor`: the trace's smallest wait-after-exit lag (survey.h), at
+  // most kWakeNs: a held exit holds its lag less this.
+  DepTracker(Plan& plan, const std::vector<OpFacts>& facts, uint64_t window, uint64_t exit_floor);
+  ~DepTracker();
+  // Op `i`, just planned: its key and its edges to earlier ops (and, for an
+  // op that waits_for_later, room for its causal edge).
+  void add(uint64_t i);
+  // Op i's plan is final only a lookahead later (finalize): a wait whose
+  // waker may be a later op (its causal edge), or an op on a path that a
+  // later-returning call it overlapped may have to precede (a moved edge).
+  bool final_later(uint64_t i) const;
+  // With the ops up to i + lookahead planned (or the trace's end).
+  void finalize(uint64_t i);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+inline constexpr uint64_t kWakeNs = 100'000;  // a wake-up's latency, at most (held exits)
 
 }  // namespace fsr

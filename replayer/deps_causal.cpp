@@ -1,155 +1,178 @@
-// Causal waits (wait4, futex, pipe and eventfd reads, polls) and the plan's
-// edge lists; resource edges are in deps.cpp.
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <algorithm>
 
-#include "replayer/dep_builder.h"
+#include "replayer/dep_tracker.h"
 
-namespace fsr::deps_detail {
+namespace fsr {
 
-uint32_t DepBuilder::approximate(uint32_t i) {
-  const Event& e = ev_[i];
-  auto it = std::lower_bound(by_end_.begin(), by_end_.end(), i, [&](uint32_t a, uint32_t b) {
-    return end(a) < end(b) || (end(a) == end(b) && a < b);
-  });
-  for (int steps = 0; it != by_end_.begin() && steps < 512; ++steps) {
-    uint32_t d = *--it;
-    if (end(d) < e.ts) break;
-    if (!same_thread(d, i) && key_less(d, i)) return d;
+uint32_t DepTracker::Impl::approximate(uint64_t i) const {
+  const Event& e = ev(i);
+  const uint64_t lo = i > 512 ? i - 512 : 0;
+  const uint64_t floor = plan.size > window ? plan.size - window + 1 : 0;
+  const uint64_t hi = std::min<uint64_t>(plan.size, i + 64);
+  uint32_t best = kNoOp;
+  for (uint64_t d = std::max(lo, floor); d < hi; ++d) {
+    if (d == i) continue;
+    const uint64_t ed = end(d);
+    if (ed < e.ts || ed > end(i) || (ed == end(i) && d > i)) continue;
+    if (same_thread(d, i) || !key_less(d, i)) continue;
+    if (best == kNoOp || ed > end(best) || (ed == end(best) && d > best)) best = static_cast<uint32_t>(d);
   }
-  return kNoOp;
+  return best;
 }
 
-void DepBuilder::causal_edge(uint32_t from, uint32_t i) {
+void DepTracker::Impl::causal_edge(uint32_t from, uint64_t i, size_t slot) {
+  PlanOp& op = plan.op(i);
   if (from != kNoOp) {
-    size_t before = edges_.size();
-    edge(from, i, DepKind::kCausal);
-    if (edges_.size() > before) {
-      ++plan_.exact_causal;
-      plan_.ops[i].flags |= kPfCausal;
+    const size_t before = buf.size();
+    const Made m = edge(from, i, DepKind::kCausal);
+    if (m != Made::kNo) {
+      ++plan.exact_causal;
+      op.flags |= kPfCausal;
+      if (m == Made::kAdded && slot != SIZE_MAX) {  // into the room kept for it
+        buf[slot] = buf.back();
+        buf.resize(before);
+      }
       return;
     }
   }
-  uint32_t d = approximate(i);
+  const uint32_t d = approximate(i);
   if (d == kNoOp) return;
-  edge(d, i, DepKind::kApproxCausal);
-  plan_.ops[i].flags |= kPfApproxDep;
-  ++plan_.approx_deps;
+  const size_t before = buf.size();
+  if (edge(d, i, DepKind::kApproxCausal) == Made::kNo) return;
+  op.flags |= kPfApproxDep;
+  ++plan.approx_deps;
+  if (slot != SIZE_MAX && buf.size() > before) {
+    buf[slot] = buf.back();
+    buf.resize(before);
+  }
 }
 
-void DepBuilder::causal() {
-  // Events are stored in completion order; wakes are looked up by enter time.
-  for (auto& [k, v] : futex_wakes_)
-    std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return ev_[a].ts < ev_[b].ts; });
-  by_end_.resize(ev_.size());
-  for (uint32_t i = 0; i < ev_.size(); ++i) by_end_[i] = i;
-  // Events are stored in completion order: sorted already, but for ties and damage.
-  const auto by_end = [&](uint32_t a, uint32_t b) { return end(a) < end(b) || (end(a) == end(b) && a < b); };
-  if (!std::is_sorted(by_end_.begin(), by_end_.end(), by_end)) std::sort(by_end_.begin(), by_end_.end(), by_end);
-  std::unordered_map<uint32_t, uint64_t> chan_read_pos;
-  // Reads consume channel bytes in completion order.
-  for (uint32_t i : by_end_) {
-    const Event& e = ev_[i];
-    if (!key_end_[i] || e.ret < 0) continue;
-    switch (e.nr) {
-      case SYS_wait4: case SYS_waitid: {
-        uint32_t child = e.nr == SYS_wait4 ? static_cast<uint32_t>(e.ret)
+void DepTracker::Impl::wait4(uint64_t i) {
+  const Event& e = ev(i);
+  const uint32_t child = e.nr == SYS_wait4 ? static_cast<uint32_t>(e.ret)
                          : (e.args[0] == P_PID ? static_cast<uint32_t>(e.args[1]) : 0);
-        auto it = last_of_pid_.find(child);
-        const uint32_t last = child && it != last_of_pid_.end() ? static_cast<uint32_t>(it->second - 1) : kNoOp;
-        causal_edge(last, i);
-        if (last != kNoOp && ev_[last].nr == kEvProcExit && end(i) >= end(last))
-          exit_lags_.push_back({last, end(i) - end(last)});
-        break;
-      }
-      case SYS_futex: {
-        int cmd = static_cast<int>(e.args[1] & 127);
-        if (cmd != 0 && cmd != 9) break;
-        uint32_t from = kNoOp;
-        auto it = futex_wakes_.find(futex_key(e));
-        if (it != futex_wakes_.end()) {
-          auto& v = it->second;
-          auto p = std::lower_bound(v.begin(), v.end(), end(i),
-                                    [&](uint32_t w, uint64_t t) { return ev_[w].ts < t; });
-          while (p != v.begin()) {
-            uint32_t w = *--p;
-            if (ev_[w].ts < e.ts) break;
-            if (!same_thread(w, i)) { from = w; break; }
-          }
+  auto it = last_of_pid.find(child);
+  uint32_t last = kNoOp;
+  if (child && it != last_of_pid.end() && !far_back(it->second - 1, i)) last = static_cast<uint32_t>(it->second - 1);
+  causal_edge(last, i, SIZE_MAX);
+}
+
+// A process's exit event comes from inside the kernel's exit path, before
+// its address space is torn down; its parent's wait returns after that. The
+// time between, less a wake-up (the trace's smallest such lag, at most
+// kWakeNs), is the exit's own work: the replay holds the exit op for it.
+// Decided when the exit is final, a lookahead after it: by then the wait
+// that reaped it has been planned, before or after it in the trace.
+void DepTracker::Impl::hold_exit(uint64_t x) {
+  auto it = reaped.find(ev(x).pid);
+  if (it == reaped.end() || far_back(it->second.second, x + window / 2)) return;
+  const uint64_t wend = it->second.first;
+  if (wend < end(x)) return;
+  const uint64_t lag = wend - end(x);
+  const uint64_t hold = std::min<uint64_t>(lag - std::min(exit_floor, lag), UINT32_MAX);
+  PlanOp& op = plan.op(x);
+  op.own_ns = std::max(op.own_ns, static_cast<uint32_t>(hold));
+}
+
+// The waker of a futex wait or a blocking read; kNoOp when none is known.
+uint32_t DepTracker::Impl::waker(uint64_t i) {
+  const Event& e = ev(i);
+  if (e.nr == SYS_futex) {
+    const int cmd = static_cast<int>(e.args[1] & 127);
+    if (cmd != 0 && cmd != 9) return kNoOp - 1;  // not a wait
+    auto it = futexes.find(futex_key(e));
+    uint32_t from = kNoOp;
+    if (it != futexes.end()) {  // the latest wake entered while it waited, by another thread
+      const std::vector<Wake>& v = it->second.wakes;
+      auto p = std::lower_bound(v.begin(), v.end(), end(i), [](const Wake& w, uint64_t t) { return w.ts < t; });
+      while (p != v.begin()) {
+        const Wake& w = *--p;
+        if (w.ts < e.ts) break;
+        if (w.thread != plan.op(i).thread) {
+          from = w.op;
+          break;
         }
-        causal_edge(from, i);
-        break;
-      }
-      case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6: case SYS_epoll_wait:
-      case SYS_epoll_pwait: case SYS_epoll_pwait2: case SYS_vfork:
-        if (e.ret > 0) causal_edge(kNoOp, i);
-        break;
-      default: {
-        if (!is_blocking_read(i)) break;
-        uint32_t from = kNoOp;
-        uint32_t chan = facts_[i].chan;
-        auto it = chan_writes_.find(chan);
-        const OfdInfo& o = plan_.ofds[plan_.ops[i].ofd];
-        if (e.ret > 0 && it != chan_writes_.end()) {
-          auto& w = it->second;
-          if (o.kind == OfdKind::kEventfd) {  // the latest write that entered before the read returned
-            uint64_t best = 0;
-            for (const auto& x : w)
-              if (ev_[x.second].ts < end(i) && ev_[x.second].ts + 1 > best) {
-                best = ev_[x.second].ts + 1;
-                from = x.second;
-              }
-          } else {
-            uint64_t& pos = chan_read_pos[chan];
-            pos += static_cast<uint64_t>(e.ret);
-            auto p = std::lower_bound(w.begin(), w.end(), pos,
-                                      [](const auto& x, uint64_t b) { return x.first < b; });
-            if (p != w.end()) from = p->second;
-          }
-        }
-        if (from == kNoOp && e.ret == 0) break;  // EOF or empty: nothing fed it
-        causal_edge(from, i);
       }
     }
-  }
-}
-
-void DepBuilder::exit_holds() {
-  if (exit_lags_.empty()) return;
-  uint64_t floor = kWakeNs;
-  for (const auto& [op, lag] : exit_lags_) floor = std::min(floor, lag);
-  for (const auto& [op, lag] : exit_lags_) {
-    const uint64_t hold = std::min<uint64_t>(lag - floor, UINT32_MAX);
-    plan_.ops[op].own_ns = std::max(plan_.ops[op].own_ns, static_cast<uint32_t>(hold));
-  }
-}
-
-void DepBuilder::finish() {
-  exit_holds();
-  std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) {
-    return a.to < b.to || (a.to == b.to && a.from < b.from);
-  });
-  plan_.deps.clear();
-  plan_.deps.reserve(edges_.size());
-  plan_.dep_kinds.clear();
-  plan_.dep_kinds.reserve(edges_.size());
-  size_t k = 0;
-  for (uint32_t i = 0; i < plan_.ops.size(); ++i) {
-    PlanOp& op = plan_.ops[i];
-    op.dep_begin = static_cast<uint32_t>(plan_.deps.size());
-    for (; k < edges_.size() && edges_[k].to == i; ++k) {
-      if (!plan_.deps.empty() && plan_.deps.size() > op.dep_begin &&
-          plan_.deps.back() == edges_[k].from)
-        continue;
-      plan_.deps.push_back(edges_[k].from);
-      plan_.dep_kinds.push_back(edges_[k].kind);
-      plan_.ops[edges_[k].from].flags |= kPfNotify;
+    if (from == kNoOp) {
+      auto& u = futexes[futex_key(e)].unresolved;
+      u.push_back({e.ts, end(i)});
+      if (u.size() > 64) u.erase(u.begin());
     }
-    op.dep_end = static_cast<uint32_t>(plan_.deps.size());
+    return from;
   }
-  plan_.dep_edges = plan_.deps.size();
+  switch (e.nr) {
+    case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6: case SYS_epoll_wait:
+    case SYS_epoll_pwait: case SYS_epoll_pwait2: case SYS_vfork:
+      return e.ret > 0 ? kNoOp : kNoOp - 1;
+    default:
+      break;
+  }
+  if (!is_blocking_read(i)) return kNoOp - 1;
+  const uint32_t ch = fact(i).chan;
+  auto it = chans.find(ch);
+  uint32_t from = kNoOp;
+  if (e.ret > 0 && it != chans.end()) {
+    Chan& c = it->second;
+    c.touched = std::max<uint64_t>(c.touched, i);
+    if (plan.ofds[plan.op(i).ofd].kind == OfdKind::kEventfd) {  // the latest write entered before the read returned
+      uint64_t best = 0;
+      for (const ChanWrite& x : c.writes)
+        if (x.ts < end(i) && x.ts + 1 > best) {
+          best = x.ts + 1;
+          from = x.op;
+        }
+      if (from == kNoOp && c.trimmed_op != kNoOp) from = c.trimmed_op;
+    } else {
+      c.read_pos += static_cast<uint64_t>(e.ret);
+      auto p = std::lower_bound(c.writes.begin(), c.writes.end(), c.read_pos,
+                                [](const ChanWrite& x, uint64_t b) { return x.upto < b; });
+      if (c.read_pos <= c.trimmed_upto) from = c.trimmed_op;  // fed by a write a window back
+      else if (p != c.writes.end()) from = p->op;
+      else c.unresolved = c.read_pos;
+      c.writes.erase(c.writes.begin(), p);  // consumed: later reads are further on
+    }
+  } else if (e.ret > 0) {
+    Chan& c = chans[ch];
+    c.read_pos += static_cast<uint64_t>(e.ret);
+    c.unresolved = c.read_pos;
+    c.touched = i;
+  }
+  if (from == kNoOp && e.ret == 0) return kNoOp - 1;  // EOF or empty: nothing fed it
+  return from;
 }
 
-}  // namespace fsr::deps_detail
+void DepTracker::finalize(uint64_t i) {
+  Impl& m = *impl_;
+  m.final_[i & m.plan.op_mask] = 1;
+  if (!m.waiter[i & m.plan.op_mask] && m.ev(i).nr != kEvProcExit) return;  // kept open for moved edges only
+  const Event& e = m.ev(i);
+  if (e.nr == kEvProcExit) return m.hold_exit(i);
+  if (e.ret < 0) return;
+  if (e.nr == SYS_wait4 || e.nr == SYS_waitid) {
+    m.buf.push_back({kNoOp, DepKind::kNone});
+    m.wait4(i);
+    m.buf.resize(std::min<size_t>(m.buf.size(), 2));
+    if (m.buf.size() == 2) m.buf[0] = m.buf[1];
+    m.buf.resize(1);
+  } else {
+  const uint32_t from = m.waker(i);
+  if (from == kNoOp - 1) return;  // no causal wait after all
+  m.buf.push_back({kNoOp, DepKind::kNone});
+  m.causal_edge(from, i, 0);
+  }
+  const PlanOp& op = m.plan.op(i);
+  if (!m.buf.empty() && m.buf[0].from != kNoOp && op.dep_end != op.dep_begin) {
+    const uint32_t at = op.dep_end - 1;  // the room add() kept
+    m.plan.deps[at & m.plan.dep_mask] = m.buf[0].from;
+    m.plan.dep_kinds[at & m.plan.dep_mask] = m.buf[0].kind;
+    m.plan.op(m.buf[0].from).flags |= kPfNotify;
+    ++m.plan.dep_edges;
+  }
+  m.buf.clear();
+}
+
+}  // namespace fsr

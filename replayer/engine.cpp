@@ -10,9 +10,13 @@
 #include <thread>
 #include <vector>
 
+#include "replayer/engine_worker.h"
 #include "traces/clock.h"
 
 namespace fsr {
+
+using engine_detail::Shared;
+using engine_detail::WorkerSlot;
 
 uint64_t mono_ns() { return now_ns(); }
 
@@ -60,26 +64,61 @@ uint64_t sleep_until(uint64_t t) {
   return now;
 }
 
-struct alignas(64) WorkerSlot {
-  std::atomic<uint64_t> done{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr error;
-  std::string error_op;
-  ClockTotals clock;
-};
+// Op `d` has completed: when (ns since start), or 0 when its slot went to a
+// later op meanwhile (it completed long ago).
+inline uint64_t completion_of(Shared& s, uint32_t d) {
+  const size_t slot = d & s.plan.op_mask;
+  const uint64_t t = s.sync.done_ns[slot].load(std::memory_order_acquire);
+  return s.sync.done[slot].load(std::memory_order_acquire) == d + 1ull && t ? t - 1 : 0;
+}
 
-struct Shared {
-  const Plan& plan;
-  const std::vector<Event>& ev;
-  ExecEnv& env;
-  TimingMode timing;
-  const InjectedLatency& inject;
-  const ThinkClock& clock;
-  std::unique_ptr<std::atomic<uint64_t>[]> done;  // completion time + 1 (ns since start); 0 = pending
-  std::vector<OpRecord>& out;
-  uint64_t start = 0;
-  std::atomic<bool> go{false};
-};
+// The next op of worker `w` at or after `pos`, in event order; kNoOp at the end.
+uint64_t next_op(Shared& s, uint32_t w, uint64_t& pos) {
+  WindowSync& y = s.sync;
+  for (int idle = 0;;) {
+    const uint64_t p = y.planned.load(std::memory_order_acquire);
+    const uint64_t planned = p & ~kPlannedEnd;
+    if (pos >= planned) {
+      if (p & kPlannedEnd) return kNoOp;
+      if (++idle < 200) {
+        cpu_relax();
+        continue;
+      }
+      y.planned.wait(p, std::memory_order_acquire);
+      continue;
+    }
+    idle = 0;
+    const uint64_t base = y.base.load(std::memory_order_acquire);
+    if (pos < base) {  // all done: none of them is this worker's
+      pos = base;
+      continue;
+    }
+    const uint32_t ow = y.worker[pos & s.plan.op_mask].load(std::memory_order_acquire);
+    if (y.base.load(std::memory_order_acquire) > pos) continue;  // its slot was reused meanwhile
+    const uint64_t i = pos++;
+    if (ow == w) return i;
+  }
+}
+
+inline void wait_ready(Shared& s, uint64_t i) {
+  std::atomic<uint64_t>& r = s.sync.ready[i & s.plan.op_mask];
+  uint64_t v = r.load(std::memory_order_acquire);
+  for (int spin = 0; v < i + 1 && spin < 2000; ++spin) {
+    cpu_relax();
+    v = r.load(std::memory_order_acquire);
+  }
+  while (v < i + 1) {
+    r.wait(v, std::memory_order_acquire);
+    v = r.load(std::memory_order_acquire);
+  }
+}
+
+inline void publish_done(Shared& s, uint64_t i, uint64_t completes) {
+  const size_t slot = i & s.plan.op_mask;
+  s.sync.done_ns[slot].store(completes + 1, std::memory_order_relaxed);
+  s.sync.done[slot].store(i + 1, std::memory_order_release);
+  s.sync.done[slot].notify_all();
+}
 
 // Waits for op i's dependencies. Returns the latest completion time (ns since
 // start; 0 without dependencies), with the index in plan.deps of the
@@ -89,25 +128,28 @@ struct DepWait {
   uint32_t at = UINT32_MAX;  // index into plan.deps
   bool waited = false;
 };
-inline DepWait wait_deps(Shared& s, uint32_t i, uint64_t now) {
-  const PlanOp& op = s.plan.ops[i];
+inline DepWait wait_deps(Shared& s, uint64_t i, uint64_t now) {
+  const PlanOp& op = s.plan.op(i);
   DepWait d;
-  for (uint32_t k = op.dep_begin; k < op.dep_end; ++k) {
-    std::atomic<uint64_t>& w = s.done[s.plan.deps[k]];
+  for (uint32_t k = op.dep_begin; k != op.dep_end; ++k) {
+    const uint32_t dep = s.plan.dep(k);
+    if (dep == kNoOp) continue;
+    std::atomic<uint64_t>& w = s.sync.done[dep & s.plan.op_mask];
     uint64_t v = w.load(std::memory_order_acquire);
-    if (v == 0) {
+    if (v < dep + 1ull) {
       d.waited = true;
-      for (int spin = 0; v == 0 && spin < 2000; ++spin) {
+      for (int spin = 0; v < dep + 1ull && spin < 2000; ++spin) {
         cpu_relax();
         v = w.load(std::memory_order_acquire);
       }
-      while (v == 0) {
-        w.wait(0, std::memory_order_acquire);
+      while (v < dep + 1ull) {
+        w.wait(v, std::memory_order_acquire);
         v = w.load(std::memory_order_acquire);
       }
     }
-    if (v - 1 >= d.latest) {
-      d.latest = v - 1;
+    const uint64_t t = completion_of(s, dep);
+    if (t >= d.latest) {
+      d.latest = t;
       d.at = k;
     }
   }
@@ -131,10 +173,11 @@ inline bool resource_dep(DepKind k) {
 
 inline uint64_t sat_sub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
-void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
-  const std::vector<uint32_t>& list = s.plan.workers[w];
+}  // namespace
+
+void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
   prepare_worker_thread();
-  std::vector<char> buf(max_io_size(s.plan, s.ev), 'f');
+  std::vector<char> buf(s.buf_size, 'f');
   while (!s.go.load(std::memory_order_acquire)) s.go.wait(false);
   const bool think = s.timing == TimingMode::kThink;
   const RecordCost& rc = s.clock.recorded;
@@ -160,13 +203,14 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
     tot.recorder_gap_ns += std::min(g, op.gap);
     return sat_sub(op.gap, g);
   };
-  uint32_t cur = kNoOp;
+  uint64_t cur = kNoOp, pos = 0;
   try {
-    for (uint32_t i : list) {
+    for (uint64_t i; (i = next_op(s, w, pos)) != kNoOp;) {
       cur = i;
-      const PlanOp& op = s.plan.ops[i];
-      const Event& e = s.ev[i];
-      OpRecord& r = s.out[i];
+      wait_ready(s, i);
+      const PlanOp& op = s.plan.op(i);
+      const Event& e = s.plan.event(i);
+      OpRecord& r = s.sync.rec[i & s.plan.op_mask];
       uint64_t now = mono_ns() - s.start;
       uint64_t target = now;
       uint64_t t1 = now;  // after the sleep, before the dependencies
@@ -222,7 +266,7 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
         // The dependency decided the issue time, not the gap: the thread is on its time now.
         tot.unpaid_ns += debt;
         debt = 0;
-        const DepKind k = s.plan.dep_kinds[dw.at];
+        const DepKind k = s.plan.dep_kind(dw.at);
         if (resource_dep(k) && t0 - s.start > dw.latest) {
           debt += t0 - s.start - dw.latest;  // woken late by an order the original did not wait for
           tot.late_ns += t0 - s.start - dw.latest;
@@ -241,7 +285,7 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
         flags |= kOfDivergent;
       if (op.flags & kPfApproxDep) flags |= kOfApproxDep;
       if (dep_wait > 0 && dw.at != UINT32_MAX)
-        flags |= static_cast<uint16_t>(static_cast<unsigned>(s.plan.dep_kinds[dw.at]) << kOfDepKindShift);
+        flags |= static_cast<uint16_t>(static_cast<unsigned>(s.plan.dep_kind(dw.at)) << kOfDepKindShift);
       uint64_t intended = s.timing == TimingMode::kExact ? e.ts - s.plan.base_ts : std::max(target, dw.latest);
       r.event_index = i;
       r.start = issue;
@@ -251,7 +295,7 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       r.gap = slept;
       r.ret = ret;
       r.recorded_ret = e.ret;
-      r.waited_on = (dw.at != UINT32_MAX && dep_wait > 0) ? s.plan.deps[dw.at] + 1ull : 0;
+      r.waited_on = (dw.at != UINT32_MAX && dep_wait > 0) ? s.plan.dep(dw.at) + 1ull : 0;
       r.recorded_dur = e.dur;
       r.pid = e.pid;
       r.tid = e.tid;
@@ -293,8 +337,7 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       } else if (op.own_ns) {
         carry = op.own_ns > r.latency ? op.own_ns - r.latency : 0;
       }
-      s.done[i].store(completes + 1, std::memory_order_release);
-      if (op.flags & kPfNotify) s.done[i].notify_all();
+      publish_done(s, i, completes);
       slot.done.store(slot.done.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
     tot.unpaid_ns += debt;
@@ -302,19 +345,18 @@ void run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
     slot.error = std::current_exception();
     slot.error_op = "event " + std::to_string(cur);
     slot.failed.store(true, std::memory_order_release);
-    // Release everyone waiting on this worker's remaining ops so the replay ends.
-    bool past = false;
-    for (uint32_t i : list) {
-      if (i == cur) past = true;
-      if (past && s.done[i].load() == 0) {
-        s.done[i].store(mono_ns() - s.start + 1, std::memory_order_release);
-        s.done[i].notify_all();
-      }
+    // Release everyone waiting on this worker's remaining ops so the replay
+    // ends: each is marked done, unrun.
+    if (cur != kNoOp) {
+      s.sync.rec[cur & s.plan.op_mask] = OpRecord{};
+      publish_done(s, cur, mono_ns() - s.start);
+    }
+    for (uint64_t i; (i = next_op(s, w, pos)) != kNoOp;) {
+      s.sync.rec[i & s.plan.op_mask] = OpRecord{};
+      publish_done(s, i, mono_ns() - s.start);
     }
   }
 }
-
-}  // namespace
 
 bool sleeps_recorded_work(uint16_t nr) {
   switch (nr) {
@@ -326,61 +368,6 @@ bool sleeps_recorded_work(uint16_t nr) {
     default:
       return false;
   }
-}
-
-Result<EngineResult> run_engine(const Plan& plan, const std::vector<Event>& events, ExecEnv& env,
-                                TimingMode timing, const EngineProgress& progress,
-                                const InjectedLatency& inject, const ThinkClock& clock) {
-  EngineResult res;
-  res.ops.resize(events.size());
-  Shared s{plan, events, env, timing, inject, clock,
-           std::unique_ptr<std::atomic<uint64_t>[]>(new std::atomic<uint64_t>[events.size() + 1]),
-           res.ops};
-  for (size_t i = 0; i < events.size(); ++i) s.done[i].store(0, std::memory_order_relaxed);
-  if (timing == TimingMode::kThink) res.syscall_overhead_ns = clock.syscall_ns;
-  const uint32_t nw = static_cast<uint32_t>(plan.workers.size());
-  std::unique_ptr<WorkerSlot[]> slots(new WorkerSlot[nw]);
-  std::vector<std::thread> threads;
-  threads.reserve(nw);
-  for (uint32_t w = 0; w < nw; ++w) threads.emplace_back(run_worker, std::ref(s), w, std::ref(slots[w]));
-  s.start = mono_ns();
-  s.go.store(true, std::memory_order_release);
-  s.go.notify_all();
-  if (progress) {
-    // Poll until every worker is done; the workers never wait on this thread.
-    while (true) {
-      uint64_t d = 0;
-      for (uint32_t w = 0; w < nw; ++w) d += slots[w].done.load(std::memory_order_relaxed);
-      progress(d, events.size());
-      if (d >= events.size()) break;
-      bool any_err = false;
-      for (uint32_t w = 0; w < nw; ++w) any_err |= slots[w].failed.load(std::memory_order_acquire);
-      if (any_err) break;
-      struct timespec ts{0, 100'000'000};
-      nanosleep(&ts, nullptr);
-    }
-  }
-  for (auto& t : threads) t.join();
-  res.wall_ns = mono_ns() - s.start;
-  for (uint32_t w = 0; w < nw; ++w) {
-    const ClockTotals& c = slots[w].clock;
-    res.clock.recorder_gap_ns += c.recorder_gap_ns;
-    res.clock.recorder_dur_slept_ns += c.recorder_dur_slept_ns;
-    res.clock.syscall_ns += c.syscall_ns;
-    res.clock.issue_ns += c.issue_ns;
-    res.clock.late_ns += c.late_ns;
-    res.clock.unpaid_ns += c.unpaid_ns;
-  }
-  for (uint32_t w = 0; w < nw; ++w) {
-    if (!slots[w].error) continue;
-    try {
-      std::rethrow_exception(slots[w].error);
-    } catch (const std::exception& ex) {
-      return Status::error("replay worker " + std::to_string(w) + " failed at " + slots[w].error_op +
-                           ": " + ex.what() + " (a bug: please report it with the trace)");
-    }
-  }
-  return res;
 }
 
 }  // namespace fsr

@@ -15,6 +15,7 @@
 
 #include "replayer/executor.h"
 #include "replayer/plan.h"
+#include "replayer/plan_stream.h"
 #include "traces/event.h"
 #include "traces/status.h"
 #include "traces/trace_model.h"
@@ -59,12 +60,26 @@ using InjectedLatency = std::array<uint64_t, kClassCount>;
 // ReplayOptions' default: measure the syscall overhead paid back in think mode.
 inline constexpr uint64_t kMeasureOverhead = UINT64_MAX;
 
-// Runs the plan. `env` must be initialised (init_exec_env) with open roots.
-// Errors thrown inside a worker are reported after all workers joined.
-// `clock` is used in think mode only (the default takes nothing out).
-Result<EngineResult> run_engine(const Plan& plan, const std::vector<Event>& events, ExecEnv& env,
-                                TimingMode timing, const EngineProgress& progress,
+// Runs a whole plan (build_plan). `env` must be initialised (init_exec_env)
+// with open roots. Errors thrown inside a worker are reported after all
+// workers joined. `clock` is used in think mode only (the default takes
+// nothing out). The records are returned, one per event.
+Result<EngineResult> run_engine(const Plan& plan, ExecEnv& env, TimingMode timing, const EngineProgress& progress,
                                 const InjectedLatency& inject = {}, const ThinkClock& clock = {});
+
+// Streaming: the calling thread reads chunks of events from `next` (false at
+// the end), plans them into `ps`'s window while the workers run it, and hands
+// each op's record to `sink` in event order as soon as it and every op before
+// it ran; EngineResult::ops stays empty. Memory is the window's.
+using EventSource = std::function<Result<bool>(std::vector<Event>&)>;
+using RecordSink = std::function<Status(const OpRecord&, const Event&, const PlanOp&)>;
+using StreamProgress = std::function<void(uint64_t done)>;
+// `filled`: called once the window is first filled, before the clock starts.
+Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const EventSource& next,
+                                       const RecordSink& sink, ExecEnv& env, TimingMode timing,
+                                       const StreamProgress& progress, const InjectedLatency& inject,
+                                       const ThinkClock& clock, uint64_t buf_size,
+                                       const std::function<void()>& filled);
 
 // Emulated calls whose recorded duration is the kernel's own work on the fd
 // table (dup, fcntl, pipe creation, ...), which think mode sleeps: the

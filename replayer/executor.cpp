@@ -29,25 +29,31 @@ int64_t dispatch(exec::Ctx& c) {
 
 }  // namespace
 
-void init_exec_env(ExecEnv& env) {
-  env.ofd_fd.assign(env.plan->ofds.size(), -1);
-  env.maps.init(*env.plan, *env.events);
+void init_exec_env(ExecEnv& env, size_t ofds, const std::vector<uint32_t>& space_threads, size_t maps) {
+  env.ofd_fd.assign(ofds, -1);
+  env.maps.init(*env.plan, space_threads, maps);
 }
 
-uint64_t max_io_size(const Plan& plan, const std::vector<Event>& events) {
+void init_exec_env(ExecEnv& env) {
+  std::vector<uint32_t> st;
+  for (const PlanSpace& s : env.plan->spaces) st.push_back(s.threads);
+  init_exec_env(env, env.plan->ofds.size(), st, env.plan->maps.size());
+}
+
+uint64_t max_io_size(const Plan& plan) {
   uint64_t m = 65536;
-  for (uint32_t i = 0; i < plan.ops.size(); ++i) {
-    if (plan.ops[i].action != OpAction::kIssue) continue;
-    SyscallClass k = class_of(events[i].nr);
+  for (uint64_t i = 0; i < plan.size; ++i) {
+    if (plan.op(i).action != OpAction::kIssue) continue;
+    SyscallClass k = class_of(plan.event(i).nr);
     if (k == SyscallClass::kRead || k == SyscallClass::kWrite || k == SyscallClass::kCopy ||
         k == SyscallClass::kReaddir)
-      m = std::max<uint64_t>(m, events[i].ret > 0 ? static_cast<uint64_t>(events[i].ret) : 0);
+      m = std::max<uint64_t>(m, plan.event(i).ret > 0 ? static_cast<uint64_t>(plan.event(i).ret) : 0);
   }
   return std::min(m, kMaxBuf);
 }
 
 int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint16_t& op_flags) {
-  exec::Ctx c{i, env, (*env.events)[i], env.plan->ops[i], buf, buf_size, op_flags};
+  exec::Ctx c{i, env, env.plan->event(i), env.plan->op(i), buf, buf_size, op_flags};
   const SyscallInfo* si = syscall_info(c.e.nr);
   if (si && si->fd >= 0 && c.e.nr != SYS_mmap && c.fd() < 0) return -EBADF;
   if (si && si->path[0] >= 0 && c.op.path[0] == kNoPath && c.op.ofd == kNoOfd &&
@@ -58,13 +64,13 @@ int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint1
 }
 
 void apply_closes(uint32_t i, ExecEnv& env) {
-  const PlanOp& op = env.plan->ops[i];
+  const PlanOp& op = env.plan->op(i);
   if (op.space != kNoSpace) {
-    const uint16_t nr = (*env.events)[i].nr;
+    const uint16_t nr = env.plan->event(i).nr;
     if (nr == kEvProcExit || nr == kEvProcExec || nr == SYS_execve || nr == SYS_execveat) env.maps.leave(i);
   }
-  for (uint32_t k = op.close_begin; k < op.close_end; ++k) {
-    int& fd = env.ofd_fd[env.plan->closes[k]];
+  for (uint32_t k = op.close_begin; k != op.close_end; ++k) {
+    int& fd = env.ofd_fd[env.plan->close(k)];
     if (fd >= 0) close(fd);
     fd = -1;
   }

@@ -21,8 +21,7 @@ namespace fsr {
 struct ExecEnv {
   int root[2] = {-1, -1};            // Root::kTarget, Root::kScratch
   const Features* features = nullptr;
-  const Plan* plan = nullptr;
-  const std::vector<Event>* events = nullptr;
+  const Plan* plan = nullptr;         // its window: ops and events by index (plan.h)
   std::vector<int> ofd_fd;           // real fd per OFD slot (-1: none)
   // The replayed processes' file mappings. An address space's are unmapped
   // when its last recorded thread leaves it (exit, exec): the replay never
@@ -30,11 +29,14 @@ struct ExecEnv {
   ReplayMappings maps;
 };
 
-// Sizes the per-op arrays of `env` for its plan.
+// Sizes the tables of `env`: the plan's OFD slots and mappings at most, and
+// per address space the threads that leave it (the survey's counts).
+void init_exec_env(ExecEnv& env, size_t ofds, const std::vector<uint32_t>& space_threads, size_t maps);
+// The same for a whole plan (build_plan).
 void init_exec_env(ExecEnv& env);
 
-// Largest read/write/copy a worker buffer must hold for this plan (capped).
-uint64_t max_io_size(const Plan& plan, const std::vector<Event>& events);
+// Largest read/write/copy a worker buffer must hold for a whole plan (capped).
+uint64_t max_io_size(const Plan& plan);
 
 // Issues op `i`; returns the result (negative errno on failure). `buf` is the
 // worker's reusable filler/read buffer of `buf_size` bytes. Sets kOfFallback /

@@ -5,8 +5,18 @@
 namespace fsr {
 
 uint32_t OfdRefs::create() {
+  if (!free_.empty()) {
+    const uint32_t o = free_.back();
+    free_.pop_back();
+    return o;
+  }
   refs_.push_back(0);
   return static_cast<uint32_t>(refs_.size() - 1);
+}
+
+void OfdRefs::recycle(uint32_t ofd) {
+  if (refs_.at(ofd) != 0) throw std::logic_error("OfdRefs: recycling a referenced slot");
+  free_.push_back(ofd);
 }
 
 void OfdRefs::add_ref(uint32_t ofd) { ++refs_.at(ofd); }

@@ -19,7 +19,8 @@ inline constexpr uint32_t kNoOfd = UINT32_MAX;
 // Reference counts of OFD slots, shared by every table of a plan.
 class OfdRefs {
  public:
-  uint32_t create();                 // a new OFD with no references
+  uint32_t create();                 // a new OFD with no references (a recycled slot first)
+  void recycle(uint32_t ofd);        // a slot no op refers to any more: create() may hand it out
   void add_ref(uint32_t ofd);
   bool drop_ref(uint32_t ofd);       // true when that was the last reference
   uint32_t refs(uint32_t ofd) const { return refs_.at(ofd); }
@@ -27,6 +28,7 @@ class OfdRefs {
 
  private:
   std::vector<uint32_t> refs_;
+  std::vector<uint32_t> free_;
 };
 
 class FdTable {

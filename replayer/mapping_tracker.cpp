@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace fsr {
 namespace {
@@ -15,6 +16,8 @@ uint64_t page_up(uint64_t n) { return (n + kPage - 1) & ~(kPage - 1); }
 uint32_t MappingTracker::new_space(uint32_t pid) {
   const uint32_t s = static_cast<uint32_t>(spaces_.size());
   spaces_.emplace_back();
+  if (plan_.fixed_tables && plan_.spaces.size() == plan_.spaces.capacity())
+    throw std::logic_error("plan: more address spaces than the survey counted");
   plan_.spaces.emplace_back();
   current_[pid] = s;
   return s;
@@ -53,7 +56,7 @@ void MappingTracker::leave(uint32_t i, uint32_t tid) {
   if (it == space_of_tid_.end() || it->second == kNoSpace) return;
   const uint32_t s = it->second;
   it->second = kNoSpace;
-  plan_.ops[i].space = s;
+  plan_.op(i).space = s;
   if (--spaces_[s].threads_in == 0) end_space(s);
 }
 
@@ -63,10 +66,10 @@ void MappingTracker::end_space(uint32_t s) {
   Space& sp = spaces_[s];
   sp.ended = true;
   PlanSpace& ps = plan_.spaces[s];
-  ps.unmap_begin = static_cast<uint32_t>(plan_.unmaps.size());
+  ps.unmap_begin = plan_.unmap_pos;
   for (const Mapping& m : sp.maps)
-    if (m.base == kNoOp) plan_.unmaps.push_back({m.op, 1, 0, 0});
-  ps.unmap_end = static_cast<uint32_t>(plan_.unmaps.size());
+    if (m.base == kNoOp) arena_push(plan_.unmaps, plan_.unmap_mask, plan_.unmap_pos, PlanUnmap{m.id, 1, 0, 0});
+  ps.unmap_end = plan_.unmap_pos;
   live_vmas_ -= sp.vmas;
   if (sp.held) --live_spaces_;
   sp.vmas = 0;
@@ -86,10 +89,10 @@ void MappingTracker::exit(uint32_t i, uint32_t tid) { leave(i, tid); }
 void MappingTracker::mmap(uint32_t i, const Event& e) {
   const uint32_t s = join(e.tid, e.pid);
   Space& sp = spaces_[s];
-  PlanOp& op = plan_.ops[i];
+  PlanOp& op = plan_.op(i);
   op.space = s;
   const uint64_t addr = static_cast<uint64_t>(e.ret), len = page_up(e.args[1]);
-  uint32_t base = kNoOp;
+  uint32_t base = kNoOp, base_id = kNoMap;
   // The dynamic loader maps a whole library, then each segment MAP_FIXED
   // over it. The replay places such a segment at the same offset in its own
   // copy of the first mapping (same thread, so program order makes that copy
@@ -100,6 +103,7 @@ void MappingTracker::mmap(uint32_t i, const Event& e) {
       Mapping& m = sp.maps[k];
       if (m.base == kNoOp && m.tid == e.tid && addr >= m.addr && addr - m.addr + len <= m.len) {
         base = m.op;
+        base_id = m.id;
         op.ref_op = m.op;
         op.ref_off = addr - m.addr;
         m.vmas += 2;  // it splits the base's mapping around itself, at most
@@ -107,12 +111,16 @@ void MappingTracker::mmap(uint32_t i, const Event& e) {
       }
     }
   }
-  sp.maps.push_back({addr, len, i, e.tid, base, base == kNoOp ? 1u : 0u});
+  if (plan_.fixed_tables && plan_.maps.size() == plan_.maps.capacity())
+    throw std::logic_error("plan: more mappings than the survey counted");
+  op.map = static_cast<uint32_t>(plan_.maps.size());
+  plan_.maps.push_back({len, base_id, static_cast<uint32_t>(i)});
+  sp.maps.push_back({addr, len, i, e.tid, base, base == kNoOp ? 1u : 0u, op.map});
   add_vmas(sp, base == kNoOp ? 1 : 2);
 }
 
 void MappingTracker::munmap(uint32_t i, const Event& e) {
-  PlanOp& op = plan_.ops[i];
+  PlanOp& op = plan_.op(i);
   op.action = OpAction::kSkip;
   Space* sp = space_of(e.tid);
   if (!sp) sp = &spaces_[join(e.tid, e.pid)];
@@ -123,12 +131,13 @@ void MappingTracker::munmap(uint32_t i, const Event& e) {
   for (const Mapping& m : sp->maps)
     if (m.base == kNoOp && covers(m)) gone.push_back(m.op);
   auto in_gone = [&](uint32_t op_index) { return std::find(gone.begin(), gone.end(), op_index) != gone.end(); };
-  op.unmap_begin = static_cast<uint32_t>(plan_.unmaps.size());
+  op.unmap_begin = plan_.unmap_pos;
+  uint32_t first_op = kNoOp;
   std::vector<uint32_t> holed;  // bases a segment of which it takes: the rest of them stays
   for (size_t k = sp->maps.size(); k-- > 0;) {  // (segments come after their base)
     Mapping& m = sp->maps[k];
     if (!overlaps(m) || (m.base != kNoOp && in_gone(m.base))) continue;
-    PlanUnmap u{m.op, covers(m) ? 1u : 0u, 0, 0};
+    PlanUnmap u{m.id, covers(m) ? 1u : 0u, 0, 0};
     if (m.base != kNoOp) holed.push_back(m.base);
     else if (!u.whole && std::find(holed.begin(), holed.end(), m.op) != holed.end()) continue;
     if (!u.whole) {
@@ -143,12 +152,13 @@ void MappingTracker::munmap(uint32_t i, const Event& e) {
       owner->vmas += 2;
       add_vmas(*sp, 2);
     }
-    plan_.unmaps.push_back(u);
+    if (first_op == kNoOp) first_op = m.op;
+    arena_push(plan_.unmaps, plan_.unmap_mask, plan_.unmap_pos, u);
   }
-  op.unmap_end = static_cast<uint32_t>(plan_.unmaps.size());
+  op.unmap_end = plan_.unmap_pos;
   if (op.unmap_end == op.unmap_begin) return;  // not one of the replay's mappings (anonymous memory)
   op.action = OpAction::kIssue;
-  op.ref_op = plan_.unmaps[op.unmap_begin].map_op;  // orders it after that mmap (deps.cpp)
+  op.ref_op = first_op;  // orders it after that mmap (deps.cpp)
   // Forget what went: bases taken whole, with what lies in them, and whole segments.
   int64_t freed = 0;
   std::erase_if(sp->maps, [&](const Mapping& m) {
@@ -166,8 +176,9 @@ bool MappingTracker::fault(uint32_t i, const Event& e) {
   for (size_t k = sp->maps.size(); k-- > 0;) {
     const Mapping& m = sp->maps[k];
     if (addr >= m.addr && addr < m.addr + m.len) {
-      plan_.ops[i].ref_op = m.op;
-      plan_.ops[i].ref_off = addr - m.addr;
+      plan_.op(i).ref_op = m.op;
+      plan_.op(i).map = m.id;
+      plan_.op(i).ref_off = addr - m.addr;
       return true;
     }
   }

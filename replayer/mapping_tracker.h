@@ -51,6 +51,7 @@ class MappingTracker {
     uint32_t tid;
     uint32_t base;        // mmap op it was placed inside (kNoOp: none)
     uint32_t vmas;        // kernel mappings it makes, at most (bases: with what lies in it)
+    uint32_t id;          // Plan::maps
   };
   struct Space {
     std::vector<Mapping> maps;

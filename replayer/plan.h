@@ -1,5 +1,8 @@
-// The replay plan: everything the issue loop needs, computed once before the
-// clock starts, as flat arrays indexed by event. For each recorded event:
+// The replay plan: everything the issue loop needs, as flat arrays indexed by
+// event. A streaming replay holds a window of it (plan_stream.h): the per-op
+// arrays are rings (op i at slot i & op_mask) and the edge, close and unmap
+// lists ring arenas, so memory follows the window, not the trace; a plan built
+// at once (build_plan) is the same with every op in it. For each event:
 // what to do (issue a real syscall, emulate it as a pure synchronisation
 // point, or skip it), its mapped paths, the open-file-description slots it
 // uses or creates, the OFDs whose last reference it drops, and the ops it must
@@ -70,6 +73,7 @@ struct PlanOp {
   uint32_t dep_begin = 0, dep_end = 0;      // Plan::deps[dep_begin, dep_end)
   uint32_t close_begin = 0, close_end = 0;  // Plan::closes[...]: OFDs to close after this op
   uint32_t unmap_begin = 0, unmap_end = 0;  // munmap: Plan::unmaps[...], what it takes
+  uint32_t map = UINT32_MAX;        // mmap: the mapping it makes; page fault: the one it touches (Plan::maps)
   // page fault: the mmap op it touches, and the offset into that mapping.
   // mmap with MAP_FIXED inside an earlier mapping of its thread: that base
   // op, and the offset to place it at in the base's copy (mapping_tracker.h).
@@ -98,9 +102,18 @@ struct PlanSpace {
   uint32_t unmap_begin = 0, unmap_end = 0;  // Plan::unmaps: its mappings still there at its end
 };
 
+inline constexpr uint32_t kNoMap = UINT32_MAX;
+
+// A replayed file mapping (mapping_tracker.h), by dense id: outlives the window.
+struct PlanMap {
+  uint64_t len = 0;          // recorded length, rounded up to pages
+  uint32_t base = kNoMap;    // MAP_FIXED inside another mapping: that one
+  uint32_t op = kNoOp;       // the mmap op that made it
+};
+
 // What a munmap (or an address space's end) takes of one replayed mapping.
 struct PlanUnmap {
-  uint32_t map_op = kNoOp;  // the mmap op that made it
+  uint32_t map = kNoMap;    // the mapping (Plan::maps)
   uint32_t whole = 1;       // 0: only [off, off + len) of it
   uint64_t off = 0, len = 0;
 };
@@ -109,26 +122,39 @@ struct RecordedThread {
   uint32_t tid = 0, pid = 0;
   uint64_t start = 0, end = 0;      // first event enter, last event exit (recorded ns)
   uint32_t creator = kNoOp;         // op that created it (clone/fork), if traced
+  uint64_t creator_end = 0;         // that op's recorded end
   uint32_t worker = 0;
-  std::vector<uint32_t> ops;        // its ops in program order
+  uint64_t n_ops = 0;               // its ops so far
 };
 
 struct Plan {
-  std::vector<PlanOp> ops;          // ops[i] is events[i]
-  std::vector<uint32_t> deps;
+  // Rings (streaming) or whole arrays (build_plan: masks of all ones).
+  std::vector<PlanOp> ops;          // op i at ops[i & op_mask]
+  std::vector<Event> ev;            // its event, same slot
+  std::vector<uint32_t> deps;       // arena: deps[k & dep_mask]
   std::vector<DepKind> dep_kinds;   // parallel to deps: why (deps.h)
-  std::vector<uint32_t> closes;
-  std::vector<PlanUnmap> unmaps;
+  std::vector<uint32_t> closes;     // arena: closes[k & close_mask]
+  std::vector<PlanUnmap> unmaps;    // arena: unmaps[k & unmap_mask]
+  uint32_t op_mask = UINT32_MAX, dep_mask = UINT32_MAX, close_mask = UINT32_MAX, unmap_mask = UINT32_MAX;
+  uint64_t size = 0;                // ops planned so far (events)
+  uint32_t dep_pos = 0, close_pos = 0, unmap_pos = 0;  // arena ends (positions wrap with the masks)
+  // Whole-trace tables, sized by the survey (survey.h) before any op runs:
+  // never reallocated while workers read them.
   std::vector<PlanSpace> spaces;
+  std::vector<PlanMap> maps;
   std::vector<PlanPath> paths;
   std::vector<OfdInfo> ofds;
   std::vector<RecordedThread> threads;
-  std::vector<std::vector<uint32_t>> workers;  // per worker: op indices in issue order
+  bool fixed_tables = false;        // the tables above are presized: growing them is a bug
+  uint32_t worker_count = 0;
   uint64_t base_ts = 0;             // earliest enter time: replay time 0
   std::vector<uint32_t> initial_ofds;  // OFDs of the first process's files at start (opened before the clock)
   uint64_t approx_deps = 0;         // ops whose causal wait fell back to //TRACE's rule
+  uint64_t beyond_window = 0;       // ... of them because their waker lay beyond the window
   uint64_t exact_causal = 0;
   uint64_t dep_edges = 0;
+  uint64_t moved_edges = 0;         // edges the results of overlapping calls turned around (ns_order.h)
+  uint64_t moves_beyond_window = 0; // ... that could not be: the earlier op's plan was already published
   uint64_t dropped_edges = 0;       // edges refused because they could deadlock the replay
   uint64_t overlapping_ops = 0;     // ops that entered before the previous op of their worker returned (damaged trace)
   bool serial_dirs = false;         // PlanInputs::serial_dirs
@@ -136,10 +162,28 @@ struct Plan {
   // once (an upper bound), and the most address spaces holding one.
   uint64_t peak_mappings = 0, peak_spaces = 0;
 
-  std::vector<uint32_t> deps_of(uint32_t op) const {
-    return {deps.begin() + ops[op].dep_begin, deps.begin() + ops[op].dep_end};
+  PlanOp& op(uint64_t i) { return ops[i & op_mask]; }
+  const PlanOp& op(uint64_t i) const { return ops[i & op_mask]; }
+  const Event& event(uint64_t i) const { return ev[i & op_mask]; }
+  uint32_t dep(uint32_t k) const { return deps[k & dep_mask]; }
+  DepKind dep_kind(uint32_t k) const { return dep_kinds[k & dep_mask]; }
+  uint32_t close(uint32_t k) const { return closes[k & close_mask]; }
+  const PlanUnmap& unmap(uint32_t k) const { return unmaps[k & unmap_mask]; }
+  std::vector<uint32_t> deps_of(uint32_t i) const {
+    std::vector<uint32_t> v;
+    for (uint32_t k = op(i).dep_begin; k != op(i).dep_end; ++k)
+      if (dep(k) != kNoOp) v.push_back(dep(k));
+    return v;
   }
 };
+
+// Appends to a ring arena (or a whole array when mask is all ones).
+template <typename T>
+void arena_push(std::vector<T>& v, uint32_t mask, uint32_t& pos, const T& x) {
+  if (mask == UINT32_MAX) v.push_back(x);
+  else v[pos & mask] = x;
+  ++pos;
+}
 
 struct PlanInputs {
   std::string recorded_root;
@@ -154,6 +198,8 @@ struct PlanInputs {
 
 using StringLookup = std::function<std::string_view(StrId)>;
 
+// The whole plan at once (tests, calibration): the survey and the streaming
+// planner over `events`, with a window that holds them all.
 Plan build_plan(const std::vector<Event>& events, const StringLookup& str, const PlanInputs& in);
 
 }  // namespace fsr

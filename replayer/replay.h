@@ -57,6 +57,10 @@ struct ReplayOptions {
   bool correct_recorder = true;
   bool calibrate_issue = true;
   bool serial_dirs = false;      // PlanInputs::serial_dirs
+  // Ops in the streaming replay's window (plan_stream.h), rounded up to a
+  // power of two, at least 1,024; 0: the default, 131,072. A window that
+  // holds the whole trace plans it as at once (memory then follows the trace).
+  uint64_t window = 0;
   // A replay whose divergent ops exceed this share of its ops (%) measured
   // something else than the original: its result is marked diverged.
   double max_divergence_pct = 1.0;
@@ -75,6 +79,9 @@ struct DivergenceRow {
 
 struct ReplaySummary {
   uint64_t wall_ns = 0, ops = 0, divergences = 0, approx_deps = 0;
+  uint64_t beyond_window = 0;    // ... of them because their waker lay beyond the streaming window's lookahead
+  uint64_t moved_edges = 0;      // orders of overlapping calls taken from their results (deps.h)
+  uint64_t moves_beyond_window = 0;  // ... that came beyond the lookahead: kept as they returned
   uint64_t skipped = 0, escaped = 0, workers = 0;
   uint64_t recorded_ns = 0;      // the original run's duration (first event to last exit)
   std::array<uint64_t, kClassCount> count{}, total_ns{};

@@ -144,7 +144,6 @@ uint32_t calibrate_one(uint16_t nr, int target_fd, const std::string& target_pat
   env.root[0] = env.root[1] = target_fd;
   env.features = &f;
   env.plan = &plan;
-  env.events = &ev;
   init_exec_env(env);
   std::vector<char> buf(4096, 'f');
   const std::string abs_dir = target_path + "/" + rel_dir;
@@ -189,12 +188,12 @@ bool issue_cost_applies(uint16_t nr) {
   return make_probe(probe_nr(nr), p);
 }
 
-std::vector<uint16_t> issued_syscalls(const Plan& plan, const std::vector<Event>& events) {
+std::vector<uint16_t> issued_syscalls(const Plan& plan) {
   std::vector<bool> seen(kMaxSyscallNr, false);
   std::vector<uint16_t> out;
-  for (size_t i = 0; i < plan.ops.size(); ++i) {
-    const uint16_t nr = events[i].nr;
-    if (plan.ops[i].action != OpAction::kIssue || nr >= kMaxSyscallNr || seen[nr]) continue;
+  for (uint64_t i = 0; i < plan.size; ++i) {
+    const uint16_t nr = plan.event(i).nr;
+    if (plan.op(i).action != OpAction::kIssue || nr >= kMaxSyscallNr || seen[nr]) continue;
     seen[nr] = true;
     out.push_back(nr);
   }

@@ -45,6 +45,6 @@ Result<IssueCost> calibrate_issue_cost(int target_fd, const std::string& target_
                                        const std::vector<uint16_t>& nrs, uint64_t budget_ns = 20'000'000);
 
 // The distinct syscalls the plan issues.
-std::vector<uint16_t> issued_syscalls(const Plan& plan, const std::vector<Event>& events);
+std::vector<uint16_t> issued_syscalls(const Plan& plan);
 
 }  // namespace fsr

@@ -3,10 +3,9 @@
 #include <string.h>
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 #include "traces/in_flight.h"
+#include "traces/syscalls.h"
 
 namespace fsr {
 namespace {
@@ -18,6 +17,17 @@ std::string result_class(int64_t r) {
 }
 
 }  // namespace
+
+std::string_view timing_name(TimingMode t) {
+  return t == TimingMode::kThink ? "think" : t == TimingMode::kAfap ? "afap" : "exact";
+}
+
+Result<TimingMode> timing_from_name(std::string_view n) {
+  if (n == "think") return TimingMode::kThink;
+  if (n == "afap") return TimingMode::kAfap;
+  if (n == "exact") return TimingMode::kExact;
+  return Status::error("unknown timing '" + std::string(n) + "': use think, afap or exact");
+}
 
 // The think clock's corrections and what they came to, for the result's
 // options (DESIGN.md "The replay clock": every figure can be explained).
@@ -44,28 +54,18 @@ nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockT
   return j;
 }
 
-// Issued calls in flight while any is, in the original and in the replay.
 double recorded_overlap(const Plan& plan, const std::vector<Event>& ev) {
   std::vector<std::pair<uint64_t, uint64_t>> rec;
   for (size_t i = 0; i < ev.size(); ++i)
-    if (plan.ops[i].action == OpAction::kIssue) rec.push_back({ev[i].ts, ev[i].ts + ev[i].dur});
+    if (plan.op(i).action == OpAction::kIssue) rec.push_back({ev[i].ts, ev[i].ts + ev[i].dur});
   return mean_in_flight(rec);
 }
 
-nlohmann::json overlap_json(const Plan& plan, const std::vector<Event>& ev, const std::vector<OpRecord>& ops) {
-  std::vector<std::pair<uint64_t, uint64_t>> rep;
-  for (size_t i = 0; i < ev.size(); ++i)
-    if (plan.ops[i].action == OpAction::kIssue && !(ops[i].flags & kOfSkipped))
-      rep.push_back({ops[i].start, ops[i].start + ops[i].latency});
-  return {{"recorded", recorded_overlap(plan, ev)}, {"replayed", mean_in_flight(rep)}};
+void count_divergence(DivergenceTally& by, const OpRecord& r) {
+  ++by[{r.nr, result_class(r.recorded_ret), result_class(r.ret)}];
 }
 
-
-// The most frequent (syscall, recorded result, replayed result) of the divergent ops.
-std::vector<DivergenceRow> top_divergences(const std::vector<OpRecord>& ops) {
-  std::map<std::tuple<uint16_t, std::string, std::string>, uint64_t> by;
-  for (const OpRecord& r : ops)
-    if (r.flags & kOfDivergent) ++by[{r.nr, result_class(r.recorded_ret), result_class(r.ret)}];
+std::vector<DivergenceRow> top_divergences(const DivergenceTally& by) {
   std::vector<DivergenceRow> rows;
   for (const auto& [k, n] : by) rows.push_back({syscall_name(std::get<0>(k)), std::get<1>(k), std::get<2>(k), n});
   std::stable_sort(rows.begin(), rows.end(), [](const DivergenceRow& a, const DivergenceRow& b) { return a.count > b.count; });
@@ -80,6 +80,9 @@ std::string summary_to_json(const ReplaySummary& s) {
   j["ops"] = s.ops;
   j["divergences"] = s.divergences;
   j["approx_deps"] = s.approx_deps;
+  j["beyond_window"] = s.beyond_window;
+  j["moved_edges"] = s.moved_edges;
+  j["moves_beyond_window"] = s.moves_beyond_window;
   j["skipped"] = s.skipped;
   j["workers"] = s.workers;
   j["fallbacks"] = s.fallbacks;

@@ -1,9 +1,13 @@
 // What a replay tells about itself, apart from its ops: the think clock's
-// corrections, the calls in flight in the original and the replay, the most
-// frequent divergences, and the summary as JSON (`replay --json`).
+// corrections, the calls in flight in the original, the most frequent
+// divergences, the timing modes' names (replay.h) and the summary as JSON
+// (`replay --json`).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,9 +21,15 @@
 namespace fsr {
 
 nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockTotals& t);
-// The recorded calls the plan issues: how many were in flight while any was.
+// The recorded calls a whole plan (build_plan) issues: how many were in
+// flight while any was. A streaming replay measures it as it goes
+// (result_writer.h).
 double recorded_overlap(const Plan& plan, const std::vector<Event>& ev);
-nlohmann::json overlap_json(const Plan& plan, const std::vector<Event>& ev, const std::vector<OpRecord>& ops);
-std::vector<DivergenceRow> top_divergences(const std::vector<OpRecord>& ops);
+
+// Divergent ops by (syscall, recorded result class, replayed result class).
+using DivergenceTally = std::map<std::tuple<uint16_t, std::string, std::string>, uint64_t>;
+void count_divergence(DivergenceTally& by, const OpRecord& r);
+// The most frequent rows of a tally, at most 8.
+std::vector<DivergenceRow> top_divergences(const DivergenceTally& by);
 
 }  // namespace fsr

@@ -27,13 +27,12 @@ bool is_removal(uint16_t nr, int k) {
 // The trace holds readlink's length, not its text. A resolver's next lookup
 // by the same thread usually is the target (realpath, which(1), gcc's own
 // lookup): take it when its length fits, else a placeholder of that length.
-std::string guess_link_target(const Plan& plan, const std::vector<Event>& ev, uint32_t i,
-                              const std::string& link_abs, size_t len) {
-  const uint32_t tid = ev[i].tid;
-  for (uint32_t j = i + 1, seen = 0; j < ev.size() && seen < 16; ++j) {
-    if (ev[j].tid != tid) continue;
+std::string guess_link_target(const Plan& plan, uint64_t i, const std::string& link_abs, size_t len) {
+  const uint32_t tid = plan.event(i).tid;
+  for (uint64_t j = i + 1, seen = 0; j < plan.size && seen < 16; ++j) {
+    if (plan.event(j).tid != tid) continue;
     ++seen;
-    uint32_t p = plan.ops[j].path[0];
+    uint32_t p = plan.op(j).path[0];
     if (p == kNoPath) continue;
     const std::string& next = plan.paths[p].abs;
     if (next.size() == len) return next;
@@ -45,38 +44,41 @@ std::string guess_link_target(const Plan& plan, const std::vector<Event>& ev, ui
 
 }  // namespace
 
-TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
-                   const std::vector<Event>& events, const PathMap& map,
-                   const std::string& target_dir, const std::string& scratch_dir) {
-  TreeSpec spec;
-  spec.target_dir = target_dir;
-  spec.scratch_dir = scratch_dir;
-  std::vector<TreeEntry> all;
-  std::unordered_map<std::string, size_t> known;
-  std::map<std::pair<uint64_t, uint64_t>, std::string> inodes;
-  std::vector<std::pair<size_t, std::string>> links;  // entry -> key of the entry it links to
-  auto add = [&](TreeEntry t) {
-    std::string k = key_of(t.where);
-    if (known.count(k)) return;
-    known.emplace(k, all.size());
-    all.push_back(std::move(t));
-  };
+TreeSpecBuilder::TreeSpecBuilder(const PathMap& map, std::string target_dir, std::string scratch_dir)
+    : map_(map) {
+  spec_.target_dir = std::move(target_dir);
+  spec_.scratch_dir = std::move(scratch_dir);
+}
+
+void TreeSpecBuilder::add(TreeEntry t) {
+  std::string k = key_of(t.where);
+  if (known_.count(k)) return;
+  known_.emplace(k, all_.size());
+  all_.push_back(std::move(t));
+}
+
+void TreeSpecBuilder::add_prestate(const std::vector<PrestateEntry>& prestate) {
+  const std::string& target_dir = spec_.target_dir;
+  const std::string& scratch_dir = spec_.scratch_dir;
   for (const PrestateEntry& p : prestate) {
     TreeEntry t;
-    t.where = map.map(p.path);
+    t.where = map_.map(p.path);
     t.kind = p.kind;
     t.mode = p.mode;
     t.size = p.size;
     if (p.kind == PrestateKind::kOther) continue;
     if (p.kind == PrestateKind::kSymlink)
-      t.target = map.symlink_target(p.path, p.target, target_dir, scratch_dir);
+      t.target = map_.symlink_target(p.path, p.target, target_dir, scratch_dir);
     if (p.kind == PrestateKind::kFile && p.nlink > 1) {
-      auto [it, fresh] = inodes.try_emplace({p.dev, p.ino}, key_of(t.where));
-      if (!fresh && !known.count(key_of(t.where))) links.push_back({all.size(), it->second});
+      auto [it, fresh] = inodes_.try_emplace({p.dev, p.ino}, key_of(t.where));
+      if (!fresh && !known_.count(key_of(t.where))) links_.push_back({all_.size(), it->second});
     }
     add(std::move(t));
   }
-  // Files the first process had open at start (stdin/stdout redirected to files).
+}
+
+// Files the first process had open at start (stdin/stdout redirected to files).
+void TreeSpecBuilder::add_initial(const Plan& plan) {
   for (uint32_t o : plan.initial_ofds) {
     TreeEntry t;
     t.where = plan.paths[plan.ofds[o].path].mapped;
@@ -84,21 +86,24 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
     t.mode = 0100644;
     add(std::move(t));
   }
-  // What the trace shows existed at start, or created: per path, everything
-  // up to its first namespace change (creation or removal) describes the start.
-  struct Seen {
-    bool settled = false, existed = false, has_facts = false, made = false;
-    TreeEntry entry;
-  };
-  std::unordered_map<std::string, Seen> seen;
-  std::vector<std::string> seen_order;
-  std::vector<MappedPath> created, touched;
-  for (uint32_t i = 0; i < plan.ops.size(); ++i) {
-    const PlanOp& op = plan.ops[i];
-    const Event& e = events[i];
+}
+
+// What the trace shows existed at start, or created: per path, everything
+// up to its first namespace change (creation or removal) describes the start.
+void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
+  const std::string& target_dir = spec_.target_dir;
+  const std::string& scratch_dir = spec_.scratch_dir;
+  auto& known = known_;
+  auto& seen = seen_;
+  auto& seen_order = seen_order_;
+  auto& created = created_;
+  const PathMap& map = map_;
+  {
+    const PlanOp& op = plan.op(i);
+    const Event& e = plan.event(i);
     const SyscallInfo* si = syscall_info(e.nr);
-    if (op.action != OpAction::kIssue || !si) continue;
-    if (op.flags & kPfDevice) continue;  // replayed on a stand-in device, not in the tree
+    if (op.action != OpAction::kIssue || !si) return;
+    if (op.flags & kPfDevice) return;  // replayed on a stand-in device, not in the tree
     for (int k = 0; k < 2; ++k) {
       if (op.path[k] == kNoPath || (k == 0 && (si->flags & kSfLiteralPath0))) continue;
       const MappedPath& m = plan.paths[op.path[k]].mapped;
@@ -109,6 +114,7 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
       if (fresh) {
         seen_order.push_back(key);
         sn.entry.where = m;
+        sn.path = op.path[k];
       }
       const bool ok = e.ret >= 0;
       const bool ns = op.flags & (kPfNs0 << k);
@@ -116,7 +122,7 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
         // Settled as absent (e.g. `rm -rf x` failing before `mkdir x`): a later
         // creation still makes it a created path, never an implied ancestor.
         if (ns && ok && !sn.existed && !sn.made && !is_removal(e.nr, k)) {
-          created.push_back(m);
+          created.push_back({m, op.path[k]});
           sn.made = true;
         }
         continue;
@@ -124,7 +130,7 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
       if (ns && !is_removal(e.nr, k)) {
         sn.settled = true;
         if (ok && !sn.existed) {
-          created.push_back(m);
+          created.push_back({m, op.path[k]});
           sn.made = true;
         }
         continue;
@@ -152,7 +158,7 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
         sn.has_facts = true;
         sn.entry.kind = PrestateKind::kSymlink;
         std::string abs = plan.paths[op.path[0]].abs;
-        std::string text = guess_link_target(plan, events, i, abs, static_cast<size_t>(e.ret));
+        std::string text = guess_link_target(plan, i, abs, static_cast<size_t>(e.ret));
         sn.entry.target = map.symlink_target(abs, text, target_dir, scratch_dir);
         continue;
       }
@@ -169,9 +175,20 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
       }
     }
   }
-  for (const std::string& key : seen_order) {
-    Seen& sn = seen.at(key);
-    if (!sn.existed) continue;
+}
+
+TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_device) {
+  TreeSpec spec = std::move(spec_);
+  auto& all = all_;
+  auto& known = known_;
+  auto& links = links_;
+  auto add = [this](TreeEntry t) { this->add(std::move(t)); };
+  std::vector<MappedPath> created, touched;
+  for (const auto& [m, p] : created_)
+    if (p == kNoPath || !is_device(p)) created.push_back(m);
+  for (const std::string& key : seen_order_) {
+    Seen& sn = seen_.at(key);
+    if (!sn.existed || (sn.path != kNoPath && is_device(sn.path))) continue;
     if (sn.has_facts) add(std::move(sn.entry));
     else touched.push_back(sn.entry.where);
   }
@@ -281,6 +298,15 @@ TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
   });
   spec.created = std::move(created);
   return spec;
+}
+
+TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan, const PathMap& map,
+                   const std::string& target_dir, const std::string& scratch_dir) {
+  TreeSpecBuilder b(map, target_dir, scratch_dir);
+  b.add_prestate(prestate);
+  b.add_initial(plan);
+  for (uint64_t i = 0; i < plan.size; ++i) b.add_op(plan, i);
+  return b.finish([](uint32_t) { return false; });  // (the plan's ops carry their device marks)
 }
 
 }  // namespace fsr

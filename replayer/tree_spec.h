@@ -8,6 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -33,8 +36,39 @@ struct TreeSpec {
   std::string target_dir, scratch_dir;  // absolute symlink targets may point into these
 };
 
-TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan,
-                   const std::vector<Event>& events, const PathMap& map,
+// Built as the survey streams the trace (survey.h): the prestate, then every
+// op once the ops a lookahead after it are planned (a readlink's target is
+// guessed from the lookups that follow it), then finish() once, when it is
+// known which paths are character devices (never made).
+class TreeSpecBuilder {
+ public:
+  TreeSpecBuilder(const PathMap& map, std::string target_dir, std::string scratch_dir);
+  void add_prestate(const std::vector<PrestateEntry>& prestate);
+  void add_initial(const Plan& plan);
+  void add_op(const Plan& plan, uint64_t i);
+  TreeSpec finish(const std::function<bool(uint32_t path)>& is_device);
+
+ private:
+  struct Seen {
+    bool settled = false, existed = false, has_facts = false, made = false;
+    uint32_t path = kNoPath;
+    TreeEntry entry;
+  };
+  void add(TreeEntry t);
+
+  PathMap map_;
+  TreeSpec spec_;
+  std::vector<TreeEntry> all_;
+  std::unordered_map<std::string, size_t> known_;
+  std::map<std::pair<uint64_t, uint64_t>, std::string> inodes_;
+  std::vector<std::pair<size_t, std::string>> links_;  // entry -> key of the entry it links to
+  std::unordered_map<std::string, Seen> seen_;
+  std::vector<std::string> seen_order_;
+  std::vector<std::pair<MappedPath, uint32_t>> created_;  // (where, plan path)
+};
+
+// The same over a whole plan (tests).
+TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan, const PathMap& map,
                    const std::string& target_dir, const std::string& scratch_dir);
 
 }  // namespace fsr

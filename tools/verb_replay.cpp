@@ -122,6 +122,10 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
                   "listing: namespace ops in a directory are ordered against listings of it only (ROOT/ARTC, "
                   "default); serial: also against each other, in their recorded order")
       ->check(CLI::IsMember({"listing", "serial"}));
+  sub->add_option("--window", a.opt.window,
+                  "Ops the streaming replay keeps planned ahead (default 131072; rounded up to a power of two, at "
+                  "least 1024): memory follows it, not the trace. A wait whose waker lies more than a quarter of it "
+                  "ahead is replayed with an approximate dependency (counted)");
   sub->add_flag("--no-clock-correction", a.no_correction,
                 "Think mode: replay the recorded gaps as recorded (no recorder cost taken out, no executor "
                 "calibration), for comparisons");

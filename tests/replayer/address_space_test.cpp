@@ -99,7 +99,6 @@ TEST_F(AddressSpaces, FiveThousandShortProcessesLeaveNothingMapped) {
   Features feat = Features::probe(env.root[0], {});
   env.features = &feat;
   env.plan = &plan;
-  env.events = &t.ev;
   init_exec_env(env);
   struct End {
     int64_t live;
@@ -108,7 +107,7 @@ TEST_F(AddressSpaces, FiveThousandShortProcessesLeaveNothingMapped) {
   std::vector<End> ends;
   ends.reserve(kProcesses);
   env.maps.on_space_end = [&](uint32_t, int64_t live) { ends.push_back({live, own_mapping_count()}); };
-  auto r = run_engine(plan, t.ev, env, TimingMode::kAfap, nullptr);
+  auto r = run_engine(plan, env, TimingMode::kAfap, nullptr);
   const MappingStats st = env.maps.stats();
   release_all(env);
   close(env.root[0]);
@@ -161,7 +160,7 @@ TEST_F(AddressSpaces, UnmapsAndTouchesRacingNeverCrash) {
   ASSERT_GE(fd, 0);
   for (int round = 0; round < 200; ++round) {
     ReplayMappings maps;
-    maps.init(plan, t.ev);
+    maps.init(plan, test::space_threads(plan), plan.maps.size());
     ASSERT_GT(maps.mmap(m, fd), 0);
     ASSERT_GT(maps.mmap(seg, fd), 0);
     std::atomic<bool> stop{false};

@@ -33,8 +33,8 @@ TEST(Deps, ProgramOrderNeedsNoEdgeButTheThreadRunsOnOneWorker) {
   uint32_t b = t.add(1, 1, SYS_newfstatat, 20, 5, 0, {kAtCwd}, "/r/x");
   Plan p = t.plan();
   EXPECT_TRUE(p.deps_of(b).empty());
-  ASSERT_EQ(p.workers.size(), 1u);
-  EXPECT_EQ(p.workers[0], (std::vector<uint32_t>{a, b}));
+  ASSERT_EQ(p.worker_count, 1u);
+  EXPECT_EQ(test::worker_lists(p)[0], (std::vector<uint32_t>{a, b}));
 }
 
 TEST(Deps, OpOnAPathFollowsTheLatestNamespaceOpOnIt) {
@@ -238,15 +238,16 @@ TEST(Deps, EveryEdgePointsBackwardsInKeyOrderSoReplayCannotDeadlock) {
 // Runs the plan's workers on paper: each issues its ops in order once their
 // dependencies are done. False if every unfinished worker waits (deadlock).
 bool plan_completes(const Plan& p) {
+  const auto workers = test::worker_lists(p);
   std::vector<bool> done(p.ops.size(), false);
-  std::vector<size_t> next(p.workers.size(), 0);
+  std::vector<size_t> next(workers.size(), 0);
   for (bool progress = true; progress;) {
     progress = false;
-    for (size_t w = 0; w < p.workers.size(); ++w) {
-      while (next[w] < p.workers[w].size()) {
-        uint32_t op = p.workers[w][next[w]];
+    for (size_t w = 0; w < workers.size(); ++w) {
+      while (next[w] < workers[w].size()) {
+        uint32_t op = workers[w][next[w]];
         bool ready = true;
-        for (uint32_t k = p.ops[op].dep_begin; k < p.ops[op].dep_end; ++k) ready = ready && done[p.deps[k]];
+        for (uint32_t d : p.deps_of(op)) ready = ready && done[d];
         if (!ready) break;
         done[op] = true;
         ++next[w];
@@ -254,8 +255,8 @@ bool plan_completes(const Plan& p) {
       }
     }
   }
-  for (size_t w = 0; w < p.workers.size(); ++w)
-    if (next[w] < p.workers[w].size()) return false;
+  for (size_t w = 0; w < workers.size(); ++w)
+    if (next[w] < workers[w].size()) return false;
   return true;
 }
 

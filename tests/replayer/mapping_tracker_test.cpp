@@ -19,7 +19,7 @@ std::vector<uint32_t> unmapped_at_end(const Plan& p, uint32_t leaving_op) {
   std::vector<uint32_t> v;
   const uint32_t s = p.ops[leaving_op].space;
   if (s == kNoSpace) return v;
-  for (uint32_t k = p.spaces[s].unmap_begin; k < p.spaces[s].unmap_end; ++k) v.push_back(p.unmaps[k].map_op);
+  for (uint32_t k = p.spaces[s].unmap_begin; k != p.spaces[s].unmap_end; ++k) v.push_back(p.maps[p.unmap(k).map].op);
   return v;
 }
 
@@ -132,12 +132,12 @@ TEST(MappingTracker, AMunmapTakesWholeBasesWithWhatLiesInThemAndPartsOfOthers) {
   const uint32_t x = t.add(1, 1, kEvProcExit, 100, 0, 0, {0, 1});
   Plan p = t.plan();
   ASSERT_EQ(taken(p, head).size(), 1u);
-  EXPECT_EQ(taken(p, head)[0].map_op, cache);
+  EXPECT_EQ(p.maps[taken(p, head)[0].map].op, cache);
   EXPECT_EQ(taken(p, head)[0].whole, 0u);
   EXPECT_EQ(taken(p, head)[0].off, 0u);
   EXPECT_EQ(taken(p, head)[0].len, 0x1000u);
   ASSERT_EQ(taken(p, all).size(), 1u) << "the segments go with their base";
-  EXPECT_EQ(taken(p, all)[0].map_op, lib);
+  EXPECT_EQ(p.maps[taken(p, all)[0].map].op, lib);
   EXPECT_EQ(taken(p, all)[0].whole, 1u);
   EXPECT_EQ(p.ops[all].action, OpAction::kIssue);
   EXPECT_EQ(p.ops[fault].action, OpAction::kSkip) << "its mapping is gone";
@@ -154,7 +154,7 @@ TEST(MappingTracker, AMunmapOfASegmentOnlyTakesTheSegment) {
   const uint32_t x = t.add(1, 1, kEvProcExit, 100, 0, 0, {0, 1});
   Plan p = t.plan();
   ASSERT_EQ(taken(p, u).size(), 1u);
-  EXPECT_EQ(taken(p, u)[0].map_op, base + 1);
+  EXPECT_EQ(p.maps[taken(p, u)[0].map].op, base + 1);
   EXPECT_EQ(taken(p, u)[0].whole, 1u);
   EXPECT_EQ(p.ops[f].ref_op, base) << "the base's copy is what is left there";
   EXPECT_EQ(unmapped_at_end(p, x), (std::vector<uint32_t>{base}));

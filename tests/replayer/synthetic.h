@@ -62,6 +62,19 @@ struct Synth {
   }
 };
 
+// Per worker, its ops in the order it issues them (event order).
+inline std::vector<std::vector<uint32_t>> worker_lists(const Plan& p) {
+  std::vector<std::vector<uint32_t>> w(p.worker_count);
+  for (uint32_t i = 0; i < p.size; ++i) w[p.threads[p.op(i).thread].worker].push_back(i);
+  return w;
+}
+
+inline std::vector<uint32_t> space_threads(const Plan& p) {
+  std::vector<uint32_t> v;
+  for (const PlanSpace& s : p.spaces) v.push_back(s.threads);
+  return v;
+}
+
 inline constexpr uint64_t kAtCwd = kAtFdcwdArg;
 
 inline bool has_dep(const Plan& p, uint32_t op, uint32_t dep) {
@@ -72,8 +85,8 @@ inline bool has_dep(const Plan& p, uint32_t op, uint32_t dep) {
 
 // The kind of the edge op -> dep (DepKind::kNone when there is none).
 inline DepKind dep_kind(const Plan& p, uint32_t op, uint32_t dep) {
-  for (uint32_t k = p.ops[op].dep_begin; k < p.ops[op].dep_end; ++k)
-    if (p.deps[k] == dep) return p.dep_kinds[k];
+  for (uint32_t k = p.op(op).dep_begin; k != p.op(op).dep_end; ++k)
+    if (p.dep(k) == dep) return p.dep_kind(k);
   return DepKind::kNone;
 }
 

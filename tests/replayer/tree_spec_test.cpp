@@ -21,7 +21,7 @@ const TreeEntry* find(const TreeSpec& s, Root root, const std::string& rel) {
 
 TreeSpec spec_of(const Synth& t, const std::vector<PrestateEntry>& pre = {}) {
   Plan p = t.plan("/r");
-  return tree_spec(pre, p, t.ev, PathMap("/r"), "/T", "/S");
+  return tree_spec(pre, p, PathMap("/r"), "/T", "/S");
 }
 
 TEST(TreeSpec, EverythingBeforeAPathsFirstChangeDescribesTheStart) {

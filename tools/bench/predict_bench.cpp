@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   const PlanView view(plan, ev);
   LatencyModel model(prof);
   std::printf("predict_bench: %zu events, %zu workers, %zu dependency edges; plan %.2f s (%.2f M events/s)\n", ev.size(),
-              plan.workers.size(), plan.deps.size(), plan_s, double(ev.size()) / plan_s / 1e6);
+              size_t{plan.worker_count}, plan.deps.size(), plan_s, double(ev.size()) / plan_s / 1e6);
   std::vector<OpRecord> out;
   for (int r = 0; r < rounds; ++r) {
     for (bool records : {false, true}) {

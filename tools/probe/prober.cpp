@@ -62,9 +62,8 @@ Status run_script(Session& s, const ProbeScript& script) {
   env.root[1] = s.priv_fd.get();
   env.features = &s.features;
   env.plan = &plan;
-  env.events = &ev;
   init_exec_env(env);
-  std::vector<char> buf(max_io_size(plan, ev), 'f');
+  std::vector<char> buf(max_io_size(plan), 'f');
   Status st;
   std::string last_failure;
   for (uint32_t i = 0; i < ev.size() && st; ++i) {

@@ -1,19 +1,96 @@
+// The per-syscall part of the planner (plan_stream.h): what one recorded
+// event does to the processes' fd tables, cwd and mappings, and how it is
+// replayed (issued, emulated as a synchronisation point, or skipped).
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "replayer/plan_builder.h"
+#include <algorithm>
 
-namespace fsr::plan_detail {
+#include "replayer/plan_stream.h"
+#include "traces/syscalls.h"
 
-void Builder::apply_action(uint32_t i, const Event& e, const SyscallInfo& info, uint16_t exec_done, PlanOp& op,
-                           OpFacts& f, TidState& st, std::vector<uint32_t>& closed) {
-  const SyscallInfo* si = &info;
+namespace fsr {
+
+void PlanStream::plan_syscall(uint64_t i) {
+  const Event& e = plan_.event(i);
+  PlanOp& op = plan_.op(i);
+  OpFacts& f = facts_[i & plan_.op_mask];
+  TidState& st = procs_.state_for(i, e, f.creator);
+  maps_.saw_thread(e.tid, e.pid);
+  op.thread = st.thread;
+  RecordedThread& rt = plan_.threads[st.thread];
+  if (rt.n_ops == 0) {
+    op.flags |= kPfFirstOfThread;
+    op.gap = rt.creator != kNoOp ? (e.ts > rt.creator_end ? e.ts - rt.creator_end : 0)
+                                 : (e.ts > plan_.base_ts ? e.ts - plan_.base_ts : 0);
+  } else {
+    op.gap = e.ts > st.last_end ? e.ts - st.last_end : 0;
+  }
+  ++rt.n_ops;
+  // (Not vfork: its parent waits for the child, which is a dependency, not work.)
+  if (e.nr == SYS_execve || e.nr == SYS_execveat || e.nr == SYS_clone || e.nr == SYS_clone3 ||
+      e.nr == SYS_fork) {
+    uint64_t before = rt.n_ops > 1 ? st.last_end : rt.creator != kNoOp ? rt.creator_end : e.ts;
+    uint64_t from = std::max(e.ts, before);
+    op.own_ns = static_cast<uint32_t>(std::min<uint64_t>(e.ts + e.dur > from ? e.ts + e.dur - from : 0, UINT32_MAX));
+  }
+  st.last_end = std::max(st.last_end, e.ts + e.dur);
+  rt.end = std::max(rt.end, e.ts + e.dur);
+  const uint16_t exec_done = st.exec_done;
+  st.exec_done = 0;
+
+  const SyscallInfo* si = syscall_info(e.nr);
+  if (!si || (si->flags & kSfIoUring)) {
+    op.action = OpAction::kSkip;
+    return;
+  }
   const int64_t ret = e.ret;
-  const bool has_path = op.path[0] != kNoPath;
+  std::vector<uint32_t>& closed = closed_;
+  closed.clear();
   auto fdarg = [&](int k) { return static_cast<int>(static_cast<int64_t>(e.args[k])); };
+
+  // Paths (symlink targets are literal text, rewritten to stay beneath their root).
+  if (si->flags & kSfLiteralPath0) {
+    op.path[1] = procs_.resolve_path(e, *si, 1, st);
+    if (e.path[0] != kNoStr && op.path[1] != kNoPath)
+      op.path[0] = procs_.add_literal(procs_.path_map().symlink_target(
+          plan_.paths[op.path[1]].abs, str_(e.path[0]), in_.target_dir, in_.scratch_dir));
+  } else {
+    op.path[0] = procs_.resolve_path(e, *si, 0, st);
+    op.path[1] = procs_.resolve_path(e, *si, 1, st);
+  }
+  if (si->fd >= 0) op.ofd = st.table->lookup(fdarg(si->fd));
+  else if (op.path[0] == kNoPath && si->dirfd[0] >= 0 && fdarg(si->dirfd[0]) != kAtFdcwd)
+    op.ofd = st.table->lookup(fdarg(si->dirfd[0]));  // AT_EMPTY_PATH / NULL path forms
+
+  // glibc's fstat() is newfstatat(fd, "", AT_EMPTY_PATH): the recorder names
+  // the fd's path, but the original walked no path. Replay it as the fd form.
+  if ((e.nr == SYS_newfstatat && (e.args[3] & AT_EMPTY_PATH)) ||
+      (e.nr == SYS_statx && (e.args[2] & AT_EMPTY_PATH))) {
+    int dfd = fdarg(si->dirfd[0]);
+    uint32_t o = dfd == kAtFdcwd ? kNoOfd : st.table->lookup(dfd);
+    if (o != kNoOfd && plan_.ofds[o].path != kNoPath && plan_.ofds[o].path == op.path[0]) {
+      op.ofd = o;
+      op.path[0] = kNoPath;
+    }
+  }
+
+  const bool has_path = op.path[0] != kNoPath;
+  op.action = has_path ? OpAction::kIssue : OpAction::kSkip;
+  if (si->flags & kSfNamespace) {
+    switch (e.nr) {
+      case SYS_rename: case SYS_renameat: case SYS_renameat2: f.ns_mask = 3; break;
+      case SYS_link: case SYS_linkat: case SYS_symlink: case SYS_symlinkat: f.ns_mask = 2; break;
+      default: f.ns_mask = 1;
+    }
+    if (e.nr == SYS_linkat && op.path[0] == kNoPath) op.action = OpAction::kSkip;
+    if ((e.nr == SYS_symlink || e.nr == SYS_symlinkat) && op.path[1] == kNoPath)
+      op.action = OpAction::kSkip;
+  }
+
   switch (e.nr) {
     case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
       uint32_t flags = e.nr == SYS_open ? static_cast<uint32_t>(e.args[1])
@@ -22,7 +99,7 @@ void Builder::apply_action(uint32_t i, const Event& e, const SyscallInfo& info, 
       if (flags & O_CREAT) f.ns_mask |= 1;
       if (ret >= 0 && has_path) {
         bool dir = (flags & O_DIRECTORY) || S_ISDIR(e.mode);
-        op.new_ofd = new_ofd(dir ? OfdKind::kDir : OfdKind::kFile, op.path[0], flags);
+        op.new_ofd = procs_.new_ofd(dir ? OfdKind::kDir : OfdKind::kFile, op.path[0], flags);
         st.table->bind(static_cast<int>(ret), op.new_ofd, (flags & O_CLOEXEC) != 0, closed);
       }
       break;
@@ -33,6 +110,7 @@ void Builder::apply_action(uint32_t i, const Event& e, const SyscallInfo& info, 
       if (op.ofd != kNoOfd) {
         st.table->close(fdarg(0), closed);
         if (!closed.empty() && is_file(op.ofd)) op.action = OpAction::kIssue;
+        procs_.released(i, closed);
         closed.clear();  // the issued close is the real close of op.ofd
       }
       break;
@@ -68,9 +146,9 @@ void Builder::apply_action(uint32_t i, const Event& e, const SyscallInfo& info, 
       const uint64_t pair = e.args[e.nr == SYS_socketpair ? 3 : 0];
       if (ret == 0 && pair != 0) {
         bool sock = e.nr == SYS_socketpair;
-        uint32_t a = new_chan(), b = sock ? new_chan() : a;
-        uint32_t r = new_ofd(sock ? OfdKind::kSocket : OfdKind::kPipe, kNoPath);
-        uint32_t w = new_ofd(sock ? OfdKind::kSocket : OfdKind::kPipe, kNoPath);
+        uint32_t a = procs_.new_chan(), b = sock ? procs_.new_chan() : a;
+        uint32_t r = procs_.new_ofd(sock ? OfdKind::kSocket : OfdKind::kPipe, kNoPath);
+        uint32_t w = procs_.new_ofd(sock ? OfdKind::kSocket : OfdKind::kPipe, kNoPath);
         plan_.ofds[r].chan_read = a;
         plan_.ofds[w].chan_write = a;
         if (sock) { plan_.ofds[w].chan_read = b; plan_.ofds[r].chan_write = b; }
@@ -86,8 +164,8 @@ void Builder::apply_action(uint32_t i, const Event& e, const SyscallInfo& info, 
       op.action = OpAction::kEmulate;
       if (ret >= 0) {
         bool efd = e.nr != SYS_epoll_create1;
-        uint32_t o = new_ofd(efd ? OfdKind::kEventfd : OfdKind::kEpoll, kNoPath);
-        if (efd) plan_.ofds[o].chan_read = plan_.ofds[o].chan_write = new_chan();
+        uint32_t o = procs_.new_ofd(efd ? OfdKind::kEventfd : OfdKind::kEpoll, kNoPath);
+        if (efd) plan_.ofds[o].chan_read = plan_.ofds[o].chan_write = procs_.new_chan();
         st.table->bind(static_cast<int>(ret), o,
                        (e.args[e.nr == SYS_eventfd2 ? 1 : 0] & O_CLOEXEC) != 0, closed);
       }
@@ -97,14 +175,14 @@ void Builder::apply_action(uint32_t i, const Event& e, const SyscallInfo& info, 
       bool thread = (e.flags & kEfThreadClone) || (e.nr == SYS_clone && (e.args[0] & CLONE_THREAD));
       bool share = (e.flags & kEfSharedFiles) || (e.nr == SYS_clone && (e.args[0] & CLONE_FILES));
       bool share_fs = thread || (e.nr == SYS_clone && (e.args[0] & CLONE_FS));
-      if (ret > 0) child_created(i, static_cast<uint32_t>(ret), share_fs, share, st);
+      if (ret > 0) procs_.child_created(i, e.ts + e.dur, static_cast<uint32_t>(ret), share_fs, share, st);
       break;
     }
     case kEvProcFork: {  // arg0 child tid, arg1 child tgid, arg2 1 when the cwd is shared
       op.action = OpAction::kEmulate;
       bool thread = e.args[1] == e.pid;
-      child_created(i, static_cast<uint32_t>(e.args[0]), thread || e.args[2] == 1,
-                    (e.flags & kEfSharedFiles) != 0, st);
+      procs_.child_created(i, e.ts + e.dur, static_cast<uint32_t>(e.args[0]), thread || e.args[2] == 1,
+                           (e.flags & kEfSharedFiles) != 0, st);
       break;
     }
     case SYS_execve: case SYS_execveat: case kEvProcExec:
@@ -113,13 +191,13 @@ void Builder::apply_action(uint32_t i, const Event& e, const SyscallInfo& info, 
       if (ret == 0 && (exec_done == 0 || (exec_done == kEvProcExec) == (e.nr == kEvProcExec))) {
         st.table->exec(closed);
         st.exec_done = e.nr;
-        maps_.exec(i, e.tid, e.pid);
+        maps_.exec(static_cast<uint32_t>(i), e.tid, e.pid);
       }
       break;
     case kEvProcExit:
       op.action = OpAction::kEmulate;
-      if (--users_[st.table.get()] == 0) st.table->clear(closed);
-      maps_.exit(i, e.tid);
+      if (procs_.drop_user(st)) st.table->clear(closed);
+      maps_.exit(static_cast<uint32_t>(i), e.tid);
       break;
     case SYS_chdir:
       if (ret == 0 && has_path) *st.cwd = plan_.paths[op.path[0]].abs;
@@ -131,14 +209,14 @@ void Builder::apply_action(uint32_t i, const Event& e, const SyscallInfo& info, 
       break;
     case SYS_mmap:
       fd_op_action(op);
-      if (op.action == OpAction::kIssue && ret > 0) maps_.mmap(i, e);
+      if (op.action == OpAction::kIssue && ret > 0) maps_.mmap(static_cast<uint32_t>(i), e);
       break;
     case SYS_munmap:
       op.action = OpAction::kSkip;
-      if (ret == 0) maps_.munmap(i, e);  // (a failed one changed nothing: the trace's own behaviour)
+      if (ret == 0) maps_.munmap(static_cast<uint32_t>(i), e);  // (a failed one changed nothing: the trace's own behaviour)
       break;
     case kEvPageFault:
-      op.action = in_.mmap_touch && maps_.fault(i, e) ? OpAction::kIssue : OpAction::kSkip;
+      op.action = in_.mmap_touch && maps_.fault(static_cast<uint32_t>(i), e) ? OpAction::kIssue : OpAction::kSkip;
       break;
     case SYS_getdents: case SYS_getdents64:
       fd_op_action(op);
@@ -186,6 +264,19 @@ void Builder::apply_action(uint32_t i, const Event& e, const SyscallInfo& info, 
         else op.action = OpAction::kEmulate;
       }
   }
+  if (f.ns_mask) {
+    op.flags |= static_cast<uint8_t>(f.ns_mask << 4);
+    for (int k = 0; k < 2; ++k)
+      if ((f.ns_mask >> k & 1) && op.path[k] != kNoPath)
+        f.parent[k] = procs_.intern(std::string(parent_of(plan_.paths[op.path[k]].abs)));
+  }
+  // The directory holding each path (deps.cpp orders ops beneath a directory after its changes).
+  for (int k = (si->flags & kSfLiteralPath0) ? 1 : 0; k < 2; ++k)
+    if (op.path[k] != kNoPath) f.dir[k] = procs_.parent_id(op.path[k]);
+  if (!closed.empty()) {
+    set_closes(op, closed);
+    procs_.released(i, closed);
+  }
 }
 
-}  // namespace fsr::plan_detail
+}  // namespace fsr

@@ -1,0 +1,185 @@
+// The engine's drivers (engine.h): the workers started and joined around a
+// whole plan (run_engine) or around the planner streaming the trace into the
+// window while they run it (run_engine_stream).
+#include <time.h>
+
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "replayer/engine.h"
+#include "replayer/engine_worker.h"
+
+namespace fsr {
+
+using engine_detail::Shared;
+using engine_detail::WorkerSlot;
+
+namespace {
+
+// The workers, started and joined around `body`, which plans and takes the
+// records (run_engine, run_engine_stream).
+template <typename Body>
+Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& env, TimingMode timing,
+                                  const InjectedLatency& inject, const ThinkClock& clock, uint64_t buf_size,
+                                  Body&& body) {
+  EngineResult res;
+  Shared s{plan, env, timing, inject, clock, sync, buf_size};
+  if (timing == TimingMode::kThink) res.syscall_overhead_ns = clock.syscall_ns;
+  const uint32_t nw = plan.worker_count;
+  std::unique_ptr<WorkerSlot[]> slots(new WorkerSlot[nw]);
+  std::vector<std::thread> threads;
+  threads.reserve(nw);
+  for (uint32_t w = 0; w < nw; ++w) threads.emplace_back(engine_detail::run_worker, std::ref(s), w, std::ref(slots[w]));
+  auto failed = [&] {
+    for (uint32_t w = 0; w < nw; ++w)
+      if (slots[w].failed.load(std::memory_order_acquire)) return true;
+    return false;
+  };
+  Status st = body([&] {
+    s.start = mono_ns();
+    s.go.store(true, std::memory_order_release);
+    s.go.notify_all();
+  }, failed);
+  if (!st) {  // stop: the rest of the trace is not planned; workers end at what is
+    sync.planned.store(sync.planned.load() | kPlannedEnd, std::memory_order_release);
+    sync.planned.notify_all();
+    for (uint64_t i = 0; i < plan.ops.size(); ++i) {  // release every wait for a final plan
+      sync.ready[i].store(UINT64_MAX, std::memory_order_release);
+      sync.ready[i].notify_all();
+    }
+    if (!s.go.load()) {
+      s.start = mono_ns();
+      s.go.store(true, std::memory_order_release);
+      s.go.notify_all();
+    }
+  }
+  for (auto& t : threads) t.join();
+  res.wall_ns = mono_ns() - s.start;
+  for (uint32_t w = 0; w < nw; ++w) {
+    const ClockTotals& c = slots[w].clock;
+    res.clock.recorder_gap_ns += c.recorder_gap_ns;
+    res.clock.recorder_dur_slept_ns += c.recorder_dur_slept_ns;
+    res.clock.syscall_ns += c.syscall_ns;
+    res.clock.issue_ns += c.issue_ns;
+    res.clock.late_ns += c.late_ns;
+    res.clock.unpaid_ns += c.unpaid_ns;
+  }
+  for (uint32_t w = 0; w < nw; ++w) {
+    if (!slots[w].error) continue;
+    try {
+      std::rethrow_exception(slots[w].error);
+    } catch (const std::exception& ex) {
+      return Status::error("replay worker " + std::to_string(w) + " failed at " + slots[w].error_op +
+                           ": " + ex.what() + " (a bug: please report it with the trace)");
+    }
+  }
+  FSR_RETURN_IF_ERROR(st);
+  return res;
+}
+
+}  // namespace
+
+Result<EngineResult> run_engine(const Plan& plan, ExecEnv& env, TimingMode timing, const EngineProgress& progress,
+                                const InjectedLatency& inject, const ThinkClock& clock) {
+  // The whole plan is the window: every op planned and final before the clock starts.
+  WindowSync sync(plan.ops.size());
+  for (uint64_t i = 0; i < plan.size; ++i) {
+    sync.worker[i].store(plan.threads[plan.op(i).thread].worker, std::memory_order_relaxed);
+    sync.ready[i].store(i + 1, std::memory_order_relaxed);
+  }
+  sync.planned.store(plan.size | kPlannedEnd, std::memory_order_release);
+  const uint64_t n = plan.size;
+  auto r = with_workers(plan, sync, env, timing, inject, clock, max_io_size(plan), [&](auto go, auto failed) {
+    go();
+    while (progress) {  // (without it, the workers are simply joined)
+      uint64_t d = 0;
+      while (d < n && sync.done[d].load(std::memory_order_acquire) == d + 1) ++d;
+      if (progress) progress(d, n);
+      if (d >= n || failed()) break;
+      struct timespec ts{0, 100'000'000};
+      nanosleep(&ts, nullptr);
+    }
+    return Status::ok();
+  });
+  FSR_RETURN_IF_ERROR(r);
+  r.value().ops.assign(sync.rec.begin(), sync.rec.begin() + static_cast<std::ptrdiff_t>(n));
+  return r;
+}
+
+Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const EventSource& next,
+                                       const RecordSink& sink, ExecEnv& env, TimingMode timing,
+                                       const StreamProgress& progress, const InjectedLatency& inject,
+                                       const ThinkClock& clock, uint64_t buf_size,
+                                       const std::function<void()>& filled) {
+  const Plan& plan = ps.plan();
+  std::vector<Event> chunk;
+  size_t at = 0;
+  bool more = true;
+  // Plans what fits; false on a read error (in `err`).
+  Status err;
+  auto plan_some = [&](bool& progressed) {
+    for (int n = 0; n < 4096 && ps.room(); ++n) {
+      if (at == chunk.size()) {
+        if (!more) return true;
+        auto r = next(chunk);
+        if (!r) {
+          err = r.status();
+          return false;
+        }
+        at = 0;
+        if (!r.value()) {
+          more = false;
+          chunk.clear();
+          ps.finish();
+          return true;
+        }
+        continue;
+      }
+      ps.add(chunk[at++]);
+      progressed = true;
+    }
+    return true;
+  };
+  return with_workers(plan, sync, env, timing, inject, clock, buf_size, [&](auto go, auto failed) -> Status {
+    bool unused = false;
+    // The window is filled before the clock starts, so that the planner is ahead.
+    while (more && ps.room())
+      if (!plan_some(unused)) return err;
+    if (filled) filled();
+    go();
+    uint64_t base = 0, last_report = 0;
+    long idle_ns = 20'000;  // backs off while nothing moves: this thread shares the CPUs with the workers
+    while (true) {
+      bool progressed = false;
+      if (!plan_some(progressed)) return err;
+      while (base < plan.size && sync.done[base & plan.op_mask].load(std::memory_order_acquire) == base + 1) {
+        FSR_RETURN_IF_ERROR(sink(sync.rec[base & plan.op_mask], plan.event(base), plan.op(base)));
+        sync.base.store(++base, std::memory_order_release);
+        progressed = true;
+      }
+      if (!more && base == plan.size) return Status::ok();
+      if (failed()) {
+        // Drain what the workers release, then stop.
+        if (!more && base == plan.size) return Status::ok();
+      }
+      if (progress) {
+        const uint64_t now = mono_ns();
+        if (now - last_report > 100'000'000) {
+          last_report = now;
+          progress(base);
+        }
+      }
+      if (!progressed) {
+        struct timespec ts{0, idle_ns};
+        nanosleep(&ts, nullptr);
+        idle_ns = std::min(idle_ns * 2, 2'000'000L);
+      } else {
+        idle_ns = 20'000;
+      }
+    }
+  });
+}
+
+}  // namespace fsr

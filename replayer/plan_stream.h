@@ -1,0 +1,88 @@
+// The streaming planner: builds the replay plan event by event into a window
+// (plan.h's rings) and publishes each op to the engine's workers as soon as
+// its plan is final. An op's plan is final when it is added, except for ops
+// whose waker may come later in the trace (a futex wait, a blocking read, a
+// poll: their causal edge, deps.h) and exits (a later wait sets how long the
+// exit holds): those are final `lookahead` events later, or at the end of the
+// trace. The window has room for `window` ops; slot i is reused by op
+// i + window only once op i has run and its record was taken (WindowSync::base).
+// Every edge points to an op no further than `lookahead` ahead, and
+// window >= 4 * lookahead, so what an op waits for is always planned.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "replayer/deps.h"
+#include "replayer/mapping_tracker.h"
+#include "replayer/plan.h"
+#include "replayer/process_tracker.h"
+#include "traces/event.h"
+
+namespace fsr {
+
+struct PlanSurvey;  // survey.h
+
+// What the planner and the workers share about the window (engine.cpp).
+struct WindowSync {
+  explicit WindowSync(uint64_t slots);
+  uint64_t slots;
+  // Per slot, all monotone (no reset, so waits never miss a change):
+  std::unique_ptr<std::atomic<uint64_t>[]> done;     // index + 1 of the last op completed in it
+  std::unique_ptr<std::atomic<uint64_t>[]> done_ns;  // that op's completion (ns since start) + 1
+  std::unique_ptr<std::atomic<uint64_t>[]> ready;    // index + 1 once that op's plan is final
+  std::unique_ptr<std::atomic<uint32_t>[]> worker;   // the worker of the op planned in it
+  std::vector<OpRecord> rec;                         // its result
+  std::atomic<uint64_t> planned{0};  // ops [0, planned) are in the window (| kPlannedEnd: all of them)
+  std::atomic<uint64_t> base{0};     // ops [0, base) ran and their records were taken
+};
+
+inline constexpr uint64_t kPlannedEnd = 1ull << 63;  // WindowSync::planned: the trace's end is planned
+inline constexpr uint32_t kMaxEdgesPerOp = 4096;  // more are dropped (counted): the arena's reserve
+
+class PlanStream {
+ public:
+  // survey == nullptr: the survey pass itself (no dependencies, no workers;
+  // the tables grow). Else the replay pass: tables sized and threads, workers,
+  // devices and exit holds taken from the survey. sync == nullptr: nothing runs
+  // while planning (build_plan, the survey).
+  PlanStream(const PlanInputs& in, StringLookup str, const PlanSurvey* survey, uint64_t window,
+             uint64_t lookahead, WindowSync* sync);
+  ~PlanStream();
+
+  Plan& plan() { return plan_; }
+  const OpFacts& facts(uint64_t i) const { return facts_[i & plan_.op_mask]; }
+  // The next op fits: its slot is free and the arenas have their reserve.
+  bool room() const;
+  void add(const Event& e);
+  void finish();  // end of the trace: every op final
+  uint64_t lookahead() const { return lookahead_; }
+  ProcessTracker& processes() { return procs_; }
+
+ private:
+  void plan_syscall(uint64_t i);  // syscall_actions.cpp
+  void set_closes(PlanOp& op, const std::vector<uint32_t>& closed);
+  bool is_file(uint32_t ofd) const;
+  void fd_op_action(PlanOp& op) const;
+  void publish(uint64_t i);
+  void make_final(uint64_t i);
+  bool delayed(uint64_t i) const;
+
+  PlanInputs in_;
+  StringLookup str_;
+  const PlanSurvey* survey_;
+  WindowSync* sync_;
+  uint64_t lookahead_;
+  Plan plan_;
+  std::vector<OpFacts> facts_;
+  ProcessTracker procs_;
+  MappingTracker maps_;
+  std::unique_ptr<DepTracker> deps_;
+  std::deque<uint64_t> delayed_;
+  std::vector<uint32_t> closed_;  // reused per op
+};
+
+}  // namespace fsr

@@ -1,0 +1,77 @@
+#include "replayer/result_writer.h"
+
+#include <unistd.h>
+
+#include "traces/syscalls.h"
+#include "traces/trace_reader.h"
+
+namespace fsr {
+
+Result<std::unique_ptr<ResultWriter>> ResultWriter::create(const std::string& out, const TraceHeader& header) {
+  std::unique_ptr<ResultWriter> rw(new ResultWriter());
+  rw->out_ = out;
+  rw->spool_ = out + ".partial";
+  FSR_ASSIGN_OR_RETURN(rw->w_, TraceWriter::create(rw->spool_, header));
+  return rw;
+}
+
+ResultWriter::~ResultWriter() {
+  if (!spool_.empty()) unlink(spool_.c_str());
+}
+
+Status ResultWriter::add(OpRecord r, const Event& e, const PlanOp& op, std::string_view path) {
+  if (op.action == OpAction::kIssue) rec_.add(e.ts, e.ts + e.dur);
+  if (e.nr == kEvProcExec && !path.empty()) current_ = std::string(path.substr(path.rfind('/') + 1));
+  if (r.flags & kOfSkipped) {
+    ++sum_.skipped;
+  } else if (r.nr != kEvProcExec) {
+    rep_.add(r.start, r.start + r.latency);
+    ++sum_.ops;
+    if (r.flags & kOfDivergent) {
+      ++sum_.divergences;
+      count_divergence(div_, r);
+    }
+    if (r.flags & kOfEscaped) ++sum_.escaped;
+    const auto c = static_cast<size_t>(class_of(r.nr));
+    ++sum_.count[c];
+    sum_.total_ns[c] += r.latency;
+  }
+  if (!path.empty()) r.path = w_->intern(path);
+  return w_->append(r);
+}
+
+void ResultWriter::tally(ReplaySummary& sum, double max_divergence_pct) const {
+  sum.skipped = sum_.skipped;
+  sum.ops = sum_.ops;
+  sum.divergences = sum_.divergences;
+  sum.escaped = sum_.escaped;
+  sum.count = sum_.count;
+  sum.total_ns = sum_.total_ns;
+  sum.max_divergence_pct = max_divergence_pct;
+  sum.diverged = sum.ops > 0 && static_cast<double>(sum.divergences) * 100.0 >
+                                    max_divergence_pct * static_cast<double>(sum.ops);
+  sum.top_divergences = top_divergences(div_);
+}
+
+Status ResultWriter::finish(const TraceHeader& header, const TraceFooter& footer) {
+  FSR_RETURN_IF_ERROR(w_->finish(footer));
+  w_.reset();
+  auto rd = TraceReader::open(spool_);
+  if (!rd) return Status::error("the replay's spool " + spool_ + " cannot be read back: " + rd.message());
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<TraceWriter> w, TraceWriter::create(out_, header));
+  std::vector<OpRecord> chunk;
+  while (true) {
+    FSR_ASSIGN_OR_RETURN(const bool more, rd.value()->next(chunk));
+    if (!more) break;
+    for (OpRecord& r : chunk) {
+      if (r.path != kNoStr) r.path = w->intern(rd.value()->str(r.path));
+      FSR_RETURN_IF_ERROR(w->append(r));
+    }
+  }
+  FSR_RETURN_IF_ERROR(w->finish(footer));
+  unlink(spool_.c_str());
+  spool_.clear();
+  return Status::ok();
+}
+
+}  // namespace fsr
