@@ -69,6 +69,10 @@ void DepTracker::Impl::wait4(uint64_t i) {
 void DepTracker::Impl::hold_exit(uint64_t x) {
   auto it = reaped.find(ev(x).pid);
   if (it == reaped.end() || far_back(it->second.second, x + window / 2)) return;
+  // Only the process's last event: a thread that exits before the others
+  // (a joined worker thread) is not what the parent's wait waited for.
+  auto last = last_of_pid.find(ev(x).pid);
+  if (last == last_of_pid.end() || last->second != x + 1) return;
   const uint64_t wend = it->second.first;
   if (wend < end(x)) return;
   const uint64_t lag = wend - end(x);

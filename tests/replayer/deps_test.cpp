@@ -178,6 +178,20 @@ TEST(Deps, AnExitIsHeldForTheTeardownItsParentWaitedFor) {
   EXPECT_EQ(p.ops[x3].own_ns, 0u);
 }
 
+// The parent's wait waits for the process, not for a thread of it that
+// exited earlier (a joined worker): only the process's last exit is held.
+TEST(Deps, AThreadThatExitsBeforeItsProcessIsNotHeld) {
+  Synth t;
+  t.add(1, 1, SYS_clone, 10, 5, 2, {SIGCHLD});
+  t.add(2, 2, SYS_clone, 20, 5, 3, {kThreadFlags});
+  uint32_t thread_exit = t.add(2, 3, kEvProcExit, 1'000'000, 0, 0);
+  uint32_t last_exit = t.add(2, 2, kEvProcExit, 3'000'000, 0, 0);
+  t.add(1, 1, SYS_wait4, 30, 4'000'000 - 30, 2, {static_cast<uint64_t>(-1), 0, 0, 0});
+  Plan p = t.plan();
+  EXPECT_EQ(p.ops[thread_exit].own_ns, 0u) << "a joined thread's exit would hold its joiner for the whole process";
+  EXPECT_GT(p.ops[last_exit].own_ns, 0u);
+}
+
 TEST(Deps, PipeReadWaitsForTheWriteThatFedIt) {
   Synth t;
   t.add(1, 1, SYS_pipe2, 5, 1, 0, {3 | (4ull << 32), O_CLOEXEC});
