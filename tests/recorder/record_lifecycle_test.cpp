@@ -69,18 +69,30 @@ TEST(RecordLifecycle, LaneOverflowIsCountedAndRecordingGoesOn) {
 }
 
 // The drain runs at idle priority. A workload that keeps every CPU busy
-// starves it; the governor must raise it before a lane overflows.
+// starves it; the governor must raise it before a lane overflows. Each CPU
+// runs a shell loop that makes one call per ~40 shell-only iterations
+// (about 20,000 calls/s per CPU): more than the idle drain's share of a CPU
+// takes, far less than a raised drain takes, on a fast or a slow machine
+// alike (a loop of calls alone outran even the raised drain on a loaded CI
+// machine: that is the drain's throughput, not the governor). Lanes of
+// 2 MiB: a quarter is a few thousand records, reached in well under the
+// loops' run.
 TEST(RecordLifecycle, StarvedDrainIsRaisedBeforeALaneOverflows) {
   TempDir d;
   const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  const long calls = 60000;
   std::string loops;
   for (long c = 0; c < cpus; ++c)
-    loops += "(i=0; while [ $i -lt 150000 ]; do [ -e /fsr-busy ]; i=$((i+1)); done) & ";
-  Recorded r = record_command({"/bin/sh", "-c", loops + "wait"}, d.path());
+    loops += "(i=0; while [ $i -lt " + std::to_string(calls) +
+             " ]; do [ -e /fsr-busy ]; j=0; while [ $j -lt 40 ]; do j=$((j+1)); done; i=$((i+1)); done) & ";
+  Recorded r = record_command({"/bin/sh", "-c", loops + "wait"}, d.path(), 2);
   ASSERT_TRUE(r.reader);
   EXPECT_EQ(r.summary.drops, 0u);
   EXPECT_GT(r.summary.drain_boosts, 0u) << "every CPU was busy, yet the idle-priority drain kept up alone";
-  EXPECT_GT(r.events.size(), static_cast<size_t>(150000 * cpus));
+  size_t busy = 0;
+  for (const Event& e : r.events)
+    if (e.path[0] != kNoStr && r.str(e.path[0]) == "/fsr-busy") ++busy;
+  EXPECT_EQ(busy, static_cast<size_t>(calls * cpus));
 }
 
 // A lane filled at a moderate rate, and drained, rewinds early
