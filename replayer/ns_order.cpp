@@ -5,19 +5,12 @@
 
 #include <cerrno>
 
+#include "traces/syscalls.h"
+
 namespace fsr {
 namespace {
 
-// The open flags an open-like call passed (openat2's are behind a pointer:
-// unknown, as the plan treats them).
-uint32_t open_flags(const Event& e) {
-  switch (e.nr) {
-    case SYS_open: return static_cast<uint32_t>(e.args[1]);
-    case SYS_openat: return static_cast<uint32_t>(e.args[2]);
-    case SYS_creat: return O_CREAT | O_WRONLY | O_TRUNC;
-    default: return 0;
-  }
-}
+uint32_t open_flags_of(const Event& e) { return open_flags(e.nr, e.args[1], e.args[2]); }
 
 bool is_open(const Event& e) {
   return e.nr == SYS_open || e.nr == SYS_openat || e.nr == SYS_creat || e.nr == SYS_openat2;
@@ -29,7 +22,7 @@ bool creates_exclusively(const Event& e, int k) {
     case SYS_mkdir: case SYS_mkdirat: case SYS_mknod: case SYS_mknodat: return k == 0;
     case SYS_link: case SYS_linkat: case SYS_symlink: case SYS_symlinkat: return k == 1;
     default:
-      return k == 0 && is_open(e) && (open_flags(e) & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+      return k == 0 && is_open(e) && (open_flags_of(e) & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
   }
 }
 
@@ -45,7 +38,7 @@ bool creates(const Event& e, int k) {
   if (creates_exclusively(e, k)) return true;
   switch (e.nr) {
     case SYS_rename: case SYS_renameat: case SYS_renameat2: return k == 1;
-    default: return k == 0 && is_open(e) && (open_flags(e) & O_CREAT);
+    default: return k == 0 && is_open(e) && (open_flags_of(e) & O_CREAT);
   }
 }
 

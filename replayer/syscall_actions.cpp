@@ -93,9 +93,7 @@ void PlanStream::plan_syscall(uint64_t i) {
 
   switch (e.nr) {
     case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
-      uint32_t flags = e.nr == SYS_open ? static_cast<uint32_t>(e.args[1])
-                       : e.nr == SYS_openat ? static_cast<uint32_t>(e.args[2])
-                       : e.nr == SYS_creat ? (O_CREAT | O_WRONLY | O_TRUNC) : O_RDONLY;
+      const uint32_t flags = open_flags(e.nr, e.args[1], e.args[2]);
       if (flags & O_CREAT) f.ns_mask |= 1;
       if (ret >= 0 && has_path) {
         bool dir = (flags & O_DIRECTORY) || S_ISDIR(e.mode);

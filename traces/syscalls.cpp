@@ -1,5 +1,6 @@
 #include "traces/syscalls.h"
 
+#include <fcntl.h>
 #include <sys/syscall.h>
 
 #include <algorithm>
@@ -206,6 +207,15 @@ std::optional<uint16_t> syscall_from_name(std::string_view name) {
   for (const auto& s : kTable)
     if (s.name == name) return s.nr;
   return std::nullopt;
+}
+
+uint32_t open_flags(uint32_t nr, uint64_t arg1, uint64_t arg2) {
+  switch (nr) {
+    case SYS_open: return static_cast<uint32_t>(arg1);
+    case SYS_openat: return static_cast<uint32_t>(arg2);
+    case SYS_creat: return O_CREAT | O_WRONLY | O_TRUNC;
+    default: return 0;
+  }
 }
 
 }  // namespace fsr

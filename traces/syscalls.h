@@ -78,4 +78,9 @@ std::string syscall_name(uint32_t nr);
 
 std::optional<uint16_t> syscall_from_name(std::string_view name);
 
+// The open flags an open-like call passed, from its number and arguments
+// (open: arg 1, openat: arg 2, creat: O_CREAT|O_WRONLY|O_TRUNC); 0 (O_RDONLY)
+// for any other call, openat2 included (its flags are behind a pointer).
+uint32_t open_flags(uint32_t nr, uint64_t arg1, uint64_t arg2);
+
 }  // namespace fsr
