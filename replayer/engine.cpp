@@ -356,6 +356,7 @@ void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       publish_done(s, i, mono_ns() - s.start);
     }
   }
+  slot.finished_ns = mono_ns();
 }
 
 bool sleeps_recorded_work(uint16_t nr) {

@@ -18,6 +18,7 @@ struct alignas(64) WorkerSlot {
   std::exception_ptr error;
   std::string error_op;
   ClockTotals clock;
+  uint64_t finished_ns = 0;  // mono_ns() when its last op was done (read after join)
 };
 
 struct Shared {
