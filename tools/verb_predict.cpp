@@ -56,7 +56,7 @@ Action add_predict_verb(CLI::App& app) {
       const double sim_s = double(pr->simulate_ns) / 1e9;
       const double runs = double(pr->columns.size());
       const double all_s = double(pr->load_ns + pr->plan_ns + pr->simulate_ns + pr->summary_ns + pr->report_ns) / 1e9;
-      fmt::print(stderr, "fsreplay predict: {} events: survey {:.2f} s, plan {:.2f} s, simulate {:.2f} s ({:.1f} M events/s "
+      fmt::print(stderr, "fsreplay predict: {} events, CPU: survey {:.2f} s, plan {:.2f} s, simulate {:.2f} s ({:.1f} M events/s "
                          "over {} runs), summaries {:.2f} s, report {:.2f} s; {:.1f} M events/s in all\n",
                  pr->events, double(pr->load_ns) / 1e9, double(pr->plan_ns) / 1e9, sim_s,
                  sim_s > 0 ? double(pr->events) * runs / sim_s / 1e6 : 0.0, pr->columns.size(),

@@ -11,7 +11,6 @@
 #include "tools/predict/latency_model.h"
 #include "tools/predict/predict_stream.h"
 #include "tools/report/result_summary.h"
-#include "replayer/engine.h"
 #include "traces/clock.h"
 #include "traces/profile.h"
 #include "traces/trace_reader.h"
@@ -198,14 +197,26 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   pr.simulate_ns = st.simulate_ns;
   pr.summary_ns = st.sink_ns;
 
-  const uint64_t r0 = mono_ns();
+  const uint64_t r0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
   std::vector<ResultSummary> sums;
   sums.reserve(cols.size());
   for (size_t k = 0; k < cols.size(); ++k) {
     Column& c = cols[k];
     c.col.sim = sc[k].sim;
-    if (c.model) c.col.assumptions = assumptions(c.col.profile_name, sc[k].notes, c.col.sim,
-                                                 opt.sim.window_ops ? opt.sim.window_ops : st.window);
+    if (c.model) {
+      c.col.assumptions = assumptions(c.col.profile_name, sc[k].notes, c.col.sim,
+                                      opt.sim.window_ops ? opt.sim.window_ops : st.window);
+      // The plan's own approximations, as replay warns of them (replay.cpp).
+      if (st.beyond_window)
+        c.col.assumptions.push_back(fmt::format("{} waits found their waker only beyond the {}-event lookahead: "
+                                                "simulated with an approximate dependency, as the replay runs them",
+                                                st.beyond_window, st.lookahead));
+      if (st.moves_beyond_window)
+        c.col.assumptions.push_back(fmt::format("{} overlapping calls' order (by their results) came more than the "
+                                                "{}-event lookahead after the earlier call: simulated in the order "
+                                                "they returned, as the replay runs them",
+                                                st.moves_beyond_window, st.lookahead));
+    }
     // The original's overlap, as a replay's result holds it, for the dependency-wait table.
     ResultMeta& m = c.sum->meta();
     m.header.options_json = nlohmann::json{{"predicted", true},
@@ -222,7 +233,7 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   for (const ResultSummary& s : sums) ptrs.push_back(&s);
   pr.comparison = compare_summaries(ptrs);
   for (size_t k = 1; k < sums.size(); ++k) pr.reports.push_back(build_report(sums[k], &sums[0], opt.report));
-  pr.report_ns = mono_ns() - r0;
+  pr.report_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - r0;
   return pr;
 }
 

@@ -53,7 +53,7 @@ struct Prediction {
   std::vector<std::string> problems;    // unreadable profiles, trace damage: one line each
   uint64_t window = 0;                  // the planner's, rounded up to a power of two
   uint64_t view_bytes = 0;              // the workers' op lists at their largest
-  // survey pass (load_ns), planning, the simulators, the summaries, the tables at the end
+  // CPU time: survey pass (load_ns), planning, the simulators, the summaries, the tables at the end
   uint64_t load_ns = 0, plan_ns = 0, simulate_ns = 0, summary_ns = 0, report_ns = 0;
 };
 

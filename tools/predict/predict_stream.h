@@ -48,7 +48,7 @@ struct StreamStats {
   double recorded_overlap = 0;   // the original's calls in flight (replay's options "overlap")
   uint64_t view_bytes = 0;       // the workers' FIFOs at their largest (the plan's rings are fixed by the window)
   uint64_t approx_deps = 0, beyond_window = 0, moves_beyond_window = 0;  // the plan's (plan.h)
-  uint64_t survey_ns = 0, plan_ns = 0, simulate_ns = 0, sink_ns = 0;
+  uint64_t survey_ns = 0, plan_ns = 0, simulate_ns = 0, sink_ns = 0;  // CPU time of each phase
 };
 
 // Fails on a read error of either pass or a trace of 4G events or more.
