@@ -127,10 +127,10 @@ TidState& ProcessTracker::state_for(uint64_t i, const Event& e, uint32_t& creato
 uint32_t ProcessTracker::resolve_path(const Event& e, const SyscallInfo& si, int k, TidState& st) {
   if (si.path[k] < 0 || e.path[k] == kNoStr) return kNoPath;
   const StrId sid = e.path[k];
+  if (sid < abs_ids_.size() && abs_ids_[sid] != kNoPath) return abs_ids_[sid];  // (absolute, met before)
   const std::string_view v = str_(sid);
   if (v.empty()) return kNoPath;
   if (v[0] == '/') {
-    if (sid < abs_ids_.size() && abs_ids_[sid] != kNoPath) return abs_ids_[sid];
     const uint32_t id = intern(normalize_abs(std::string(v)));
     if (sid >= abs_ids_.size()) abs_ids_.resize(std::max<size_t>(sid + 1, abs_ids_.size() * 2), kNoPath);
     return abs_ids_[sid] = id;
