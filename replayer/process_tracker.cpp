@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace fsr {
@@ -125,20 +126,24 @@ TidState& ProcessTracker::state_for(uint64_t i, const Event& e, uint32_t& creato
 
 uint32_t ProcessTracker::resolve_path(const Event& e, const SyscallInfo& si, int k, TidState& st) {
   if (si.path[k] < 0 || e.path[k] == kNoStr) return kNoPath;
-  std::string s(str_(e.path[k]));
-  if (s.empty()) return kNoPath;
-  if (s[0] != '/') {
-    std::string base = *st.cwd;
-    if (si.dirfd[k] >= 0) {
-      const int dfd = static_cast<int>(e.args[si.dirfd[k]]);
-      if (dfd != kAtFdcwd) {
-        const uint32_t o = st.table->lookup(dfd);
-        if (o != kNoOfd && plan_.ofds[o].path != kNoPath) base = plan_.paths[plan_.ofds[o].path].abs;
-      }
-    }
-    return intern(join_abs(base, s));
+  const StrId sid = e.path[k];
+  if (sid < abs_ids_.size() && abs_ids_[sid] != kNoPath) return abs_ids_[sid];  // (absolute, met before)
+  const std::string_view v = str_(sid);
+  if (v.empty()) return kNoPath;
+  if (v[0] == '/') {
+    const uint32_t id = intern(normalize_abs(std::string(v)));
+    if (sid >= abs_ids_.size()) abs_ids_.resize(std::max<size_t>(sid + 1, abs_ids_.size() * 2), kNoPath);
+    return abs_ids_[sid] = id;
   }
-  return intern(normalize_abs(s));
+  std::string base = *st.cwd;  // relative: to the cwd, or to its directory fd
+  if (si.dirfd[k] >= 0) {
+    const int dfd = static_cast<int>(e.args[si.dirfd[k]]);
+    if (dfd != kAtFdcwd) {
+      const uint32_t o = st.table->lookup(dfd);
+      if (o != kNoOfd && plan_.ofds[o].path != kNoPath) base = plan_.paths[plan_.ofds[o].path].abs;
+    }
+  }
+  return intern(join_abs(base, std::string(v)));
 }
 
 void ProcessTracker::child_created(uint64_t i, uint64_t end, uint32_t child_tid, bool share_fs,

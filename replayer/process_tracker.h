@@ -75,6 +75,10 @@ class ProcessTracker {
   OfdRefs refs_;
   std::deque<std::pair<uint64_t, uint32_t>> to_free_;  // (op that dropped it, OFD)
   std::unordered_map<std::string, uint32_t> path_ids_;
+  // Per trace string: the path an absolute one names (kNoPath: not yet met).
+  // It names the same path whatever the cwd, and path ids are never taken
+  // back: resolved once, not normalised, hashed and compared per event.
+  std::vector<uint32_t> abs_ids_;
   std::vector<uint32_t> parent_;                       // per path: parent_id(), memoised
   std::unordered_map<uint32_t, TidState> tids_;
   std::unordered_map<uint32_t, uint32_t> by_pid_;

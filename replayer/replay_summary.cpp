@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "traces/in_flight.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -52,13 +51,6 @@ nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockT
                     {"syscall", t.syscall_ns}, {"issue", t.issue_ns}, {"late", t.late_ns},
                     {"unpaid", t.unpaid_ns}};
   return j;
-}
-
-double recorded_overlap(const Plan& plan, const std::vector<Event>& ev) {
-  std::vector<std::pair<uint64_t, uint64_t>> rec;
-  for (size_t i = 0; i < ev.size(); ++i)
-    if (plan.op(i).action == OpAction::kIssue) rec.push_back({ev[i].ts, ev[i].ts + ev[i].dur});
-  return mean_in_flight(rec);
 }
 
 void count_divergence(DivergenceTally& by, const OpRecord& r) {

@@ -21,10 +21,6 @@
 namespace fsr {
 
 nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockTotals& t);
-// The recorded calls a whole plan (build_plan) issues: how many were in
-// flight while any was. A streaming replay measures it as it goes
-// (result_writer.h).
-double recorded_overlap(const Plan& plan, const std::vector<Event>& ev);
 
 // Divergent ops by (syscall, recorded result class, replayed result class).
 using DivergenceTally = std::map<std::tuple<uint16_t, std::string, std::string>, uint64_t>;

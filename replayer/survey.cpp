@@ -15,18 +15,20 @@ constexpr uint64_t kMaxBuf = 16ull << 20;
 }
 
 SurveyBuilder::SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t window,
-                             const std::vector<PrestateEntry>& prestate)
+                             const std::vector<PrestateEntry>& prestate, bool tree)
     : ps_(std::make_unique<PlanStream>(in, std::move(str), nullptr, window, window / 4, nullptr)),
-      tree_(std::make_unique<TreeSpecBuilder>(PathMap(in.recorded_root.empty() ? "/" : in.recorded_root),
-                                              in.target_dir, in.scratch_dir)),
+      tree_(tree ? std::make_unique<TreeSpecBuilder>(PathMap(in.recorded_root.empty() ? "/" : in.recorded_root),
+                                                     in.target_dir, in.scratch_dir)
+                 : nullptr),
       lookahead_(window / 4), issued_(kMaxSyscallNr, 0) {
-  tree_->add_prestate(prestate);
+  if (tree_) tree_->add_prestate(prestate);
   s_.base_ts = UINT64_MAX;
 }
 
 SurveyBuilder::~SurveyBuilder() = default;
 
 void SurveyBuilder::tree_op(uint64_t i) {
+  if (!tree_) return;
   if (i == 0) tree_->add_initial(ps_->plan());
   tree_->add_op(ps_->plan(), i);
 }
@@ -77,10 +79,10 @@ PlanSurvey SurveyBuilder::finish() {
   for (uint64_t i = treed_; i < s_.events; ++i) tree_op(i);
   if (s_.events == 0) {
     s_.base_ts = 0;
-    tree_->add_initial(plan);
+    if (tree_) tree_->add_initial(plan);
   }
   s_.device.resize(plan.paths.size());
-  s_.spec = tree_->finish([this](uint32_t p) { return p < s_.device.size() && s_.device[p]; });
+  if (tree_) s_.spec = tree_->finish([this](uint32_t p) { return p < s_.device.size() && s_.device[p]; });
   s_.threads = plan.threads;
   s_.workers = assign_workers(s_.threads);
   s_.paths = plan.paths.size();

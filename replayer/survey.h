@@ -36,8 +36,10 @@ struct PlanSurvey {
 
 class SurveyBuilder {
  public:
+  // `tree` false: no TreeSpec (PlanSurvey::spec stays empty), for a caller
+  // that prepares nothing (predict).
   SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t window,
-                const std::vector<PrestateEntry>& prestate);
+                const std::vector<PrestateEntry>& prestate, bool tree = true);
   ~SurveyBuilder();
   void add(const Event& e);
   PlanSurvey finish();

@@ -18,7 +18,7 @@ Action add_predict_verb(CLI::App& app) {
     bool no_recorded = false, cold_start = false, timing = false;
     size_t top = 10;
     int depth = 2;
-    uint64_t seed = 0x5eed, window = 1u << 20;
+    uint64_t seed = 0x5eed, window = 1u << 17;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("predict", "Predict a trace's replay on profiled mounts (fsreplay probe), in seconds");
@@ -34,7 +34,8 @@ Action add_predict_verb(CLI::App& app) {
   sub->add_option("--top", o->top, "Rows in the process and directory tables")->check(CLI::Range(1, 1000));
   sub->add_option("--depth", o->depth, "Directory depth below the recorded root")->check(CLI::Range(1, 64));
   sub->add_option("--seed", o->seed, "Seed of the latency draws (same seed, same prediction)");
-  sub->add_option("--window", o->window, "Op states kept behind the oldest pending op");
+  sub->add_option("--window", o->window,
+                  "Ops in the planner's window, as replay --window (memory follows it, not the trace)");
   sub->add_flag("--timing", o->timing, "Print how long each phase took (and events/s) on stderr");
   sub->footer("Exit codes: 0 ok, 1 nothing could be predicted, 2 usage, 4 a profile was left out or the trace is "
               "damaged (prediction of what was readable).");
@@ -44,7 +45,7 @@ Action add_predict_verb(CLI::App& app) {
     po.recorded_column = !o->no_recorded;
     po.cold_start = o->cold_start;
     po.seed = o->seed;
-    po.sim.window_ops = o->window;
+    po.window = o->window;
     po.report = {.top = o->top, .dir_depth = o->depth};
     auto pr = run_predict(o->trace, po);
     if (!pr) return fail("predict", pr.message());
@@ -54,10 +55,13 @@ Action add_predict_verb(CLI::App& app) {
     if (o->timing || stderr_is_tty()) {
       const double sim_s = double(pr->simulate_ns) / 1e9;
       const double runs = double(pr->columns.size());
-      fmt::print(stderr, "fsreplay predict: {} events: load {:.2f} s, plan {:.2f} s, simulate {:.2f} s ({:.1f} M events/s "
-                         "over {} runs), report {:.2f} s\n",
+      const double all_s = double(pr->load_ns + pr->plan_ns + pr->simulate_ns + pr->summary_ns + pr->report_ns) / 1e9;
+      fmt::print(stderr, "fsreplay predict: {} events, CPU: survey {:.2f} s, plan {:.2f} s, simulate {:.2f} s ({:.1f} M events/s "
+                         "over {} runs), summaries {:.2f} s, report {:.2f} s; {:.1f} M events/s in all\n",
                  pr->events, double(pr->load_ns) / 1e9, double(pr->plan_ns) / 1e9, sim_s,
-                 sim_s > 0 ? double(pr->events) * runs / sim_s / 1e6 : 0.0, pr->columns.size(), double(pr->report_ns) / 1e9);
+                 sim_s > 0 ? double(pr->events) * runs / sim_s / 1e6 : 0.0, pr->columns.size(),
+                 double(pr->summary_ns) / 1e9, double(pr->report_ns) / 1e9,
+                 all_s > 0 ? double(pr->events) / all_s / 1e6 : 0.0);
     }
     auto text = render_prediction(*pr, *parse_output_format(o->format), po.report);
     if (!text) return fail("predict", text.message());

@@ -5,12 +5,9 @@
 #include <fcntl.h>
 #include <sys/syscall.h>
 
-#include "replayer/plan.h"
 #include "tests/predict/predict_testdata.h"
+#include "tests/predict/stream_run.h"
 #include "tools/predict/latency_model.h"
-#include "tools/predict/op_cost.h"
-#include "tools/predict/plan_view.h"
-#include "tools/predict/simulator.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -31,21 +28,11 @@ TraceFixture one_process() {
 
 // Latency of every op of `t` on a profile whose metadata cache lasts `life_ns`.
 std::vector<uint64_t> latencies(const TraceFixture& t, uint64_t life_ns) {
-  PlanInputs in;
-  in.recorded_root = t.header.root;
-  in.target_dir = "/T";
-  in.scratch_dir = "/S";
-  in.initial = t.header.initial;
-  const Plan plan = build_plan(t.ev, [&](StrId id) { return std::string_view(t.strs[id]); }, in);
-  const PlanView view(plan, t.ev);
   Profile p = fixed_profile("ttl", kWarmNs);
   p.cache_lifetime_ns = life_ns;
   LatencyModel model(p);
-  OpCost cost(view, &model, 7, false);
-  std::vector<OpRecord> ops;
-  simulate(view, cost, {}, &ops);
   std::vector<uint64_t> out;
-  for (const OpRecord& r : ops) out.push_back(r.latency);
+  for (const OpRecord& r : testdata::simulate_fixture(t, &model, testdata::stream_options(7)).ops) out.push_back(r.latency);
   return out;
 }
 

@@ -10,16 +10,17 @@
 
 #include "replayer/plan.h"
 #include "tests/predict/predict_testdata.h"
-#include "tools/predict/op_cost.h"
-#include "tools/predict/plan_view.h"
+#include "tests/predict/stream_run.h"
 #include "tools/predict/predict.h"
-#include "tools/predict/simulator.h"
 
 namespace fsr {
 namespace {
 
 using testdata::fixed_profile;
+using testdata::many_builds;
 using testdata::mixed_trace;
+using testdata::simulate_fixture;
+using testdata::SimRun;
 using testdata::small_build_trace;
 using testdata::TraceFixture;
 
@@ -33,15 +34,6 @@ struct TempDir {
   std::string file(const std::string& name) const { return (path / name).string(); }
 };
 
-Plan plan_of(const TraceFixture& t) {
-  PlanInputs in;
-  in.recorded_root = t.header.root;
-  in.target_dir = "/T";
-  in.scratch_dir = "/S";
-  in.initial = t.header.initial;
-  return build_plan(t.ev, [&](StrId id) { return std::string_view(t.strs[id]); }, in);
-}
-
 std::optional<double> share(const Report& r, SyscallClass c) {
   for (const ClassRow& row : r.classes)
     if (row.cls == c) return row.share_of_slowdown;
@@ -51,28 +43,23 @@ std::optional<double> share(const Report& r, SyscallClass c) {
 TEST(Simulator, RecordedDurationsReplayTheRecordedTimeline) {
   // One thread, no syscall payback: every op starts where it was recorded.
   const TraceFixture t = mixed_trace(50);
-  const Plan plan = plan_of(t);
-  const PlanView view(plan, t.ev);
-  OpCost cost(view, nullptr, 1, false);
-  std::vector<OpRecord> ops;
-  const SimStats st = simulate(view, cost, {}, &ops);
-  ASSERT_EQ(st.ops, t.ev.size());
-  for (size_t i = 0; i < ops.size(); ++i) {
-    EXPECT_EQ(ops[i].start, t.ev[i].ts - t.ev.front().ts) << "op " << i;
-    EXPECT_EQ(ops[i].latency, plan.ops[i].action == OpAction::kIssue ? t.ev[i].dur : 0u) << "op " << i;
+  const SimRun run = simulate_fixture(t, nullptr);
+  ASSERT_EQ(run.sim.ops, t.ev.size());
+  ASSERT_EQ(run.ops.size(), t.ev.size());
+  for (size_t i = 0; i < run.ops.size(); ++i) {
+    EXPECT_EQ(run.ops[i].start, t.ev[i].ts - t.ev.front().ts) << "op " << i;
+    EXPECT_EQ(run.ops[i].latency, run.action[i] == OpAction::kIssue ? t.ev[i].dur : 0u) << "op " << i;
   }
-  EXPECT_EQ(st.wall_ns, t.ev.back().ts + t.ev.back().dur - t.ev.front().ts);
+  EXPECT_EQ(run.sim.wall_ns, t.ev.back().ts + t.ev.back().dur - t.ev.front().ts);
 }
 
 TEST(Simulator, WaitsForTheChildAndItsHeldExit) {
   const TraceFixture t = small_build_trace();
-  const Plan plan = plan_of(t);
-  const PlanView view(plan, t.ev);
   Profile p = fixed_profile("slow", 1'000'000);  // 1 ms every op: the child's work grows
   LatencyModel model(p);
-  OpCost cost(view, &model, 1, false);
-  std::vector<OpRecord> ops;
-  simulate(view, cost, {}, &ops);
+  const SimRun run = simulate_fixture(t, &model, testdata::stream_options(1));
+  const std::vector<OpRecord>& ops = run.ops;
+  ASSERT_EQ(ops.size(), t.ev.size());
   uint32_t exit_op = 0, wait_op = 0, rename_op = 0;
   for (uint32_t i = 0; i < t.ev.size(); ++i) {
     if (t.ev[i].nr == kEvProcExit && t.ev[i].pid == 11) exit_op = i;
@@ -90,21 +77,73 @@ TEST(Simulator, WaitsForTheChildAndItsHeldExit) {
 }
 
 TEST(Simulator, SmallWindowGivesTheSameTimeline) {
-  const TraceFixture t = mixed_trace(600);  // 7,200 ops, a window of 1,024 behind
-  const Plan plan = plan_of(t);
-  const PlanView view(plan, t.ev);
+  const TraceFixture t = mixed_trace(600);  // 7,200 ops, op states kept 1,024 behind
   Profile p = fixed_profile("p", 50'000);
   LatencyModel model(p);
-  OpCost a(view, &model, 7, false), b(view, &model, 7, false);
-  std::vector<OpRecord> wide, narrow;
-  SimOptions wide_opt, narrow_opt;
-  wide_opt.window_ops = 1u << 20;
-  narrow_opt.window_ops = 1024;
-  const SimStats sw = simulate(view, a, wide_opt, &wide);
-  const SimStats sn = simulate(view, b, narrow_opt, &narrow);
-  EXPECT_EQ(sw.wall_ns, sn.wall_ns);
-  ASSERT_EQ(wide.size(), narrow.size());
-  for (size_t i = 0; i < wide.size(); ++i) ASSERT_EQ(wide[i].start, narrow[i].start) << "op " << i;
+  StreamOptions wide_opt = testdata::stream_options(7), narrow_opt = testdata::stream_options(7);
+  wide_opt.sim.window_ops = 1u << 20;
+  narrow_opt.sim.window_ops = 1024;
+  const SimRun wide = simulate_fixture(t, &model, wide_opt), narrow = simulate_fixture(t, &model, narrow_opt);
+  EXPECT_EQ(wide.sim.wall_ns, narrow.sim.wall_ns);
+  ASSERT_EQ(wide.ops.size(), narrow.ops.size());
+  for (size_t i = 0; i < wide.ops.size(); ++i) ASSERT_EQ(wide.ops[i].start, narrow.ops[i].start) << "op " << i;
+}
+
+// The planner's window bounds predict's memory and changes nothing else: a
+// trace many windows long is planned and simulated as with a window that
+// holds all of it (its waits find their wakers within the lookahead).
+TEST(StreamingPredict, ATraceLongerThanTheWindowPredictsAsAWholeWindow) {
+  const TraceFixture t = many_builds(1000);
+  Profile p = fixed_profile("p", 50'000);
+  LatencyModel model(p);
+  for (const LatencyModel* m : std::vector<const LatencyModel*>{nullptr, &model}) {
+    const SimRun narrow = simulate_fixture(t, m, testdata::stream_options(3, 1024));
+    const SimRun whole = simulate_fixture(t, m, testdata::stream_options(3, 2 * t.ev.size()));
+    ASSERT_GT(t.ev.size(), 8 * narrow.stream.window);
+    ASSERT_GE(whole.stream.window, t.ev.size());
+    EXPECT_EQ(narrow.stream.beyond_window, 0u);
+    EXPECT_EQ(narrow.sim.forced, 0u);
+    EXPECT_EQ(narrow.sim.window_lookups, 0u);
+    ASSERT_EQ(narrow.ops.size(), t.ev.size());
+    ASSERT_EQ(whole.ops.size(), t.ev.size());
+    EXPECT_EQ(narrow.sim.wall_ns, whole.sim.wall_ns);
+    for (size_t i = 0; i < t.ev.size(); ++i) {
+      ASSERT_EQ(narrow.ops[i].start, whole.ops[i].start) << "op " << i;
+      ASSERT_EQ(narrow.ops[i].latency, whole.ops[i].latency) << "op " << i;
+      ASSERT_EQ(narrow.ops[i].waited_on, whole.ops[i].waited_on) << "op " << i;
+    }
+  }
+}
+
+TEST(StreamingPredict, ItsMemoryDoesNotGrowWithTheTrace) {
+  Profile p = fixed_profile("p", 50'000);
+  LatencyModel model(p);
+  const SimRun shorter = simulate_fixture(many_builds(1000), &model, testdata::stream_options(0x5eed, 1024));
+  const SimRun longer = simulate_fixture(many_builds(4000), &model, testdata::stream_options(0x5eed, 1024));
+  ASSERT_EQ(longer.sim.ops, 4 * shorter.sim.ops - 3);  // (one exit of make each)
+  EXPECT_GT(shorter.sim.window_bytes, 0u);
+  EXPECT_EQ(longer.sim.window_bytes, shorter.sim.window_bytes);
+  EXPECT_GT(shorter.stream.view_bytes, 0u);
+  EXPECT_EQ(longer.stream.view_bytes, shorter.stream.view_bytes);
+}
+
+TEST(StreamingPredict, TheVerbPredictsTheSameInASmallWindow) {
+  TempDir dir;
+  ASSERT_TRUE(many_builds(600).write(dir.file("t.trace")));
+  ASSERT_TRUE(write_profile(dir.file("p.profile"), fixed_profile("p", 80'000, {{ProbeKind::kWrite, 400'000}})));
+  PredictOptions o;
+  o.profiles = {dir.file("p.profile")};
+  auto whole = run_predict(dir.file("t.trace"), o);
+  o.window = 1024;
+  auto narrow = run_predict(dir.file("t.trace"), o);
+  ASSERT_TRUE(whole) << whole.message();
+  ASSERT_TRUE(narrow) << narrow.message();
+  EXPECT_EQ(narrow->window, 1024u);
+  ASSERT_EQ(narrow->columns.size(), 2u);
+  for (size_t c = 0; c < 2; ++c) EXPECT_EQ(narrow->columns[c].sim.wall_ns, whole->columns[c].sim.wall_ns) << c;
+  ASSERT_EQ(narrow->reports.size(), 1u);
+  EXPECT_EQ(narrow->reports[0].split->wall_delta, whole->reports[0].split->wall_delta);
+  EXPECT_EQ(share(narrow->reports[0], SyscallClass::kWrite), share(whole->reports[0], SyscallClass::kWrite));
 }
 
 // As tests/e2e/attribution_e2e.sh does for replay: one class made slow in the

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
+
 #include "traces/syscalls.h"
 #include "traces/trace_writer.h"
 
@@ -88,6 +90,50 @@ TraceFixture mixed_trace(uint32_t n) {
     t.add(1, 1, SYS_write, at(), 2'000, 4096, {5, 0, 4096});
     t.add(1, 1, SYS_close, at(), 2'000, 0, {5});
   }
+  return t;
+}
+
+TraceFixture many_builds(uint32_t jobs) {
+  TraceFixture t;
+  t.header.root = "/w";
+  t.header.command = {"make", "-j2"};
+  t.header.initial.pid = 10;
+  t.header.initial.cwd = "/w";
+  const uint64_t rd = O_RDONLY | O_CLOEXEC, wr = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+  uint64_t ts = 1'000;
+  for (uint32_t k = 0; k < jobs; k += 2) {
+    const uint32_t pair = jobs - k >= 2 ? 2 : 1;
+    // (in completion order, as the recorder writes events: the children's
+    // work interleaves, make's waits end after their exits)
+    for (uint32_t j = 0; j < pair; ++j)
+      t.add(10, 10, SYS_clone, ts + j * 60'000, 40'000, 100 + k + j, {17});
+    const uint64_t c0 = ts + 120'000;
+    const size_t first = t.ev.size();
+    for (uint32_t j = 0; j < pair; ++j) {
+      const uint32_t pid = 100 + k + j;
+      const std::string n = std::to_string(k + j), src = "/w/src/f" + n + ".c", obj = "/w/out/f" + n + ".o";
+      const uint64_t c = c0 + j * 5'000;
+      t.add(pid, pid, kEvProcExec, c, 0, 0, {}, "/usr/bin/cc");
+      t.add(pid, pid, SYS_openat, c + 20'000, 4'000, 3, {kAtFdcwdArg, 0, rd}, src);
+      t.add(pid, pid, SYS_read, c + 30'000, 6'000, 3000, {3, 0, 65536});
+      t.add(pid, pid, SYS_close, c + 40'000, 1'000, 0, {3});
+      t.add(pid, pid, SYS_newfstatat, c + 50'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/include/common.h");
+      t.add(pid, pid, SYS_openat, c + 200'000, 8'000, 4, {kAtFdcwdArg, 0, wr, 0644}, obj);
+      t.add(pid, pid, SYS_write, c + 220'000, 12'000, 20000, {4, 0, 20000});
+      t.add(pid, pid, SYS_close, c + 240'000, 2'000, 0, {4});
+      t.add(pid, pid, kEvProcExit, c + 300'000, 0, 0, {0, 1});
+    }
+    std::stable_sort(t.ev.begin() + static_cast<std::ptrdiff_t>(first), t.ev.end(),
+                     [](const Event& a, const Event& b) { return a.ts + a.dur < b.ts + b.dur; });
+    const uint64_t done = c0 + 320'000;
+    t.add(10, 10, SYS_wait4, ts + 100'000, done - ts - 100'000, 100 + k, {static_cast<uint64_t>(-1), 0, 0, 0});
+    if (pair == 2) t.add(10, 10, SYS_wait4, done + 2'000, 3'000, 101 + k, {static_cast<uint64_t>(-1), 0, 0, 0});
+    for (uint32_t j = 0; j < pair; ++j)
+      t.add(10, 10, SYS_newfstatat, done + 20'000 + j * 5'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0},
+            "/w/out/f" + std::to_string(k + j) + ".o");
+    ts = done + 50'000;
+  }
+  t.add(10, 10, kEvProcExit, ts, 0, 0, {0, 1});
   return t;
 }
 

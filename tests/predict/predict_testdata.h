@@ -34,6 +34,12 @@ TraceFixture small_build_trace();
 // time between calls.
 TraceFixture mixed_trace(uint32_t n);
 
+// make -j2 (pid 10) running `jobs` compiles, two at a time: each child
+// (pid 100 + k) is forked, execs cc, reads its source and a header, writes
+// its object and exits; make waits for both of a pair, then stats their
+// objects. 20 events a pair, so a trace of any length in a window of 1,024.
+TraceFixture many_builds(uint32_t jobs);
+
 // A profile whose every case costs `base_ns` (bins spread +-10%), except the
 // kinds in `slow`, which cost their value; kinds in `absent` are not measured.
 Profile fixed_profile(const std::string& name, uint64_t base_ns, const std::map<ProbeKind, uint64_t>& slow = {},

@@ -24,19 +24,20 @@ bool creates(ProbeKind k) {
 
 }  // namespace
 
-OpCost::OpCost(const PlanView& view, const LatencyModel* model, uint64_t seed, bool cold_start)
+OpCost::OpCost(const WindowView& view, const LatencyModel* model, uint64_t seed, bool cold_start)
     : v_(view), model_(model), cold_start_(cold_start), rng_(seed | 1) {
-  const Plan& p = v_.plan();
-  touched_.assign(p.paths.size(), 0);
-  path_bits_.assign(p.paths.size(), 0);
-  depth_.assign(p.paths.size(), 255);
-  ofd_bits_.assign(p.ofds.size(), 0);
+  touched_.assign(v_.path_count(), 0);
+  path_bits_.assign(v_.path_count(), 0);
+  depth_.assign(v_.path_count(), 255);
+  ofd_bits_.assign(v_.ofd_count(), 0);
 }
 
 uint32_t OpCost::path_of(uint32_t i) const {
   const PlanOp& op = v_.op(i);
   const uint16_t nr = v_.event(i).nr;
-  if ((nr == kEvPageFault || nr == SYS_munmap) && op.ref_op != kNoOp) return path_of(op.ref_op);  // the mapped file
+  // The mapped file (its mmap may lie far behind the window).
+  if (nr == kEvPageFault && op.ref_op != kNoOp) return v_.map_path(op.map);
+  if (nr == SYS_munmap && op.ref_op != kNoOp) return v_.map_path(v_.plan().unmap(op.unmap_begin).map);
   const SyscallInfo* si = syscall_info(nr);
   if (si && (si->flags & kSfLiteralPath0)) return op.path[1];
   if (op.path[0] != kNoPath) return op.path[0];
@@ -48,6 +49,7 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   const Event& e = v_.event(i);
   if (!model_) return e.dur;
   const PlanOp& op = v_.op(i);
+  if (op.new_ofd != kNoOfd) ofd_bits_[op.new_ofd] = 0;  // the slot of an OFD closed a window ago
   const Plan& plan = v_.plan();
   const uint64_t recorded = e.dur + model_->syscall_overhead_ns();
   const uint32_t p = path_of(i);

@@ -12,7 +12,8 @@
 // measured take their recorded duration, and are counted so that predict
 // can name what it assumed. With no model, every op takes its recorded
 // duration (the "recorded" column). Non-virtual; state is per path and per
-// open file, never per event.
+// open file (an OFD slot the planner reuses starts clean), never per event:
+// it reads op i from the window while op i is simulated, nothing older.
 #pragma once
 
 #include <array>
@@ -20,7 +21,7 @@
 #include <vector>
 
 #include "tools/predict/latency_model.h"
-#include "tools/predict/plan_view.h"
+#include "tools/predict/window_view.h"
 #include "traces/profile.h"
 #include "traces/syscalls.h"
 
@@ -38,7 +39,7 @@ struct CostNotes {
 class OpCost {
  public:
   // `model` null: every issued op costs its recorded duration.
-  OpCost(const PlanView& view, const LatencyModel* model, uint64_t seed, bool cold_start);
+  OpCost(const WindowView& view, const LatencyModel* model, uint64_t seed, bool cold_start);
 
   // ns the issued op `i` takes when it starts at simulated time `now`.
   uint64_t latency(uint32_t i, uint64_t now);
@@ -63,7 +64,7 @@ class OpCost {
     return static_cast<uint32_t>((rng_ * 0x2545F4914F6CDD1Dull) >> 57);  // 0 .. 127
   }
 
-  const PlanView& v_;
+  const WindowView& v_;
   const LatencyModel* model_;
   bool cold_start_;
   uint64_t rng_;

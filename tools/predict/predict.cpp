@@ -2,57 +2,36 @@
 
 #include <ctime>
 #include <memory>
-#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "replayer/engine.h"
 #include "replayer/plan.h"
-#include "replayer/replay_summary.h"
 #include "tools/detect/detect.h"
 #include "tools/predict/latency_model.h"
-#include "tools/predict/op_cost.h"
+#include "tools/predict/predict_stream.h"
+#include "tools/report/result_summary.h"
+#include "traces/clock.h"
 #include "traces/profile.h"
 #include "traces/trace_reader.h"
 
 namespace fsr {
 namespace {
 
-struct Trace {
-  std::unique_ptr<TraceReader> reader;
-  std::vector<Event> events;
-  std::unordered_map<StrId, std::string> strings;  // the path each op is named by (as replay names it)
-  std::vector<StrId> op_path;
-};
-
-Result<Trace> load_trace(const std::string& path, std::vector<std::string>& problems) {
-  Trace t;
-  FSR_ASSIGN_OR_RETURN(t.reader, TraceReader::open(path));
-  if (t.reader->kind() != PayloadKind::kTrace)
-    return Status::error(path + " is a " + (t.reader->kind() == PayloadKind::kProfile ? "profile" : "replay result") +
+Result<std::unique_ptr<TraceReader>> open_trace(const std::string& path) {
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> r, TraceReader::open(path));
+  if (r->kind() != PayloadKind::kTrace)
+    return Status::error(path + " is a " + (r->kind() == PayloadKind::kProfile ? "profile" : "replay result") +
                          ", not a trace: predict TRACE --profile PROFILE");
-  std::vector<Event> chunk;
-  while (true) {
-    FSR_ASSIGN_OR_RETURN(const bool more, t.reader->next(chunk));
-    if (!more) break;
-    t.events.insert(t.events.end(), chunk.begin(), chunk.end());
-  }
-  const ReadProblems& pr = t.reader->problems();
-  if (t.events.empty())
-    return Status::error(path + ": no readable events" + (pr.messages.empty() ? std::string() : " (" + pr.messages.front() + ")"));
-  if (t.events.size() >= kNoOp) return Status::error(path + ": more than 4G events, split the trace");
-  for (const std::string& m : pr.messages) problems.push_back(m + " (predicted what was readable)");
-  t.op_path.resize(t.events.size(), kNoStr);
-  for (size_t i = 0; i < t.events.size(); ++i) {
-    const Event& e = t.events[i];
-    StrId p = e.path[0] != kNoStr ? e.path[0] : e.path[1];
-    const SyscallInfo* si = syscall_info(e.nr);
-    if (si && (si->flags & kSfLiteralPath0) && e.path[1] != kNoStr) p = e.path[1];
-    t.op_path[i] = p;
-    if (p != kNoStr && !t.strings.count(p)) t.strings.emplace(p, std::string(t.reader->str(p)));
-  }
-  return t;
+  return r;
+}
+
+// The path an op is named by in reports, as replay's result names it (replay.cpp's sink).
+StrId op_path(const Event& e) {
+  StrId p = e.path[0] != kNoStr ? e.path[0] : e.path[1];
+  const SyscallInfo* si = syscall_info(e.nr);
+  if (si && (si->flags & kSfLiteralPath0) && e.path[1] != kNoStr) p = e.path[1];
+  return p;
 }
 
 std::string recorded_kind(const TraceHeader& h) {
@@ -60,24 +39,16 @@ std::string recorded_kind(const TraceHeader& h) {
   return m ? classify_mount(*m, 0, Platform::kLinux).kind : std::string("as traced");
 }
 
-ResultSet to_result(const Trace& t, std::vector<OpRecord>&& ops, const std::string& target, const std::string& kind,
-                    const std::string& profile_file, const SimStats& st, double overlap) {
-  ResultSet rs;
-  rs.header = t.reader->header();
-  rs.header.kind = PayloadKind::kResult;
-  rs.header.source_trace = t.reader->path();
-  rs.header.target = target;
-  rs.header.environment_json = nlohmann::json{{"mount", {{"kind", kind}}}}.dump();
-  // The original's overlap, as a replay's result holds it, for the dependency-wait table.
-  rs.header.options_json =
-      nlohmann::json{{"predicted", true}, {"profile", profile_file}, {"overlap", {{"recorded", overlap}}}}.dump();
-  rs.ops = std::move(ops);
-  for (size_t i = 0; i < rs.ops.size(); ++i) rs.ops[i].path = t.op_path[i];
-  rs.strings = t.strings;
-  TraceFooter f;
-  f.wall_ns = f.end_ns = st.wall_ns;
-  rs.footer = f;
-  return rs;
+// A column's result as a replay's would carry it: the summary's header.
+ResultMeta column_meta(const TraceHeader& trace, const std::string& source, const std::string& target,
+                       const std::string& kind) {
+  ResultMeta m;
+  m.header = trace;
+  m.header.kind = PayloadKind::kResult;
+  m.header.source_trace = source;
+  m.header.target = target;
+  m.header.environment_json = nlohmann::json{{"mount", {{"kind", kind}}}}.dump();
+  return m;
 }
 
 std::string probed_line(const Profile& p) {
@@ -97,7 +68,7 @@ std::string probed_line(const Profile& p) {
 }
 
 std::vector<std::string> assumptions(const std::string& name, const CostNotes& n, const SimStats& st,
-                                     const SimOptions& so) {
+                                     uint64_t retained) {
   std::vector<std::string> out;
   for (int c = 0; c < kClassCount; ++c) {
     if (!n.unmeasured[c]) continue;
@@ -123,7 +94,7 @@ std::vector<std::string> assumptions(const std::string& name, const CostNotes& n
   if (st.window_lookups)
     out.push_back(fmt::format("{} dependencies lay more than {} ops back: taken as done at the latest completion "
                               "released (an upper bound)",
-                              st.window_lookups, so.window_ops));
+                              st.window_lookups, retained));
   return out;
 }
 
@@ -132,82 +103,137 @@ std::vector<std::string> assumptions(const std::string& name, const CostNotes& n
 Result<Prediction> run_predict(const std::string& trace_path, const PredictOptions& opt) {
   Prediction pr;
   pr.trace = trace_path;
-  uint64_t t0 = mono_ns();
-  FSR_ASSIGN_OR_RETURN(Trace t, load_trace(trace_path, pr.problems));
-  pr.events = t.events.size();
-  uint64_t t1 = mono_ns();
-  pr.load_ns = t1 - t0;
-  const TraceHeader& h = t.reader->header();
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> survey_rd, open_trace(trace_path));
+  const TraceHeader h = survey_rd->header();
+  const std::string source = survey_rd->path();
+
+  // The columns: the recorded durations, then each readable profile.
+  struct Column {
+    PredictColumn col;
+    std::unique_ptr<LatencyModel> model;
+    std::unique_ptr<SummaryBuilder> sum;  // (not movable)
+  };
+  std::vector<Column> cols;
+  const StatsOptions so{.dir_depth = opt.report.dir_depth};
+  std::vector<std::string> profile_problems;
+  if (opt.recorded_column) {
+    Column& c = cols.emplace_back();
+    const std::string kind = recorded_kind(h);
+    c.col.label = "recorded (" + kind + ")";
+    c.col.profile_name = "recorded";
+    c.col.probed = "the trace's own durations, simulated with the same plan";
+    c.sum = std::make_unique<SummaryBuilder>(column_meta(h, source, "recorded", kind), so);
+  }
+  for (const std::string& file : opt.profiles) {
+    auto p = read_profile(file);
+    if (!p) {
+      profile_problems.push_back(p.message() + " (left out of the prediction)");
+      continue;
+    }
+    const Profile& prof = p.value();
+    const std::string name = !prof.name.empty() ? prof.name : !prof.mount_kind().empty() ? prof.mount_kind() : file;
+    Column& c = cols.emplace_back();
+    c.model = std::make_unique<LatencyModel>(prof);
+    c.col.label = "predicted (" + name + ")";
+    c.col.profile_file = file;
+    c.col.profile_name = name;
+    c.col.fingerprint_json = prof.environment_json;
+    c.col.probed = probed_line(prof);
+    c.sum = std::make_unique<SummaryBuilder>(column_meta(h, source, "predicted", name), so);
+  }
+  if (cols.empty() || (cols.size() == 1 && opt.recorded_column && !opt.profiles.empty()))
+    return Status::error(profile_problems.empty() ? std::string("nothing to predict: give --profile PROFILE")
+                                                  : profile_problems.back());
+
+  // Two passes, as replay makes them: the survey on this reader, the plan on a second one.
+  TraceReader* cur = survey_rd.get();
+  std::unique_ptr<TraceReader> plan_rd;
+  std::vector<std::string> read_problems;
+  auto survey_pass = [&](std::vector<Event>& chunk) -> Result<bool> {
+    FSR_ASSIGN_OR_RETURN(const bool more, survey_rd->next(chunk));
+    if (!more) read_problems = survey_rd->problems().messages;
+    return more;
+  };
+  auto plan_pass = [&](std::vector<Event>& chunk) -> Result<bool> {
+    if (!plan_rd) {
+      FSR_ASSIGN_OR_RETURN(plan_rd, open_trace(trace_path));
+      cur = plan_rd.get();
+      survey_rd.reset();
+    }
+    return plan_rd->next(chunk);
+  };
   PlanInputs in;
   in.recorded_root = h.root.empty() ? "/" : h.root;
   in.target_dir = "/fsreplay-predict/target";
   in.scratch_dir = "/fsreplay-predict/scratch";
   in.initial = h.initial;
-  TraceReader* rd = t.reader.get();
-  const Plan plan = build_plan(t.events, [rd](StrId id) { return rd->str(id); }, in);
-  const PlanView view(plan, t.events);
-  const double overlap = recorded_overlap(plan, t.events);
-  uint64_t t2 = mono_ns();
-  pr.plan_ns = t2 - t1;
-
-  std::optional<ResultSet> baseline;
-  const StatsOptions so{.dir_depth = opt.report.dir_depth};
-  auto add_column = [&](PredictColumn col, ResultSet rs) {
-    uint64_t r0 = mono_ns();
-    Comparison one = build_comparison({&rs}, so);
-    pr.comparison.columns.push_back(std::move(one.columns.front()));
-    if (!baseline) baseline = std::move(rs);
-    else pr.reports.push_back(build_report(rs, &*baseline, opt.report));
-    pr.columns.push_back(std::move(col));
-    pr.report_ns += mono_ns() - r0;
-  };
-
-  if (opt.recorded_column) {
-    uint64_t s0 = mono_ns();
-    OpCost cost(view, nullptr, opt.seed, opt.cold_start);
-    std::vector<OpRecord> ops;
-    PredictColumn col;
-    col.sim = simulate(view, cost, opt.sim, &ops);
-    pr.simulate_ns += mono_ns() - s0;
-    const std::string kind = recorded_kind(h);
-    col.label = "recorded (" + kind + ")";
-    col.profile_name = "recorded";
-    col.probed = "the trace's own durations, simulated with the same plan";
-    SimStats st = col.sim;
-    add_column(std::move(col), to_result(t, std::move(ops), "recorded", kind, "", st, overlap));
+  std::vector<StreamColumn> sc(cols.size());
+  for (size_t k = 0; k < cols.size(); ++k) {
+    sc[k].model = cols[k].model.get();
+    SummaryBuilder* b = cols[k].sum.get();
+    sc[k].sink = [b, &cur](const OpRecord& r, const Event& e, const PlanOp&) {
+      OpRecord named = r;
+      named.path = op_path(e);
+      b->add(named, r.event_index, named.path != kNoStr ? cur->str(named.path) : std::string_view());
+    };
   }
-  for (const std::string& file : opt.profiles) {
-    auto p = read_profile(file);
-    if (!p) {
-      pr.problems.push_back(p.message() + " (left out of the prediction)");
-      continue;
+  StreamOptions so2;
+  so2.window = opt.window;
+  so2.seed = opt.seed;
+  so2.cold_start = opt.cold_start;
+  so2.sim = opt.sim;
+  FSR_ASSIGN_OR_RETURN(const StreamStats st,
+                       simulate_stream(in, [&cur](StrId id) { return cur->str(id); }, survey_pass, plan_pass, sc, so2));
+  if (st.events == 0)
+    return Status::error(trace_path + ": no readable events" +
+                         (read_problems.empty() ? std::string() : " (" + read_problems.front() + ")"));
+  for (const std::string& m : read_problems) pr.problems.push_back(m + " (predicted what was readable)");
+  for (std::string& m : profile_problems) pr.problems.push_back(std::move(m));
+  pr.events = st.events;
+  pr.window = st.window;
+  pr.view_bytes = st.view_bytes;
+  pr.load_ns = st.survey_ns;
+  pr.plan_ns = st.plan_ns;
+  pr.simulate_ns = st.simulate_ns;
+  pr.summary_ns = st.sink_ns;
+
+  const uint64_t r0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+  std::vector<ResultSummary> sums;
+  sums.reserve(cols.size());
+  for (size_t k = 0; k < cols.size(); ++k) {
+    Column& c = cols[k];
+    c.col.sim = sc[k].sim;
+    if (c.model) {
+      c.col.assumptions = assumptions(c.col.profile_name, sc[k].notes, c.col.sim,
+                                      opt.sim.window_ops ? opt.sim.window_ops : st.window);
+      // The plan's own approximations, as replay warns of them (replay.cpp).
+      if (st.beyond_window)
+        c.col.assumptions.push_back(fmt::format("{} waits found their waker only beyond the {}-event lookahead: "
+                                                "simulated with an approximate dependency, as the replay runs them",
+                                                st.beyond_window, st.lookahead));
+      if (st.moves_beyond_window)
+        c.col.assumptions.push_back(fmt::format("{} overlapping calls' order (by their results) came more than the "
+                                                "{}-event lookahead after the earlier call: simulated in the order "
+                                                "they returned, as the replay runs them",
+                                                st.moves_beyond_window, st.lookahead));
     }
-    const Profile& prof = p.value();
-    const std::string name = !prof.name.empty() ? prof.name : !prof.mount_kind().empty() ? prof.mount_kind() : file;
-    uint64_t s0 = mono_ns();
-    LatencyModel model(prof);
-    OpCost cost(view, &model, opt.seed, opt.cold_start);
-    std::vector<OpRecord> ops;
-    PredictColumn col;
-    col.sim = simulate(view, cost, opt.sim, &ops);
-    pr.simulate_ns += mono_ns() - s0;
-    col.label = "predicted (" + name + ")";
-    col.profile_file = file;
-    col.profile_name = name;
-    col.fingerprint_json = prof.environment_json;
-    col.probed = probed_line(prof);
-    col.assumptions = assumptions(name, cost.notes(), col.sim, opt.sim);
-    SimStats st = col.sim;
-    add_column(std::move(col), to_result(t, std::move(ops), "predicted", name, file, st, overlap));
+    // The original's overlap, as a replay's result holds it, for the dependency-wait table.
+    ResultMeta& m = c.sum->meta();
+    m.header.options_json = nlohmann::json{{"predicted", true},
+                                           {"profile", c.col.profile_file},
+                                           {"overlap", {{"recorded", st.recorded_overlap}}}}
+                                .dump();
+    TraceFooter f;
+    f.wall_ns = f.end_ns = c.col.sim.wall_ns;
+    m.footer = f;
+    sums.push_back(c.sum->finish());
+    pr.columns.push_back(std::move(c.col));
   }
-  if (pr.columns.empty() || (pr.columns.size() == 1 && opt.recorded_column && !opt.profiles.empty()))
-    return Status::error(pr.problems.empty() ? std::string("nothing to predict: give --profile PROFILE")
-                                             : pr.problems.back());
-  for (int c = 0; c < kClassCount; ++c) {
-    bool seen = false;
-    for (const CompareColumn& col : pr.comparison.columns) seen = seen || col.stats.by_class[c].count() > 0;
-    if (seen) pr.comparison.classes.push_back(static_cast<SyscallClass>(c));
-  }
+  std::vector<const ResultSummary*> ptrs;
+  for (const ResultSummary& s : sums) ptrs.push_back(&s);
+  pr.comparison = compare_summaries(ptrs);
+  for (size_t k = 1; k < sums.size(); ++k) pr.reports.push_back(build_report(sums[k], &sums[0], opt.report));
+  pr.report_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - r0;
   return pr;
 }
 

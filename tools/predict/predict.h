@@ -1,10 +1,13 @@
-// `fsreplay predict TRACE --profile P...` as a library: loads the trace,
-// builds the replay's own plan (build_plan: the same ordering and causal
-// waits), simulates it once with the trace's recorded durations (the
-// "recorded" baseline column) and once per profile, and reduces each run to
-// the report's tables (build_report / build_comparison): per class, process
-// and directory, the critical-path split of the wall difference, a column
-// per mount. Every column is labelled predicted and carries its profile's
+// `fsreplay predict TRACE --profile P...` as a library: reads the trace
+// twice, as replay does -- the survey, then the replay's own streaming plan
+// (the same ordering and causal waits, in the same window) -- and simulates
+// that plan as it is built, once with the trace's recorded durations (the
+// "recorded" baseline column) and once per profile, all in the one planning
+// pass (predict_stream.h). Each column's records go, in event order, into
+// the report's summary (result_summary.h), reduced to its tables
+// (build_report / compare_summaries): per class, process and directory, the
+// critical-path split of the wall difference, a column per mount. Memory:
+// the window and the summaries, as a replay's, whatever the trace's length. Every column is labelled predicted and carries its profile's
 // fingerprint. Bad input is normal: a profile that cannot be read is named
 // and left out; ops a profile cannot price are counted and named.
 #pragma once
@@ -26,6 +29,7 @@ struct PredictOptions {
   bool recorded_column = true;   // false: the first profile is the baseline
   bool cold_start = false;       // caches cold at the start (no prepare just before)
   uint64_t seed = 0x5eed;
+  uint64_t window = 1u << 17;    // ops in the planner's window (as replay --window)
   SimOptions sim;
   ReportOptions report;
 };
@@ -47,7 +51,10 @@ struct Prediction {
   Comparison comparison;                // one column each, as `compare` builds it
   std::vector<Report> reports;          // each column after the first against the first
   std::vector<std::string> problems;    // unreadable profiles, trace damage: one line each
-  uint64_t load_ns = 0, plan_ns = 0, simulate_ns = 0, report_ns = 0;
+  uint64_t window = 0;                  // the planner's, rounded up to a power of two
+  uint64_t view_bytes = 0;              // the workers' op lists at their largest
+  // CPU time: survey pass (load_ns), planning, the simulators, the summaries, the tables at the end
+  uint64_t load_ns = 0, plan_ns = 0, simulate_ns = 0, summary_ns = 0, report_ns = 0;
 };
 
 // Fails only when nothing can be predicted (no readable trace, no column).
