@@ -5,11 +5,13 @@
 // (so that workers can be assigned before the first op runs), the paths
 // that are character devices, the smallest wait-after-exit lag, the sizes of
 // the tables the replay pass fills, and the calls it will issue. Its memory
-// is the window plus those tables: paths, threads, address spaces, mappings.
+// is the window plus those tables: paths, threads, address spaces, mappings,
+// and the tree (tree_spec.h: bytes an entry, the prestate itself never held).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "replayer/plan_stream.h"
@@ -38,6 +40,11 @@ class SurveyBuilder {
  public:
   SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t window,
                 const std::vector<PrestateEntry>& prestate);
+  // The prestate given afterwards, block by block (TraceReader::for_each_prestate),
+  // all of it before the first add(): the builder never holds the entries,
+  // only the tree they make (tree_spec.h: ~70 bytes an entry and its path's nodes).
+  SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t window);
+  void add_prestate(std::span<const PrestateEntry> block);
   ~SurveyBuilder();
   void add(const Event& e);
   PlanSurvey finish();
