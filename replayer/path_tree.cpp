@@ -37,9 +37,14 @@ size_t PathTree::slot_of(uint32_t parent, std::string_view name) const {
   }
 }
 
-void PathTree::grow() {
+void PathTree::reserve(size_t nodes) {
+  nodes_.reserve(nodes);
+  if (slots_.size() < nodes * 2) grow(nodes);
+}
+
+void PathTree::grow(size_t room) {
   std::vector<uint32_t>().swap(slots_);
-  slots_.assign(std::max<size_t>(16, std::bit_ceil(nodes_.size() * 2 + 2)), kNone);
+  slots_.assign(std::max<size_t>(16, std::bit_ceil(std::max(room, nodes_.size()) * 2 + 2)), kNone);
   const size_t mask = slots_.size() - 1;
   for (uint32_t n = 2; n < nodes_.size(); ++n) {
     size_t s = hash_of(nodes_[n].parent, name(n)) & mask;
@@ -62,7 +67,7 @@ uint32_t PathTree::child(uint32_t parent, std::string_view name, bool make) {
   const uint32_t id = static_cast<uint32_t>(nodes_.size());
   nodes_.push_back(nd);
   slots_[s] = id;
-  if (nodes_.size() * 2 > slots_.size()) grow();
+  if (nodes_.size() * 2 > slots_.size()) grow(nodes_.size());
   return id;
 }
 

@@ -26,6 +26,7 @@ class PathTree {
   // The node of `m` (a normalised relative path, path_map.h), made with every
   // ancestor it lacks; find() makes nothing and returns kNone when absent.
   uint32_t intern(const MappedPath& m);
+  void reserve(size_t nodes);  // room for this many without growing
   uint32_t find(const MappedPath& m) const;
 
   size_t size() const { return nodes_.size(); }
@@ -52,7 +53,7 @@ class PathTree {
   static_assert(sizeof(Node) == 16);
   uint32_t child(uint32_t parent, std::string_view name, bool make);
   size_t slot_of(uint32_t parent, std::string_view name) const;
-  void grow();
+  void grow(size_t room);
 
   std::vector<Node> nodes_;
   std::string names_;

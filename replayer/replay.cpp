@@ -30,6 +30,9 @@ namespace {
 // its waker: a quarter of it (plan_stream.h). ~350 bytes a slot: ~45 MiB.
 constexpr uint64_t kWindow = 1u << 17;
 constexpr uint64_t kMinWindow = 1u << 10;
+// Prestate entries room is made for up front, at most: the count comes from
+// the trace's index, which a damaged file may inflate (beyond it, tables grow).
+constexpr uint64_t kMaxPrestateReserve = 1u << 24;
 
 uint64_t window_of(const ReplayOptions& o) {
   const uint64_t want = o.window ? std::max(o.window, kMinWindow) : kWindow;
@@ -95,6 +98,7 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   {
     auto count = reader.prestate_count();
     const uint64_t total = count ? count.value() : 0;
+    sb.reserve_prestate(std::min(total, kMaxPrestateReserve));
     const ProgressFn pp = phase_progress(o, "prestate");
     uint64_t read = 0;
     auto block = [&](std::span<const PrestateEntry> b) {

@@ -29,6 +29,7 @@ SurveyBuilder::SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t wi
 }
 
 void SurveyBuilder::add_prestate(std::span<const PrestateEntry> block) { tree_->add_prestate(block); }
+void SurveyBuilder::reserve_prestate(uint64_t entries) { tree_->reserve(entries); }
 
 SurveyBuilder::~SurveyBuilder() = default;
 

@@ -45,6 +45,7 @@ class SurveyBuilder {
   // only the tree they make (tree_spec.h: ~70 bytes an entry and its path's nodes).
   SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t window);
   void add_prestate(std::span<const PrestateEntry> block);
+  void reserve_prestate(uint64_t entries);  // before add_prestate: the total, when known
   ~SurveyBuilder();
   void add(const Event& e);
   PlanSurvey finish();

@@ -44,9 +44,16 @@ TreeSpecBuilder::TreeSpecBuilder(const PathMap& map, std::string target_dir, std
   spec_.scratch_dir = std::move(scratch_dir);
 }
 
+void TreeSpecBuilder::reserve(uint64_t entries) {
+  all_.reserve(entries + 64);
+  entry_of_.reserve(entries + entries / 16 + 64);
+  spec_.paths.reserve(entries + entries / 16 + 64);
+}
+
 void TreeSpecBuilder::add(const TreeEntry& t) {
   if (entry_of(t.node) != UINT32_MAX) return;
-  if (entry_of_.size() <= t.node) entry_of_.resize(std::max<size_t>(t.node + 1, entry_of_.size() * 3 / 2), UINT32_MAX);
+  if (entry_of_.size() <= t.node)
+    entry_of_.resize(std::max<size_t>(t.node + 1, std::max(entry_of_.capacity(), entry_of_.size() * 3 / 2)), UINT32_MAX);
   entry_of_[t.node] = static_cast<uint32_t>(all_.size());
   all_.push_back(t);
 }
@@ -179,6 +186,7 @@ void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
 
 TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_device) {
   TreeSpec spec = std::move(spec_);
+  spec.paths.drop_index();  // every path is a node by now
   const PathTree& paths = spec.paths;
   std::vector<uint32_t> created, touched;
   for (const auto& [node, p] : created_)
@@ -266,35 +274,48 @@ TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_de
   std::vector<uint8_t>().swap(mark);
   drop.resize(all_.size());
   for (auto& [idx, to] : links_) all_[idx].link_to = entry_of(to);
-  // Order: directories by depth, then files, symlinks, hard links (link_to remapped).
-  std::vector<uint32_t> order;
-  order.reserve(all_.size());
-  for (size_t i = 0; i < all_.size(); ++i)
-    if (!paths.is_root(all_[i].node) && !drop[i]) order.push_back(static_cast<uint32_t>(i));  // the roots exist
-  auto rank = [&](const TreeEntry& t) {
-    if (t.link_to != UINT32_MAX) return 3;
-    return t.kind == PrestateKind::kDir ? 0 : t.kind == PrestateKind::kFile ? 1 : 2;
-  };
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    int ra = rank(all_[a]), rb = rank(all_[b]);
-    if (ra != rb) return ra < rb;
-    return ra == 0 && paths.depth(all_[a].node) < paths.depth(all_[b].node);
-  });
   std::vector<uint32_t>().swap(entry_of_);
-  std::vector<uint32_t> pos(all_.size(), UINT32_MAX);
-  for (size_t i = 0; i < order.size(); ++i) pos[order[i]] = static_cast<uint32_t>(i);
-  spec.entries.reserve(order.size());
-  for (uint32_t i : order) {
-    TreeEntry t = all_[i];
-    if (t.link_to != UINT32_MAX) t.link_to = pos[t.link_to];
-    spec.entries.push_back(t);
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(links_);
+  decltype(inodes_)().swap(inodes_);
+  // Order: directories by depth, then files, symlinks, hard links (link_to
+  // remapped), permuted in place: the entries are never copied.
+  std::vector<uint32_t> pos(all_.size(), UINT32_MAX);  // index now -> index in the spec
+  size_t kept = 0;
+  {
+    std::vector<uint32_t> order;
+    order.reserve(all_.size());
+    for (size_t i = 0; i < all_.size(); ++i)
+      if (!paths.is_root(all_[i].node) && !drop[i]) order.push_back(static_cast<uint32_t>(i));  // the roots exist
+    auto rank = [&](const TreeEntry& t) {
+      if (t.link_to != UINT32_MAX) return 3;
+      return t.kind == PrestateKind::kDir ? 0 : t.kind == PrestateKind::kFile ? 1 : 2;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      int ra = rank(all_[a]), rb = rank(all_[b]);
+      if (ra != rb) return ra < rb;
+      return ra == 0 && paths.depth(all_[a].node) < paths.depth(all_[b].node);
+    });
+    for (size_t i = 0; i < order.size(); ++i) pos[order[i]] = static_cast<uint32_t>(i);
+    kept = order.size();
   }
-  std::vector<TreeEntry>().swap(all_);
+  std::vector<bool>().swap(drop);
+  for (TreeEntry& t : all_)
+    if (t.link_to != UINT32_MAX) t.link_to = pos[t.link_to];  // (a link to a dropped entry: a file)
+  // What is not kept goes after what is; then each entry is swapped into its place.
+  for (size_t i = 0, next = kept; i < pos.size(); ++i)
+    if (pos[i] == UINT32_MAX) pos[i] = static_cast<uint32_t>(next++);
+  for (uint32_t i = 0; i < pos.size(); ++i)
+    while (pos[i] != i) {
+      const uint32_t j = pos[i];
+      std::swap(all_[i], all_[j]);
+      std::swap(pos[i], pos[j]);
+    }
+  std::vector<uint32_t>().swap(pos);
+  all_.resize(kept);
+  spec.entries = std::move(all_);
+  all_ = {};
   std::stable_sort(created.begin(), created.end(), [&](uint32_t a, uint32_t b) { return paths.depth(a) > paths.depth(b); });
   for (uint32_t c : created) spec.created.push_back(paths.path(c));
-  spec.paths.drop_index();
-  decltype(inodes_)().swap(inodes_);
-  std::vector<std::pair<uint32_t, uint32_t>>().swap(links_);
   std::vector<std::pair<uint32_t, uint32_t>>().swap(created_);
   std::vector<uint32_t>().swap(seen_order_);
   std::vector<uint32_t>().swap(plan_node_);

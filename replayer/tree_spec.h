@@ -57,11 +57,14 @@ struct TreeSpec {
 // block), then every op once the ops a lookahead after it are planned (a
 // readlink's target is guessed from the lookups that follow it), then
 // finish() once, when it is known which paths are character devices (never
-// made). Holds ~70 bytes an entry besides its path's nodes; finish() needs
-// ~40 more while it orders them.
+// made). Holds ~40 bytes an entry besides its path's nodes; finish() needs
+// ~10 more while it orders them (in place).
 class TreeSpecBuilder {
  public:
   TreeSpecBuilder(const PathMap& map, std::string target_dir, std::string scratch_dir);
+  // Room for `entries` (the prestate's size, from the trace's index): no
+  // table grows by doubling, nor is copied while it does, on a large tree.
+  void reserve(uint64_t entries);
   void add_prestate(std::span<const PrestateEntry> prestate);
   void add_initial(const Plan& plan);
   void add_op(const Plan& plan, uint64_t i);
