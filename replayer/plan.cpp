@@ -16,7 +16,7 @@ const char* device_standin(const std::string& p) {
 Plan build_plan(const std::vector<Event>& events, const StringLookup& str, const PlanInputs& in) {
   uint64_t window = 16;
   while (window < events.size() + 1) window <<= 1;
-  SurveyBuilder sb(in, str, window, {});
+  SurveyBuilder sb(in, str, window);
   for (const Event& e : events) sb.add(e);
   PlanSurvey s = sb.finish();
   PlanStream ps(in, str, &s, window, window, nullptr);  // looks ahead to the end

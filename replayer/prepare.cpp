@@ -57,9 +57,12 @@ struct Parent {
   }
 };
 
-int open_parent(const int roots[2], const MappedPath& m, Parent& p, const Features& f) {
-  p.fd = open_parent_beneath(roots[static_cast<int>(m.root)], m.rel, p.base, f);
+int open_parent(const int roots[2], Root root, const std::string& rel, Parent& p, const Features& f) {
+  p.fd = open_parent_beneath(roots[static_cast<int>(root)], rel, p.base, f);
   return p.fd;
+}
+int open_parent(const int roots[2], const MappedPath& m, Parent& p, const Features& f) {
+  return open_parent(roots, m.root, m.rel, p, f);
 }
 
 Status err(const MappedPath& m, const char* what, int e) {
@@ -86,18 +89,26 @@ int fill(int fd, uint64_t size, std::vector<char>& buf) {
   return 0;
 }
 
-// One entry; returns 1 when it already matched, 0 when (re)made, -errno on failure.
-int make_entry(const TreeSpec& spec, size_t i, const int roots[2], const Features& f,
-               std::vector<char>& buf) {
+// A worker's buffers, reused entry after entry.
+struct Scratch {
+  std::vector<char> fill = std::vector<char>(1 << 20, 'x');
+  std::string rel, rel_to;
+};
+
+// One entry; returns 1 when it already matched, 0 when (re)made, -errno on
+// failure. A hard link to an entry of a root not being made is made as a file.
+int make_entry(const TreeSpec& spec, size_t i, const int roots[2], const Features& f, unsigned which,
+               Scratch& sc) {
   const TreeEntry& t = spec.entries[i];
   Parent p;
-  if (open_parent(roots, t.where, p, f) < 0) return p.fd;
+  spec.rel(i, sc.rel);
+  if (open_parent(roots, spec.root(i), sc.rel, p, f) < 0) return p.fd;
   struct stat st;
   bool exists = fstatat(p.fd, p.base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
-  if (t.link_to != UINT32_MAX) {
-    const TreeEntry& to = spec.entries[t.link_to];
+  if (t.link_to != UINT32_MAX && (which & root_bit(spec.root(t.link_to)))) {
     Parent q;
-    if (open_parent(roots, to.where, q, f) < 0) return q.fd;
+    spec.rel(t.link_to, sc.rel_to);
+    if (open_parent(roots, spec.root(t.link_to), sc.rel_to, q, f) < 0) return q.fd;
     struct stat ts;
     if (fstatat(q.fd, q.base.c_str(), &ts, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
     if (exists && st.st_ino == ts.st_ino && st.st_dev == ts.st_dev) return 1;
@@ -113,10 +124,10 @@ int make_entry(const TreeSpec& spec, size_t i, const int roots[2], const Feature
       if (exists && S_ISLNK(st.st_mode)) {
         char lb[4096];
         ssize_t n = readlinkat(p.fd, p.base.c_str(), lb, sizeof lb);
-        if (n >= 0 && std::string_view(lb, static_cast<size_t>(n)) == t.target) return 1;
+        if (n >= 0 && std::string_view(lb, static_cast<size_t>(n)) == spec.target(i)) return 1;
       }
       if (exists && remove_at(p.fd, p.base.c_str()) < 0) return -errno;
-      return symlinkat(t.target.c_str(), p.fd, p.base.c_str()) == 0 ? 0 : -errno;
+      return symlinkat(std::string(spec.target(i)).c_str(), p.fd, p.base.c_str()) == 0 ? 0 : -errno;
     }
     default: {
       if (exists && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == t.size) return 1;
@@ -124,7 +135,7 @@ int make_entry(const TreeSpec& spec, size_t i, const int roots[2], const Feature
       if (exists && S_ISREG(st.st_mode)) fchmodat(p.fd, p.base.c_str(), 0600, 0);
       int fd = openat(p.fd, p.base.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
       if (fd < 0) return -errno;
-      int r = fill(fd, t.size, buf);
+      int r = fill(fd, t.size, sc.fill);
       if (r == 0 && fchmod(fd, t.mode & 07777) != 0) r = -errno;
       close(fd);
       return r;
@@ -135,12 +146,16 @@ int make_entry(const TreeSpec& spec, size_t i, const int roots[2], const Feature
 }  // namespace
 
 Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f,
-                                 unsigned threads, const ProgressFn& progress) {
+                                 unsigned threads, const ProgressFn& progress, unsigned which) {
   PrepareStats stats;
-  const uint64_t total = spec.entries.size() + spec.created.size();
+  auto chosen = [&](size_t i) { return (which & root_bit(spec.root(i))) != 0; };
+  uint64_t total = 0;
+  for (size_t i = 0; i < spec.entries.size(); ++i) total += chosen(i);
+  for (const MappedPath& m : spec.created) total += (which & root_bit(m.root)) != 0;
   std::atomic<uint64_t> done{0};
   // Paths the trace creates go first (deepest first), so that a replayed tree resets.
   for (const MappedPath& m : spec.created) {
+    if (!(which & root_bit(m.root))) continue;
     Parent p;
     if (open_parent(roots, m, p, f) >= 0) {
       struct stat st;
@@ -153,12 +168,13 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
     ++done;
   }
   // Directories in order (parents first), then the rest in parallel.
-  std::vector<char> buf(1 << 20, 'x');
+  Scratch sc;
   size_t first_rest = 0;
   for (; first_rest < spec.entries.size() && spec.entries[first_rest].kind == PrestateKind::kDir &&
          spec.entries[first_rest].link_to == UINT32_MAX; ++first_rest) {
-    int r = make_entry(spec, first_rest, roots, f, buf);
-    if (r < 0) return err(spec.entries[first_rest].where, "cannot create directory", -r);
+    if (!chosen(first_rest)) continue;
+    int r = make_entry(spec, first_rest, roots, f, which, sc);
+    if (r < 0) return err(spec.where(first_rest), "cannot create directory", -r);
     ++(r == 1 ? stats.kept : stats.dirs);
     if (progress) progress(++done, total);
   }
@@ -171,19 +187,20 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
   std::mutex mu;
   Status failure;
   auto work = [&](size_t end) {
-    std::vector<char> b(1 << 20, 'x');
+    Scratch b;
     for (size_t i; (i = next.fetch_add(1)) < end;) {
-      int r = make_entry(spec, i, roots, f, b);
+      if (!chosen(i)) continue;
+      int r = make_entry(spec, i, roots, f, which, b);
       const TreeEntry& t = spec.entries[i];
       if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP || r == -EXDEV) {
         std::lock_guard<std::mutex> g(mu);
-        if (unmade++ == 0) first_unmade = where_str(t.where);
+        if (unmade++ == 0) first_unmade = where_str(spec.where(i));
         ++done;
         continue;
       }
       if (r < 0) {
         std::lock_guard<std::mutex> g(mu);
-        if (failure.is_ok()) failure = err(t.where, "cannot create", -r);
+        if (failure.is_ok()) failure = err(spec.where(i), "cannot create", -r);
         continue;
       }
       if (r == 1) ++kept;
@@ -215,7 +232,7 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
   stats.kept += kept;
   stats.files = files;
   stats.symlinks = syms;
-  stats.links = spec.entries.size() - first_link;
+  for (size_t i = first_link; i < spec.entries.size(); ++i) stats.links += chosen(i);
   stats.bytes = bytes;
   stats.unmade = unmade;
   stats.first_unmade = first_unmade;
@@ -230,10 +247,13 @@ Status check_target_writable(int fd, const std::string& path, const TreeSpec& sp
       return Status::error("target " + path + " is on a read-only mount: remount it read-write or choose another --target");
     // What the tree still needs: entries not there yet, files not yet at their size.
     uint64_t bytes = 0, inodes = 0;
-    for (const TreeEntry& t : spec.entries) {
-      if (t.where.root != Root::kTarget) continue;
+    std::string r;
+    for (size_t i = 0; i < spec.entries.size(); ++i) {
+      const TreeEntry& t = spec.entries[i];
+      if (spec.root(i) != Root::kTarget) continue;
       struct stat st;
-      const char* rel = t.where.rel.empty() ? "." : t.where.rel.c_str();
+      spec.rel(i, r);
+      const char* rel = r.empty() ? "." : r.c_str();
       const bool there = fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
       if (!there) ++inodes;
       if (t.kind == PrestateKind::kFile && t.link_to == UINT32_MAX &&
@@ -293,17 +313,20 @@ int scan_one(const char* path, const struct stat* sb, int type, struct FTW*) {
 }  // namespace
 
 Status verify_tree(const TreeSpec& spec, const int roots[2], const Features& f) {
-  for (const TreeEntry& t : spec.entries) {
+  std::string rel;
+  for (size_t i = 0; i < spec.entries.size(); ++i) {
+    const TreeEntry& t = spec.entries[i];
     Parent p;
     struct stat st;
-    if (open_parent(roots, t.where, p, f) < 0 ||
+    spec.rel(i, rel);
+    if (open_parent(roots, spec.root(i), rel, p, f) < 0 ||
         fstatat(p.fd, p.base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-      return Status::error(where_str(t.where) + " is missing: run 'fsreplay prepare' first");
+      return Status::error(where_str(spec.where(i)) + " is missing: run 'fsreplay prepare' first");
     bool kind_ok = t.kind == PrestateKind::kDir ? S_ISDIR(st.st_mode)
                    : t.kind == PrestateKind::kSymlink ? S_ISLNK(st.st_mode)
                    : S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == t.size;
     if (!kind_ok)
-      return Status::error(where_str(t.where) + " differs from the trace's initial state: run "
+      return Status::error(where_str(spec.where(i)) + " differs from the trace's initial state: run "
                            "'fsreplay prepare' again");
   }
   for (const MappedPath& m : spec.created) {

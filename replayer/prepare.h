@@ -31,9 +31,14 @@ struct PrepareStats {
 
 using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 
-// Makes the tree match `spec`; `roots` are open directory fds (Root order).
+// Which roots' entries to make (and created paths to remove): a mask of root_bit()s.
+inline constexpr unsigned root_bit(Root r) { return 1u << static_cast<unsigned>(r); }
+inline constexpr unsigned kBothRoots = root_bit(Root::kTarget) | root_bit(Root::kScratch);
+
+// Makes the tree match `spec` in the roots `which` names; `roots` are open
+// directory fds (Root order). Holds nothing per entry: memory is the spec's.
 Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f,
-                                 unsigned threads, const ProgressFn& progress);
+                                 unsigned threads, const ProgressFn& progress, unsigned which = kBothRoots);
 
 // Before anything is made: the target (open as `fd`, named `path`) must be
 // writable by this process with room for the tree `spec` needs. Fails with

@@ -30,6 +30,9 @@ namespace {
 // its waker: a quarter of it (plan_stream.h). ~350 bytes a slot: ~45 MiB.
 constexpr uint64_t kWindow = 1u << 17;
 constexpr uint64_t kMinWindow = 1u << 10;
+// Prestate entries room is made for up front, at most: the count comes from
+// the trace's index, which a damaged file may inflate (beyond it, tables grow).
+constexpr uint64_t kMaxPrestateReserve = 1u << 24;
 
 uint64_t window_of(const ReplayOptions& o) {
   const uint64_t want = o.window ? std::max(o.window, kMinWindow) : kWindow;
@@ -55,21 +58,10 @@ std::vector<Feature> forced_off(const ReplayOptions& o, Status& st) {
   return v;
 }
 
-TreeSpec only(const TreeSpec& s, Root root) {
-  TreeSpec t;
-  t.target_dir = s.target_dir;
-  t.scratch_dir = s.scratch_dir;
-  std::vector<uint32_t> pos(s.entries.size(), UINT32_MAX);
-  for (size_t i = 0; i < s.entries.size(); ++i) {
-    if (s.entries[i].where.root != root) continue;
-    pos[i] = static_cast<uint32_t>(t.entries.size());
-    t.entries.push_back(s.entries[i]);
-  }
-  for (auto& e : t.entries)
-    if (e.link_to != UINT32_MAX) e.link_to = pos[e.link_to];
-  for (const auto& c : s.created)
-    if (c.root == root) t.created.push_back(c);
-  return t;
+ProgressFn phase_progress(const ReplayOptions& o, const char* phase) {
+  if (!o.progress || !o.on_progress) return nullptr;
+  auto cb = o.on_progress;
+  return [cb, phase](uint64_t d, uint64_t t) { cb(phase, d, t, {}); };
 }
 
 struct Session {
@@ -100,10 +92,23 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   s->in.initial = h.initial;
   s->in.mmap_touch = o.mmap_touch;
   s->in.serial_dirs = o.serial_dirs;
-  FSR_ASSIGN_OR_RETURN(std::vector<PrestateEntry> pre, reader.prestate());
   TraceReader* rp = &reader;
-  SurveyBuilder sb(s->in, [rp](StrId id) { return rp->str(id); }, window_of(o), pre);
-  std::vector<PrestateEntry>().swap(pre);
+  SurveyBuilder sb(s->in, [rp](StrId id) { return rp->str(id); }, window_of(o));
+  // The prestate block by block: only the tree it makes is held (tree_spec.h).
+  {
+    auto count = reader.prestate_count();
+    const uint64_t total = count ? count.value() : 0;
+    sb.reserve_prestate(std::min(total, kMaxPrestateReserve));
+    const ProgressFn pp = phase_progress(o, "prestate");
+    uint64_t read = 0;
+    auto block = [&](std::span<const PrestateEntry> b) {
+      sb.add_prestate(b);
+      read += b.size();
+      if (pp) pp(read, total);
+      return Status::ok();
+    };
+    FSR_RETURN_IF_ERROR(reader.for_each_prestate(block));
+  }
   auto count = reader.record_count();
   const uint64_t total = count ? count.value() : 0;
   std::vector<Event> chunk;
@@ -125,12 +130,6 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   s->problems = pr.messages;
   s->survey = sb.finish();
   return s;
-}
-
-ProgressFn phase_progress(const ReplayOptions& o, const char* phase) {
-  if (!o.progress || !o.on_progress) return nullptr;
-  auto cb = o.on_progress;
-  return [cb, phase](uint64_t d, uint64_t t) { cb(phase, d, t, {}); };
 }
 
 std::string fmt_pct(double p) {
@@ -157,8 +156,8 @@ Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOpti
   FSR_RETURN_IF_ERROR(check_target_writable(ss.roots.fd[0], ss.roots.target, spec));
   // Without --scratch there is nothing to keep outside the target: replay
   // prepares its own fresh scratch.
-  auto r = materialise(ss.roots.scratch_is_ours ? only(spec, Root::kTarget) : spec, ss.roots.fd,
-                       ss.features, prepare_threads(), phase_progress(o, "prepare"));
+  auto r = materialise(spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare"),
+                       ss.roots.scratch_is_ours ? root_bit(Root::kTarget) : kBothRoots);
   remove_scratch(ss.roots);
   return r;
 }
@@ -176,8 +175,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     wrote = true;
   } else {
     if (ss.roots.scratch_is_ours) {
-      FSR_RETURN_IF_ERROR(materialise(only(spec, Root::kScratch), ss.roots.fd, ss.features, prepare_threads(),
-                                      phase_progress(o, "prepare scratch")));
+      FSR_RETURN_IF_ERROR(materialise(spec, ss.roots.fd, ss.features, prepare_threads(),
+                                      phase_progress(o, "prepare scratch"), root_bit(Root::kScratch)));
       wrote = true;
     }
     if (o.verify) FSR_RETURN_IF_ERROR(verify_tree(spec, ss.roots.fd, ss.features));

@@ -14,15 +14,27 @@ namespace {
 constexpr uint64_t kMaxBuf = 16ull << 20;
 }
 
-SurveyBuilder::SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t window,
-                             const std::vector<PrestateEntry>& prestate, bool tree)
+SurveyBuilder::SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t window, SurveyTree tree)
     : ps_(std::make_unique<PlanStream>(in, std::move(str), nullptr, window, window / 4, nullptr)),
-      tree_(tree ? std::make_unique<TreeSpecBuilder>(PathMap(in.recorded_root.empty() ? "/" : in.recorded_root),
-                                                     in.target_dir, in.scratch_dir)
-                 : nullptr),
+      tree_(tree == SurveyTree::kBuild
+                ? std::make_unique<TreeSpecBuilder>(PathMap(in.recorded_root.empty() ? "/" : in.recorded_root),
+                                                    in.target_dir, in.scratch_dir)
+                : nullptr),
       lookahead_(window / 4), issued_(kMaxSyscallNr, 0) {
-  if (tree_) tree_->add_prestate(prestate);
   s_.base_ts = UINT64_MAX;
+}
+
+SurveyBuilder::SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t window,
+                             const std::vector<PrestateEntry>& prestate)
+    : SurveyBuilder(in, std::move(str), window) {
+  add_prestate(prestate);
+}
+
+void SurveyBuilder::add_prestate(std::span<const PrestateEntry> block) {
+  if (tree_) tree_->add_prestate(block);
+}
+void SurveyBuilder::reserve_prestate(uint64_t entries) {
+  if (tree_) tree_->reserve(entries);
 }
 
 SurveyBuilder::~SurveyBuilder() = default;

@@ -5,11 +5,13 @@
 // (so that workers can be assigned before the first op runs), the paths
 // that are character devices, the smallest wait-after-exit lag, the sizes of
 // the tables the replay pass fills, and the calls it will issue. Its memory
-// is the window plus those tables: paths, threads, address spaces, mappings.
+// is the window plus those tables: paths, threads, address spaces, mappings,
+// and the tree (tree_spec.h: bytes an entry, the prestate itself never held).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "replayer/plan_stream.h"
@@ -34,12 +36,20 @@ struct PlanSurvey {
   TreeSpec spec;
 };
 
+enum class SurveyTree { kBuild, kNone };
+
 class SurveyBuilder {
  public:
-  // `tree` false: no TreeSpec (PlanSurvey::spec stays empty), for a caller
-  // that prepares nothing (predict).
   SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t window,
-                const std::vector<PrestateEntry>& prestate, bool tree = true);
+                const std::vector<PrestateEntry>& prestate);
+  // The prestate given afterwards, block by block (TraceReader::for_each_prestate),
+  // all of it before the first add(): the builder never holds the entries,
+  // only the tree they make (tree_spec.h: ~70 bytes an entry and its path's nodes).
+  // SurveyTree::kNone: no TreeSpec (PlanSurvey::spec stays empty) and the
+  // prestate is ignored, for a caller that prepares nothing (predict).
+  SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t window, SurveyTree tree = SurveyTree::kBuild);
+  void add_prestate(std::span<const PrestateEntry> block);
+  void reserve_prestate(uint64_t entries);  // before add_prestate: the total, when known
   ~SurveyBuilder();
   void add(const Event& e);
   PlanSurvey finish();

@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <map>
-#include <tuple>
 #include <unordered_map>
 
 #include "traces/syscalls.h"
@@ -15,10 +13,6 @@
 namespace fsr {
 namespace {
 
-std::string key_of(const MappedPath& m) { return (m.root == Root::kTarget ? "T/" : "S/") + m.rel; }
-size_t depth(const std::string& rel) {
-  return rel.empty() ? 0 : 1 + static_cast<size_t>(std::count(rel.begin(), rel.end(), '/'));
-}
 bool is_removal(uint16_t nr, int k) {
   return nr == SYS_unlink || nr == SYS_unlinkat || nr == SYS_rmdir ||
          (k == 0 && (nr == SYS_rename || nr == SYS_renameat || nr == SYS_renameat2));
@@ -50,30 +44,51 @@ TreeSpecBuilder::TreeSpecBuilder(const PathMap& map, std::string target_dir, std
   spec_.scratch_dir = std::move(scratch_dir);
 }
 
-void TreeSpecBuilder::add(TreeEntry t) {
-  std::string k = key_of(t.where);
-  if (known_.count(k)) return;
-  known_.emplace(k, all_.size());
-  all_.push_back(std::move(t));
+void TreeSpecBuilder::reserve(uint64_t entries) {
+  all_.reserve(entries + 64);
+  entry_of_.reserve(entries + entries / 16 + 64);
+  spec_.paths.reserve(entries + entries / 16 + 64);
 }
 
-void TreeSpecBuilder::add_prestate(const std::vector<PrestateEntry>& prestate) {
+void TreeSpecBuilder::add(const TreeEntry& t) {
+  if (entry_of(t.node) != UINT32_MAX) return;
+  if (entry_of_.size() <= t.node)
+    entry_of_.resize(std::max<size_t>(t.node + 1, std::max(entry_of_.capacity(), entry_of_.size() * 3 / 2)), UINT32_MAX);
+  entry_of_[t.node] = static_cast<uint32_t>(all_.size());
+  all_.push_back(t);
+}
+
+uint32_t TreeSpecBuilder::node_of(const Plan& plan, uint32_t path) {
+  if (plan_node_.size() <= path) plan_node_.resize(std::max<size_t>(path + 1, plan_node_.size() * 3 / 2), UINT32_MAX);
+  uint32_t& n = plan_node_[path];
+  if (n == UINT32_MAX) n = spec_.paths.intern(plan.paths[path].mapped);
+  return n;
+}
+
+uint32_t TreeSpecBuilder::add_target(std::string text) {
+  spec_.targets.push_back(std::move(text));
+  return static_cast<uint32_t>(spec_.targets.size() - 1);
+}
+
+void TreeSpecBuilder::add_prestate(std::span<const PrestateEntry> prestate) {
   const std::string& target_dir = spec_.target_dir;
   const std::string& scratch_dir = spec_.scratch_dir;
   for (const PrestateEntry& p : prestate) {
+    if (p.kind == PrestateKind::kOther) continue;
     TreeEntry t;
-    t.where = map_.map(p.path);
+    t.node = spec_.paths.intern(map_.map(p.path));
     t.kind = p.kind;
     t.mode = p.mode;
     t.size = p.size;
-    if (p.kind == PrestateKind::kOther) continue;
-    if (p.kind == PrestateKind::kSymlink)
-      t.target = map_.symlink_target(p.path, p.target, target_dir, scratch_dir);
+    const bool known = entry_of(t.node) != UINT32_MAX;  // named twice: the first stays
     if (p.kind == PrestateKind::kFile && p.nlink > 1) {
-      auto [it, fresh] = inodes_.try_emplace({p.dev, p.ino}, key_of(t.where));
-      if (!fresh && !known_.count(key_of(t.where))) links_.push_back({all_.size(), it->second});
+      auto [it, fresh] = inodes_.try_emplace({p.dev, p.ino}, t.node);
+      if (!fresh && !known) links_.push_back({static_cast<uint32_t>(all_.size()), it->second});
     }
-    add(std::move(t));
+    if (known) continue;
+    if (p.kind == PrestateKind::kSymlink)
+      t.target = add_target(map_.symlink_target(p.path, p.target, target_dir, scratch_dir));
+    add(t);
   }
 }
 
@@ -81,10 +96,10 @@ void TreeSpecBuilder::add_prestate(const std::vector<PrestateEntry>& prestate) {
 void TreeSpecBuilder::add_initial(const Plan& plan) {
   for (uint32_t o : plan.initial_ofds) {
     TreeEntry t;
-    t.where = plan.paths[plan.ofds[o].path].mapped;
+    t.node = node_of(plan, plan.ofds[o].path);
     t.kind = PrestateKind::kFile;
     t.mode = 0100644;
-    add(std::move(t));
+    add(t);
   }
 }
 
@@ -93,161 +108,143 @@ void TreeSpecBuilder::add_initial(const Plan& plan) {
 void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
   const std::string& target_dir = spec_.target_dir;
   const std::string& scratch_dir = spec_.scratch_dir;
-  auto& known = known_;
-  auto& seen = seen_;
-  auto& seen_order = seen_order_;
-  auto& created = created_;
-  const PathMap& map = map_;
-  {
-    const PlanOp& op = plan.op(i);
-    const Event& e = plan.event(i);
-    const SyscallInfo* si = syscall_info(e.nr);
-    if (op.action != OpAction::kIssue || !si) return;
-    if (op.flags & kPfDevice) return;  // replayed on a stand-in device, not in the tree
-    for (int k = 0; k < 2; ++k) {
-      if (op.path[k] == kNoPath || (k == 0 && (si->flags & kSfLiteralPath0))) continue;
-      const MappedPath& m = plan.paths[op.path[k]].mapped;
-      std::string key = key_of(m);
-      if (known.count(key)) continue;
-      auto [it, fresh] = seen.try_emplace(key);
-      Seen& sn = it->second;
-      if (fresh) {
-        seen_order.push_back(key);
-        sn.entry.where = m;
-        sn.path = op.path[k];
+  const PlanOp& op = plan.op(i);
+  const Event& e = plan.event(i);
+  const SyscallInfo* si = syscall_info(e.nr);
+  if (op.action != OpAction::kIssue || !si) return;
+  if (op.flags & kPfDevice) return;  // replayed on a stand-in device, not in the tree
+  for (int k = 0; k < 2; ++k) {
+    if (op.path[k] == kNoPath || (k == 0 && (si->flags & kSfLiteralPath0))) continue;
+    const uint32_t node = node_of(plan, op.path[k]);
+    if (entry_of(node) != UINT32_MAX) continue;
+    auto [it, fresh] = seen_.try_emplace(node);
+    Seen& sn = it->second;
+    if (fresh) {
+      seen_order_.push_back(node);
+      sn.entry.node = node;
+      sn.path = op.path[k];
+    }
+    const bool ok = e.ret >= 0;
+    const bool ns = op.flags & (kPfNs0 << k);
+    if (sn.settled) {
+      // Settled as absent (e.g. `rm -rf x` failing before `mkdir x`): a later
+      // creation still makes it a created path, never an implied ancestor.
+      if (ns && ok && !sn.existed && !sn.made && !is_removal(e.nr, k)) {
+        created_.push_back({node, op.path[k]});
+        sn.made = true;
       }
-      const bool ok = e.ret >= 0;
-      const bool ns = op.flags & (kPfNs0 << k);
-      if (sn.settled) {
-        // Settled as absent (e.g. `rm -rf x` failing before `mkdir x`): a later
-        // creation still makes it a created path, never an implied ancestor.
-        if (ns && ok && !sn.existed && !sn.made && !is_removal(e.nr, k)) {
-          created.push_back({m, op.path[k]});
-          sn.made = true;
-        }
-        continue;
+      continue;
+    }
+    if (ns && !is_removal(e.nr, k)) {
+      sn.settled = true;
+      if (ok && !sn.existed) {
+        created_.push_back({node, op.path[k]});
+        sn.made = true;
       }
-      if (ns && !is_removal(e.nr, k)) {
-        sn.settled = true;
-        if (ok && !sn.existed) {
-          created.push_back({m, op.path[k]});
-          sn.made = true;
-        }
-        continue;
+      continue;
+    }
+    if (ns) {  // removed by the trace: it existed
+      sn.settled = true;
+      if (ok && !sn.has_facts) {
+        sn.existed = sn.has_facts = true;
+        bool dir = e.nr == SYS_rmdir || (e.nr == SYS_unlinkat && (e.args[2] & AT_REMOVEDIR));
+        sn.entry.kind = dir ? PrestateKind::kDir : PrestateKind::kFile;
+        sn.entry.mode = dir ? 040755 : 0100644;
       }
-      if (ns) {  // removed by the trace: it existed
-        sn.settled = true;
-        if (ok && !sn.has_facts) {
-          sn.existed = sn.has_facts = true;
-          bool dir = e.nr == SYS_rmdir || (e.nr == SYS_unlinkat && (e.args[2] & AT_REMOVEDIR));
-          sn.entry.kind = dir ? PrestateKind::kDir : PrestateKind::kFile;
-          sn.entry.mode = dir ? 040755 : 0100644;
-        }
-        continue;
-      }
-      const bool is_readlink = e.nr == SYS_readlink || e.nr == SYS_readlinkat;
-      if (is_readlink && e.ret == -EINVAL) {  // exists, and is no symlink (file or directory)
-        sn.existed = true;
-        continue;
-      }
-      if (!ok) continue;
+      continue;
+    }
+    const bool is_readlink = e.nr == SYS_readlink || e.nr == SYS_readlinkat;
+    if (is_readlink && e.ret == -EINVAL) {  // exists, and is no symlink (file or directory)
       sn.existed = true;
-      // A successful readlink proves a symlink, whatever a following stat said.
-      if (k != 0 || (sn.has_facts && !(is_readlink && sn.entry.kind != PrestateKind::kSymlink))) continue;
-      if (is_readlink) {
-        sn.has_facts = true;
-        sn.entry.kind = PrestateKind::kSymlink;
-        std::string abs = plan.paths[op.path[0]].abs;
-        std::string text = guess_link_target(plan, i, abs, static_cast<size_t>(e.ret));
-        sn.entry.target = map.symlink_target(abs, text, target_dir, scratch_dir);
-        continue;
-      }
-      if (e.nr == SYS_execve || e.nr == SYS_execveat) {
-        sn.has_facts = true;  // an executable the workload ran: its size is unknown
-        sn.entry.kind = PrestateKind::kFile;
-        sn.entry.mode = 0100755;
-        sn.entry.size = e.size;
-      } else if ((S_ISREG(e.mode) || S_ISDIR(e.mode)) && !(e.flags & kEfNoInode)) {
-        sn.has_facts = true;
-        sn.entry.kind = S_ISDIR(e.mode) ? PrestateKind::kDir : PrestateKind::kFile;
-        sn.entry.mode = e.mode;
-        sn.entry.size = S_ISREG(e.mode) ? e.size : 0;
-      }
+      continue;
+    }
+    if (!ok) continue;
+    sn.existed = true;
+    // A successful readlink proves a symlink, whatever a following stat said.
+    if (k != 0 || (sn.has_facts && !(is_readlink && sn.entry.kind != PrestateKind::kSymlink))) continue;
+    if (is_readlink) {
+      sn.has_facts = true;
+      sn.entry.kind = PrestateKind::kSymlink;
+      const std::string& abs = plan.paths[op.path[0]].abs;
+      std::string text = guess_link_target(plan, i, abs, static_cast<size_t>(e.ret));
+      sn.entry.target = add_target(map_.symlink_target(abs, text, target_dir, scratch_dir));
+      continue;
+    }
+    if (e.nr == SYS_execve || e.nr == SYS_execveat) {
+      sn.has_facts = true;  // an executable the workload ran: its size is unknown
+      sn.entry.kind = PrestateKind::kFile;
+      sn.entry.mode = 0100755;
+      sn.entry.size = e.size;
+    } else if ((S_ISREG(e.mode) || S_ISDIR(e.mode)) && !(e.flags & kEfNoInode)) {
+      sn.has_facts = true;
+      sn.entry.kind = S_ISDIR(e.mode) ? PrestateKind::kDir : PrestateKind::kFile;
+      sn.entry.mode = e.mode;
+      sn.entry.size = S_ISREG(e.mode) ? e.size : 0;
     }
   }
 }
 
 TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_device) {
   TreeSpec spec = std::move(spec_);
-  auto& all = all_;
-  auto& known = known_;
-  auto& links = links_;
-  auto add = [this](TreeEntry t) { this->add(std::move(t)); };
-  std::vector<MappedPath> created, touched;
-  for (const auto& [m, p] : created_)
-    if (p == kNoPath || !is_device(p)) created.push_back(m);
-  for (const std::string& key : seen_order_) {
-    Seen& sn = seen_.at(key);
+  spec.paths.drop_index();  // every path is a node by now
+  const PathTree& paths = spec.paths;
+  std::vector<uint32_t> created, touched;
+  for (const auto& [node, p] : created_)
+    if (p == kNoPath || !is_device(p)) created.push_back(node);
+  for (uint32_t node : seen_order_) {
+    Seen& sn = seen_.at(node);
     if (!sn.existed || (sn.path != kNoPath && is_device(sn.path))) continue;
-    if (sn.has_facts) add(std::move(sn.entry));
-    else touched.push_back(sn.entry.where);
+    if (sn.has_facts) add(sn.entry);
+    else touched.push_back(node);
   }
+  std::unordered_map<uint32_t, Seen>().swap(seen_);
+  // Per node: something lies beneath it (kAbove), the trace creates it (kCreated).
+  constexpr uint8_t kAbove = 1, kCreated = 2;
+  std::vector<uint8_t> mark(paths.size(), 0);
   // Paths known only to exist (no kind, no size; e.g. the end of a symlink
   // chain that was only followed) become empty files, unless other paths lie
   // beneath them (then the ancestor walk makes them directories).
   {
-    std::unordered_map<std::string, bool> above;
-    auto mark = [&](const MappedPath& m) {
-      std::string rel = m.rel;
-      for (size_t s = rel.rfind('/'); s != std::string::npos; s = rel.rfind('/')) {
-        rel.resize(s);
-        if (!above.emplace(key_of({m.root, rel}), true).second) break;
+    auto above = [&](uint32_t n) {
+      for (uint32_t p = paths.parent(n); p != PathTree::kNone && !paths.is_root(p); p = paths.parent(p)) {
+        if (mark[p] & kAbove) break;
+        mark[p] |= kAbove;
       }
     };
-    for (auto& t : all) mark(t.where);
-    for (auto& c : created) mark(c);
-    for (auto& c : touched) mark(c);
-    std::vector<MappedPath> still;
-    for (const MappedPath& m : touched) {
-      if (m.rel.empty() || known.count(key_of(m)) || above.count(key_of(m))) {
-        still.push_back(m);
+    for (const TreeEntry& t : all_) above(t.node);
+    for (uint32_t c : created) above(c);
+    for (uint32_t c : touched) above(c);
+    std::vector<uint32_t> still;
+    for (uint32_t n : touched) {
+      if (paths.is_root(n) || entry_of(n) != UINT32_MAX || (mark[n] & kAbove)) {
+        still.push_back(n);
         continue;
       }
       TreeEntry t;
-      t.where = m;
+      t.node = n;
       t.kind = PrestateKind::kFile;
       t.mode = 0100755;
-      add(std::move(t));
+      add(t);
     }
     touched = std::move(still);
   }
   // Every ancestor is a directory, except those the trace creates itself; an
   // implied entry beneath a prestate symlink or file cannot be made and is dropped.
-  std::unordered_map<std::string, bool> created_keys;
-  for (auto& c : created) created_keys.emplace(key_of(c), true);
-  size_t n = all.size();
+  for (uint32_t c : created) mark[c] |= kCreated;
+  const size_t n = all_.size();
   std::vector<bool> drop;
-  // (path, entry index or SIZE_MAX, whether it is a path the trace creates)
-  std::vector<std::tuple<MappedPath, size_t, bool>> need;
-  for (size_t i = 0; i < n; ++i) need.push_back({all[i].where, i, false});
-  for (auto& c : created) need.push_back({c, SIZE_MAX, true});
-  for (auto& c : touched) need.push_back({c, SIZE_MAX, false});
-  for (const auto& [m, idx, is_created] : need) {
-    std::vector<std::string> chain;
+  std::vector<uint32_t> chain;
+  // (path, entry index or UINT32_MAX, whether it is a path the trace creates)
+  auto need = [&](uint32_t node, uint32_t idx, bool is_created) {
+    chain.clear();
     bool blocked = false;
-    std::string rel = m.rel;
-    while (true) {
-      size_t s = rel.rfind('/');
-      if (s == std::string::npos) break;
-      rel = rel.substr(0, s);
-      std::string k = key_of({m.root, rel});
-      auto it = known.find(k);
-      if (it != known.end()) {
-        blocked = all[it->second].kind != PrestateKind::kDir;
+    for (uint32_t p = paths.parent(node); p != PathTree::kNone && !paths.is_root(p); p = paths.parent(p)) {
+      if (uint32_t e = entry_of(p); e != UINT32_MAX) {
+        blocked = all_[e].kind != PrestateKind::kDir;
         break;
       }
-      if (!created_keys.count(k)) {
-        chain.push_back(rel);
+      if (!(mark[p] & kCreated)) {
+        chain.push_back(p);
       } else if (!is_created) {  // beneath something the trace creates: not there at start
         blocked = true;
         break;
@@ -257,46 +254,71 @@ TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_de
       }
     }
     if (blocked) {
-      if (idx != SIZE_MAX) {
-        drop.resize(all.size());
+      if (idx != UINT32_MAX) {
+        drop.resize(all_.size());
         drop[idx] = true;
       }
-      continue;
+      return;
     }
-    for (const std::string& r : chain) {
-      TreeEntry d;
-      d.where = {m.root, r};
-      d.kind = PrestateKind::kDir;
-      d.mode = 040755;
-      add(std::move(d));
+    for (uint32_t d : chain) {
+      TreeEntry t;
+      t.node = d;
+      t.kind = PrestateKind::kDir;
+      t.mode = 040755;
+      add(t);
     }
-  }
-  drop.resize(all.size());
-  for (auto& [idx, to] : links) all[idx].link_to = static_cast<uint32_t>(known.at(to));
-  // Order: directories by depth, then files, symlinks, hard links (link_to remapped).
-  std::vector<size_t> order;
-  for (size_t i = 0; i < all.size(); ++i)
-    if (!all[i].where.rel.empty() && !drop[i]) order.push_back(i);  // the roots themselves exist
-  auto rank = [&](const TreeEntry& t) {
-    if (t.link_to != UINT32_MAX) return 3;
-    return t.kind == PrestateKind::kDir ? 0 : t.kind == PrestateKind::kFile ? 1 : 2;
   };
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    int ra = rank(all[a]), rb = rank(all[b]);
-    if (ra != rb) return ra < rb;
-    return ra == 0 && depth(all[a].where.rel) < depth(all[b].where.rel);
-  });
-  std::vector<uint32_t> pos(all.size(), UINT32_MAX);
-  for (size_t i = 0; i < order.size(); ++i) pos[order[i]] = static_cast<uint32_t>(i);
-  for (size_t i : order) {
-    TreeEntry t = all[i];
-    if (t.link_to != UINT32_MAX) t.link_to = pos[t.link_to];
-    spec.entries.push_back(std::move(t));
+  for (size_t i = 0; i < n; ++i) need(all_[i].node, static_cast<uint32_t>(i), false);
+  for (uint32_t c : created) need(c, UINT32_MAX, true);
+  for (uint32_t c : touched) need(c, UINT32_MAX, false);
+  std::vector<uint8_t>().swap(mark);
+  drop.resize(all_.size());
+  for (auto& [idx, to] : links_) all_[idx].link_to = entry_of(to);
+  std::vector<uint32_t>().swap(entry_of_);
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(links_);
+  decltype(inodes_)().swap(inodes_);
+  // Order: directories by depth, then files, symlinks, hard links (link_to
+  // remapped), permuted in place: the entries are never copied.
+  std::vector<uint32_t> pos(all_.size(), UINT32_MAX);  // index now -> index in the spec
+  size_t kept = 0;
+  {
+    std::vector<uint32_t> order;
+    order.reserve(all_.size());
+    for (size_t i = 0; i < all_.size(); ++i)
+      if (!paths.is_root(all_[i].node) && !drop[i]) order.push_back(static_cast<uint32_t>(i));  // the roots exist
+    auto rank = [&](const TreeEntry& t) {
+      if (t.link_to != UINT32_MAX) return 3;
+      return t.kind == PrestateKind::kDir ? 0 : t.kind == PrestateKind::kFile ? 1 : 2;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      int ra = rank(all_[a]), rb = rank(all_[b]);
+      if (ra != rb) return ra < rb;
+      return ra == 0 && paths.depth(all_[a].node) < paths.depth(all_[b].node);
+    });
+    for (size_t i = 0; i < order.size(); ++i) pos[order[i]] = static_cast<uint32_t>(i);
+    kept = order.size();
   }
-  std::sort(created.begin(), created.end(), [](const MappedPath& a, const MappedPath& b) {
-    return depth(a.rel) > depth(b.rel);
-  });
-  spec.created = std::move(created);
+  std::vector<bool>().swap(drop);
+  for (TreeEntry& t : all_)
+    if (t.link_to != UINT32_MAX) t.link_to = pos[t.link_to];  // (a link to a dropped entry: a file)
+  // What is not kept goes after what is; then each entry is swapped into its place.
+  for (size_t i = 0, next = kept; i < pos.size(); ++i)
+    if (pos[i] == UINT32_MAX) pos[i] = static_cast<uint32_t>(next++);
+  for (uint32_t i = 0; i < pos.size(); ++i)
+    while (pos[i] != i) {
+      const uint32_t j = pos[i];
+      std::swap(all_[i], all_[j]);
+      std::swap(pos[i], pos[j]);
+    }
+  std::vector<uint32_t>().swap(pos);
+  all_.resize(kept);
+  spec.entries = std::move(all_);
+  all_ = {};
+  std::stable_sort(created.begin(), created.end(), [&](uint32_t a, uint32_t b) { return paths.depth(a) > paths.depth(b); });
+  for (uint32_t c : created) spec.created.push_back(paths.path(c));
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(created_);
+  std::vector<uint32_t>().swap(seen_order_);
+  std::vector<uint32_t>().swap(plan_node_);
   return spec;
 }
 

@@ -24,6 +24,9 @@ struct TraceReader::Impl : FrameFile {
   bool index_seen = false;
   bool index_built = false;
   std::vector<IndexRecord> index;  // every frame (built from the index frame or a scan)
+  // A scan's last frame when the file ends inside it (type 0: none, or its header is cut too).
+  uint16_t cut_type = 0;
+  uint64_t cut_offset = 0;
 
   std::string where(const FrameHeader* h, uint64_t off) const {
     if (h && (h->type == FrameType::kEvents || h->type == FrameType::kOps))
@@ -173,7 +176,11 @@ struct TraceReader::Impl : FrameFile {
         off = n;
         continue;
       }
-      if (off + kFrameHeaderSize + h->payload_len > size) break;
+      if (off + kFrameHeaderSize + h->payload_len > size) {
+        cut_type = static_cast<uint16_t>(h->type);
+        cut_offset = off;
+        break;
+      }
       index.push_back({off, static_cast<uint16_t>(h->type), h->records, 0});
       off += kFrameHeaderSize + h->payload_len;
     }
@@ -274,18 +281,47 @@ std::string_view TraceReader::str(StrId id) const {
 size_t TraceReader::string_count() const { return impl_->strings.size(); }
 
 Result<std::vector<PrestateEntry>> TraceReader::prestate() {
+  std::vector<PrestateEntry> out;
+  FSR_RETURN_IF_ERROR(for_each_prestate([&](std::span<const PrestateEntry> block) {
+    out.insert(out.end(), block.begin(), block.end());
+    return Status::ok();
+  }));
+  return out;
+}
+
+Result<uint64_t> TraceReader::for_each_prestate(const std::function<Status(std::span<const PrestateEntry>)>& fn) {
   Impl& m = *impl_;
   FSR_RETURN_IF_ERROR(m.build_index());
-  std::vector<PrestateEntry> out;
+  std::vector<PrestateEntry> block;
+  uint64_t n = 0, blocks = 0;
   for (const auto& e : m.index) {
     if (e.type != static_cast<uint16_t>(FrameType::kPrestate)) continue;
     FrameHeader h;
     std::string why;
+    const std::string where = m.path + ": prestate block " + std::to_string(blocks) + " at offset " + std::to_string(e.offset);
     if (m.read_frame(e.offset, h, why) != FrameFile::Got::kFrame)
-      return Status::error(m.path + ": prestate block at offset " + std::to_string(e.offset) + " unreadable: " + why);
-    if (Status st = decode_prestate(m.msg(), out); !st) return Status::error(m.path + ": " + st.message());
+      return Status::error(where + " unreadable" + (why.empty() ? "" : ": " + why) + " (" + std::to_string(n) +
+                           " entries read before it); the tree cannot be made whole: check it with 'fsreplay inspect' or record the trace again");
+    block.clear();
+    if (Status st = decode_prestate(m.msg(), block); !st) return Status::error(where + ": " + st.message());
+    FSR_RETURN_IF_ERROR(fn(std::span<const PrestateEntry>(block)));
+    n += block.size();
+    ++blocks;
   }
-  return out;
+  if (m.cut_type == static_cast<uint16_t>(FrameType::kPrestate))
+    return Status::error(m.path + ": the file ends inside its prestate (block " + std::to_string(blocks) + " at offset " +
+                         std::to_string(m.cut_offset) + " is cut short at byte " + std::to_string(m.size) +
+                         "; writer killed or disk full): only " + std::to_string(n) +
+                         " entries of the initial tree are readable, and no events; check it with 'fsreplay inspect' or record the trace again");
+  return n;
+}
+
+Result<uint64_t> TraceReader::prestate_count() {
+  FSR_RETURN_IF_ERROR(impl_->build_index());
+  uint64_t n = 0;
+  for (const auto& e : impl_->index)
+    if (e.type == static_cast<uint16_t>(FrameType::kPrestate)) n += e.records;
+  return n;
 }
 
 const std::optional<TraceFooter>& TraceReader::footer() const { return impl_->footer; }

@@ -55,6 +55,14 @@ class TraceReader {
 
   // Prestate entries (all of them; read on first call).
   Result<std::vector<PrestateEntry>> prestate();
+  // The same block by block (a frame of up to 4096 entries, in file order),
+  // so that a caller need never hold them all: `fn` gets each block (valid
+  // during the call). Returns the number of entries passed. A damaged block,
+  // or a file that ends inside the prestate (writer killed while it wrote
+  // it), is an error naming the block and how many entries were readable.
+  Result<uint64_t> for_each_prestate(const std::function<Status(std::span<const PrestateEntry>)>& fn);
+  // Entries in the prestate, from the index (no block is decoded): a total for progress.
+  Result<uint64_t> prestate_count();
 
   // Footer, once the sequential read has reached it (or from the index).
   const std::optional<TraceFooter>& footer() const;

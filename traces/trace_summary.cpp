@@ -73,8 +73,8 @@ Result<TraceSummary> summarise(const std::string& path) {
   s.footer = r.footer();
   if (s.footer)
     for (uint64_t d : s.footer->drops) s.drops += d;
-  auto pre = r.prestate();
-  if (pre) s.prestate_entries = pre->size();
+  auto pre = r.prestate_count();  // from the index: no block decoded
+  if (pre) s.prestate_entries = pre.value();
   s.problems = r.problems();
   s.file_bytes = r.file_size();
   return s;

@@ -14,9 +14,12 @@ using test::kAtCwd;
 using test::Synth;
 
 const TreeEntry* find(const TreeSpec& s, Root root, const std::string& rel) {
-  for (const auto& e : s.entries)
-    if (e.where.root == root && e.where.rel == rel) return &e;
+  for (size_t i = 0; i < s.entries.size(); ++i)
+    if (s.where(i) == MappedPath{root, rel}) return &s.entries[i];
   return nullptr;
+}
+std::string_view target_of(const TreeSpec& s, const TreeEntry* e) {
+  return e ? s.target(static_cast<size_t>(e - s.entries.data())) : std::string_view("(no entry)");
 }
 
 TreeSpec spec_of(const Synth& t, const std::vector<PrestateEntry>& pre = {}) {
@@ -58,15 +61,15 @@ TEST(TreeSpec, ReadlinkLengthsBecomeSymlinksToTheNextLookup) {
   const TreeEntry* cc = find(sp, Root::kScratch, "usr/bin/cc");
   ASSERT_NE(cc, nullptr);
   EXPECT_EQ(cc->kind, PrestateKind::kSymlink);
-  EXPECT_EQ(cc->target, "../../etc/alternatives/cc");  // absolute in the trace, relative beneath scratch
+  EXPECT_EQ(target_of(sp, cc), "../../etc/alternatives/cc");  // absolute in the trace, relative beneath scratch
   const TreeEntry* alt = find(sp, Root::kScratch, "etc/alternatives/cc");
   ASSERT_NE(alt, nullptr);
-  EXPECT_EQ(alt->target, "../../usr/bin/gcc");
-  EXPECT_EQ(find(sp, Root::kScratch, "usr/bin/gcc")->target, "gcc-12");
+  EXPECT_EQ(target_of(sp, alt), "../../usr/bin/gcc");
+  EXPECT_EQ(target_of(sp, find(sp, Root::kScratch, "usr/bin/gcc")), "gcc-12");
   const TreeEntry* end = find(sp, Root::kScratch, "usr/bin/gcc-12");  // known only to exist
   ASSERT_NE(end, nullptr);
   EXPECT_EQ(end->kind, PrestateKind::kFile);
-  EXPECT_EQ(find(sp, Root::kScratch, "usr/bin/odd")->target.size(), 5u);
+  EXPECT_EQ(target_of(sp, find(sp, Root::kScratch, "usr/bin/odd")).size(), 5u);
 }
 
 TEST(TreeSpec, CreatedDirectoriesAreNotPreparedButTheirParentsAre) {
@@ -102,7 +105,7 @@ TEST(TreeSpec, HardLinksShareTheirFirstPath) {
   const TreeEntry* eb = find(sp, Root::kTarget, "b");
   ASSERT_NE(eb, nullptr);
   ASSERT_NE(eb->link_to, UINT32_MAX);
-  EXPECT_EQ(sp.entries[eb->link_to].where.rel, "a");
+  EXPECT_EQ(sp.where(eb->link_to).rel, "a");
 }
 
 }  // namespace

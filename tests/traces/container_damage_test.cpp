@@ -122,6 +122,50 @@ TEST(ContainerDamage, PartialLastChunkIsCountedInTheMessage) {
       << r.problems.messages.back();
 }
 
+// The prestate comes block by block (4,096 entries a frame); a file cut
+// inside it (the recorder killed while it walked the tree) is an error that
+// says how far it got, never a silently smaller tree.
+TEST(ContainerDamage, APrestateCutShortIsAnErrorAfterItsWholeBlocks) {
+  TempFile f, cut;
+  {
+    auto w = TraceWriter::create(f.path(), test::sample_header());
+    ASSERT_TRUE(w);
+    for (int i = 0; i < 10000; ++i) {
+      PrestateEntry e;
+      e.path = "/p/dir" + std::to_string(i / 100) + "/file" + std::to_string(i);
+      e.size = static_cast<uint64_t>(i);
+      ASSERT_TRUE((*w)->add_prestate(e).is_ok());
+    }
+    ASSERT_TRUE((*w)->finish({}).is_ok());
+  }
+  auto whole = TraceReader::open(f.path());
+  ASSERT_TRUE(whole);
+  std::vector<size_t> blocks;
+  auto n = (*whole)->for_each_prestate([&](std::span<const PrestateEntry> b) {
+    blocks.push_back(b.size());
+    return Status::ok();
+  });
+  ASSERT_TRUE(n) << n.message();
+  EXPECT_EQ(n.value(), 10000u);
+  EXPECT_EQ(blocks, (std::vector<size_t>{4096, 4096, 1808}));
+  EXPECT_EQ((*whole)->prestate_count().value(), 10000u);
+
+  auto bytes = test::read_bytes(f.path());
+  test::write_bytes(cut.path(), std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(bytes.size() * 6 / 10)));
+  auto r = TraceReader::open(cut.path());
+  ASSERT_TRUE(r);
+  uint64_t seen = 0;
+  auto m = (*r)->for_each_prestate([&](std::span<const PrestateEntry> b) {
+    seen += b.size();
+    return Status::ok();
+  });
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.message().find("ends inside its prestate"), std::string::npos) << m.message();
+  EXPECT_NE(m.message().find(std::to_string(seen) + " entries"), std::string::npos) << m.message();
+  EXPECT_GT(seen, 0u);
+  EXPECT_FALSE((*r)->prestate()) << "the whole prestate of a cut file";
+}
+
 TEST(ContainerDamage, CorruptedChunkIsReportedByNumberAndSkipped) {
   TempFile f;
   auto bytes = make_trace(f.path(), 4);

@@ -56,7 +56,7 @@ Result<StreamStats> simulate_stream(const PlanInputs& in, const StringLookup& st
   std::vector<Event> chunk;
   PlanSurvey survey;
   {  // (its own window goes before the plan's comes)
-    SurveyBuilder sb(in, str, st.window, {}, /*tree=*/false);  // predict prepares nothing
+    SurveyBuilder sb(in, str, st.window, SurveyTree::kNone);  // predict prepares nothing
     while (true) {
       FSR_ASSIGN_OR_RETURN(const bool more, survey_pass(chunk));
       if (!more) break;
