@@ -154,6 +154,9 @@ prepare_inputs() {  # once per workload: its inputs outside every tree; 1 = cann
         else
           "$repo/tools/workloads/make-git-repo.py" "$work/gen" --files 4800 >/dev/null
           git clone -q --bare "$work/gen" "$gitsrc"
+          # Packed, as a real remote's objects are: left loose, the clone
+          # would copy its 5,000 object files one by one instead of a pack.
+          git -C "$gitsrc" repack -adq
         fi
       fi ;;
     npm)
