@@ -18,6 +18,7 @@ namespace {
 
 using testdata::fixed_profile;
 using testdata::many_builds;
+using testdata::mkdir_race;
 using testdata::mixed_trace;
 using testdata::simulate_fixture;
 using testdata::SimRun;
@@ -144,6 +145,33 @@ TEST(StreamingPredict, TheVerbPredictsTheSameInASmallWindow) {
   ASSERT_EQ(narrow->reports.size(), 1u);
   EXPECT_EQ(narrow->reports[0].split->wall_delta, whole->reports[0].split->wall_delta);
   EXPECT_EQ(share(narrow->reports[0], SyscallClass::kWrite), share(whole->reports[0], SyscallClass::kWrite));
+}
+
+// An order the results of overlapping calls ask for beyond the planner's
+// lookahead is kept as the calls returned, in replay as in predict; predict
+// must name that assumption in each predicted column, and only when it
+// happened.
+TEST(StreamingPredict, AnOrderBeyondTheLookaheadIsNamedAsAnAssumption) {
+  TempDir dir;
+  ASSERT_TRUE(write_profile(dir.file("p.profile"), fixed_profile("p", 50'000)));
+  PredictOptions o;
+  o.profiles = {dir.file("p.profile")};
+  o.window = 1024;  // lookahead 256
+  auto has_line = [](const Prediction& p) {
+    for (const std::string& a : p.columns.back().assumptions)
+      if (a.find("overlapping calls' order") != std::string::npos) return a;
+    return std::string();
+  };
+  ASSERT_TRUE(mkdir_race(500).write(dir.file("far.trace")));
+  auto far = run_predict(dir.file("far.trace"), o);
+  ASSERT_TRUE(far) << far.message();
+  const std::string line = has_line(*far);
+  EXPECT_NE(line.find("1 overlapping calls' order"), std::string::npos) << line;
+  EXPECT_NE(line.find("256-event lookahead"), std::string::npos) << line;
+  ASSERT_TRUE(mkdir_race(20).write(dir.file("near.trace")));
+  auto near = run_predict(dir.file("near.trace"), o);
+  ASSERT_TRUE(near) << near.message();
+  EXPECT_EQ(has_line(*near), "") << "the order lay within the lookahead";
 }
 
 // As tests/e2e/attribution_e2e.sh does for replay: one class made slow in the

@@ -1,6 +1,7 @@
 #include "tests/predict/predict_testdata.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/syscall.h>
 
 #include <algorithm>
@@ -21,12 +22,20 @@ Status TraceFixture::write(const std::string& path) const {
   return w->finish(f);
 }
 
-TraceFixture small_build_trace() {
+namespace {
+// A fixture whose process `pid` runs `command` in `root` (also its cwd).
+TraceFixture fixture_in(const std::string& root, std::vector<std::string> command, uint32_t pid) {
   TraceFixture t;
-  t.header.root = "/w";
-  t.header.command = {"make"};
-  t.header.initial.pid = 10;
-  t.header.initial.cwd = "/w";
+  t.header.root = root;
+  t.header.command = std::move(command);
+  t.header.initial.pid = pid;
+  t.header.initial.cwd = root;
+  return t;
+}
+}  // namespace
+
+TraceFixture small_build_trace() {
+  TraceFixture t = fixture_in("/w", {"make"}, 10);
   t.header.hostname = "fixture";
   t.header.kernel_release = "6.18.0-fixture";
   const uint64_t rd = O_RDONLY | O_CLOEXEC;
@@ -64,11 +73,7 @@ TraceFixture small_build_trace() {
 }
 
 TraceFixture mixed_trace(uint32_t n) {
-  TraceFixture t;
-  t.header.root = "/w";
-  t.header.command = {"tool"};
-  t.header.initial.pid = 1;
-  t.header.initial.cwd = "/w";
+  TraceFixture t = fixture_in("/w", {"tool"}, 1);
   uint64_t ts = 1'000;
   auto at = [&] {
     const uint64_t now = ts;
@@ -93,12 +98,23 @@ TraceFixture mixed_trace(uint32_t n) {
   return t;
 }
 
+TraceFixture mkdir_race(uint32_t between) {
+  TraceFixture t = fixture_in("/w/p", {"npm", "ci"}, 1);
+  const uint64_t kThread = CLONE_THREAD | CLONE_FILES | CLONE_VM | CLONE_SIGHAND;
+  t.add(1, 1, SYS_clone, 0, 1, 2, {kThread});
+  t.add(1, 1, SYS_clone, 1, 1, 3, {kThread});
+  const uint64_t ts = 1000, maker_dur = between * 1000ull + 1000;
+  const std::string d = "/w/p/node_modules/m";
+  t.add(1, 3, SYS_mkdir, ts, 10, -ENOENT, {0, 0755}, d + "/x");
+  t.add(1, 2, SYS_mkdir, ts + 300, 500, -EEXIST, {0, 0755}, d);
+  for (uint32_t k = 0; k < between; ++k)
+    t.add(1, 3, SYS_newfstatat, ts + 900 + k * 1000ull, 100, -ENOENT, {kAtFdcwdArg, 0, 0, 0}, "/w/p/f" + std::to_string(k));
+  t.add(1, 1, SYS_mkdir, ts + 100, maker_dur, 0, {0, 0755}, d);
+  return t;
+}
+
 TraceFixture many_builds(uint32_t jobs) {
-  TraceFixture t;
-  t.header.root = "/w";
-  t.header.command = {"make", "-j2"};
-  t.header.initial.pid = 10;
-  t.header.initial.cwd = "/w";
+  TraceFixture t = fixture_in("/w", {"make", "-j2"}, 10);
   const uint64_t rd = O_RDONLY | O_CLOEXEC, wr = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
   uint64_t ts = 1'000;
   for (uint32_t k = 0; k < jobs; k += 2) {

@@ -40,6 +40,13 @@ TraceFixture mixed_trace(uint32_t n);
 // objects. 20 events a pair, so a trace of any length in a window of 1,024.
 TraceFixture many_builds(uint32_t jobs);
 
+// Three threads of pid 1 under /w/p: thread 3's mkdir of d/x fails ENOENT,
+// thread 2's mkdir of d fails EEXIST, and thread 1's mkdir that made d
+// returns `between` of thread 3's stats later (the trace is in completion
+// order): the results say the loser came after the maker, an order the
+// planner can set only while the loser is within its lookahead.
+TraceFixture mkdir_race(uint32_t between);
+
 // A profile whose every case costs `base_ns` (bins spread +-10%), except the
 // kinds in `slow`, which cost their value; kinds in `absent` are not measured.
 Profile fixed_profile(const std::string& name, uint64_t base_ns, const std::map<ProbeKind, uint64_t>& slow = {},
