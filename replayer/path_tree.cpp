@@ -5,20 +5,12 @@
 #include <functional>
 #include <stdexcept>
 
+#include "traces/paths.h"
+
 namespace fsr {
 namespace {
 size_t hash_of(uint32_t parent, std::string_view name) {
   return std::hash<std::string_view>{}(name) ^ (static_cast<size_t>(parent) * 0x9E3779B97F4A7C15ull);
-}
-// Calls fn(component) for each non-empty component of `rel`, until fn returns false.
-template <typename Fn>
-void components(std::string_view rel, Fn&& fn) {
-  for (size_t b = 0; b < rel.size();) {
-    size_t e = rel.find('/', b);
-    if (e == std::string_view::npos) e = rel.size();
-    if (e > b && !fn(rel.substr(b, e - b))) return;
-    b = e + 1;
-  }
 }
 }  // namespace
 
@@ -73,7 +65,7 @@ uint32_t PathTree::child(uint32_t parent, std::string_view name, bool make) {
 
 uint32_t PathTree::intern(const MappedPath& m) {
   uint32_t n = root_node(m.root);
-  components(m.rel, [&](std::string_view c) {
+  for_each_component(m.rel, [&](std::string_view c) {
     n = child(n, c, true);
     return true;
   });
@@ -82,7 +74,7 @@ uint32_t PathTree::intern(const MappedPath& m) {
 
 uint32_t PathTree::find(const MappedPath& m) const {
   uint32_t n = root_node(m.root);
-  components(m.rel, [&](std::string_view c) {
+  for_each_component(m.rel, [&](std::string_view c) {
     n = slots_[slot_of(n, c)];
     return n != kNone;
   });

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "replayer/survey.h"
@@ -17,6 +18,12 @@ uint32_t pow2_mask(uint64_t n) {
 }
 
 }  // namespace
+
+uint64_t plan_window(uint64_t requested) {
+  constexpr uint64_t kMinWindow = 1u << 10;
+  const uint64_t want = requested ? std::min<uint64_t>(std::max(requested, kMinWindow), 1ull << 31) : kDefaultWindow;
+  return pow2_mask(want) + 1ull;
+}
 
 WindowSync::WindowSync(uint64_t n)
     : slots(n), done(new std::atomic<uint64_t>[n]), done_ns(new std::atomic<uint64_t>[n]),

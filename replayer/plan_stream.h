@@ -40,6 +40,13 @@ struct WindowSync {
   std::atomic<uint64_t> base{0};     // ops [0, base) ran and their records were taken
 };
 
+// Ops in the window by default (~350 bytes a slot: ~45 MiB); how far a
+// waiter looks ahead for its waker is a quarter of it.
+inline constexpr uint64_t kDefaultWindow = 1u << 17;
+// The window a request gets (replay --window, predict --window): a power of
+// two of at least 1,024 ops; 0 is the default.
+uint64_t plan_window(uint64_t requested);
+
 inline constexpr uint64_t kPlannedEnd = 1ull << 63;  // WindowSync::planned: the trace's end is planned
 inline constexpr uint32_t kMaxEdgesPerOp = 4096;  // more are dropped (counted): the arena's reserve
 

@@ -21,25 +21,17 @@
 #include "replayer/result_writer.h"
 #include "replayer/root_policy.h"
 #include "replayer/survey.h"
+#include "traces/op_path.h"
 #include "traces/trace_reader.h"
 
 namespace fsr {
 namespace {
 
-// Ops in the replay's window by default, and how far a waiter looks ahead for
-// its waker: a quarter of it (plan_stream.h). ~350 bytes a slot: ~45 MiB.
-constexpr uint64_t kWindow = 1u << 17;
-constexpr uint64_t kMinWindow = 1u << 10;
 // Prestate entries room is made for up front, at most: the count comes from
 // the trace's index, which a damaged file may inflate (beyond it, tables grow).
 constexpr uint64_t kMaxPrestateReserve = 1u << 24;
 
-uint64_t window_of(const ReplayOptions& o) {
-  const uint64_t want = o.window ? std::max(o.window, kMinWindow) : kWindow;
-  uint64_t w = kMinWindow;
-  while (w < want && w < (1ull << 31)) w <<= 1;
-  return w;
-}
+uint64_t window_of(const ReplayOptions& o) { return plan_window(o.window); }
 
 Result<std::unique_ptr<TraceReader>> open_trace(const std::string& path) {
   FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> r, TraceReader::open(path));
@@ -244,9 +236,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   FSR_ASSIGN_OR_RETURN(const std::unique_ptr<ResultWriter> rw, ResultWriter::create(out, h));
   ResultWriter& writer = *rw;
   auto sink = [&](const OpRecord& r, const Event& e, const PlanOp&) -> Status {
-    StrId p = e.path[0] != kNoStr ? e.path[0] : e.path[1];
-    const SyscallInfo* si = syscall_info(e.nr);
-    if (si && (si->flags & kSfLiteralPath0) && e.path[1] != kNoStr) p = e.path[1];
+    const StrId p = op_path(e);
     return writer.add(r, e, plan.op(r.event_index), p != kNoStr ? reader.str(p) : std::string_view());
   };
   auto next = [&](std::vector<Event>& chunk) { return reader.next(chunk); };

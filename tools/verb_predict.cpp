@@ -18,7 +18,7 @@ Action add_predict_verb(CLI::App& app) {
     bool no_recorded = false, cold_start = false, timing = false;
     size_t top = 10;
     int depth = 2;
-    uint64_t seed = 0x5eed, window = 1u << 17;
+    uint64_t seed = 0x5eed, window = kDefaultWindow;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("predict", "Predict a trace's replay on profiled mounts (fsreplay probe), in seconds");
@@ -43,9 +43,9 @@ Action add_predict_verb(CLI::App& app) {
     PredictOptions po;
     po.profiles = o->profiles;
     po.recorded_column = !o->no_recorded;
-    po.cold_start = o->cold_start;
-    po.seed = o->seed;
-    po.window = o->window;
+    po.stream.cold_start = o->cold_start;
+    po.stream.seed = o->seed;
+    po.stream.window = o->window;
     po.report = {.top = o->top, .dir_depth = o->depth};
     auto pr = run_predict(o->trace, po);
     if (!pr) return fail("predict", pr.message());

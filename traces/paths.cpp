@@ -3,18 +3,6 @@
 namespace fsr {
 namespace {
 
-template <typename Fn>
-void for_each_component(std::string_view p, Fn&& fn) {
-  size_t i = 0;
-  while (i < p.size()) {
-    while (i < p.size() && p[i] == '/') ++i;
-    size_t j = i;
-    while (j < p.size() && p[j] != '/') ++j;
-    if (j > i) fn(p.substr(i, j - i));
-    i = j;
-  }
-}
-
 std::string join_components(const std::vector<std::string_view>& parts) {
   std::string s;
   for (std::string_view c : parts) {

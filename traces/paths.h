@@ -7,9 +7,31 @@
 
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace fsr {
+
+// Calls fn(component) for each non-empty component of `p`, as it is ("." and
+// ".." included), without allocating; a fn that returns bool stops the walk
+// by returning false.
+template <typename Fn>
+void for_each_component(std::string_view p, Fn&& fn) {
+  size_t i = 0;
+  while (i < p.size()) {
+    while (i < p.size() && p[i] == '/') ++i;
+    size_t j = i;
+    while (j < p.size() && p[j] != '/') ++j;
+    if (j > i) {
+      if constexpr (std::is_same_v<decltype(fn(p.substr(i, j - i))), bool>) {
+        if (!fn(p.substr(i, j - i))) return;
+      } else {
+        fn(p.substr(i, j - i));
+      }
+    }
+    i = j;
+  }
+}
 
 // Appends the non-empty components of `p` to `out`, as they are ("." and ".."
 // included): "/a//b/./c" -> a, b, ., c.

@@ -135,7 +135,7 @@ TEST(StreamingPredict, TheVerbPredictsTheSameInASmallWindow) {
   PredictOptions o;
   o.profiles = {dir.file("p.profile")};
   auto whole = run_predict(dir.file("t.trace"), o);
-  o.window = 1024;
+  o.stream.window = 1024;
   auto narrow = run_predict(dir.file("t.trace"), o);
   ASSERT_TRUE(whole) << whole.message();
   ASSERT_TRUE(narrow) << narrow.message();
@@ -156,7 +156,7 @@ TEST(StreamingPredict, AnOrderBeyondTheLookaheadIsNamedAsAnAssumption) {
   ASSERT_TRUE(write_profile(dir.file("p.profile"), fixed_profile("p", 50'000)));
   PredictOptions o;
   o.profiles = {dir.file("p.profile")};
-  o.window = 1024;  // lookahead 256
+  o.stream.window = 1024;  // lookahead 256
   auto has_line = [](const Prediction& p) {
     for (const std::string& a : p.columns.back().assumptions)
       if (a.find("overlapping calls' order") != std::string::npos) return a;

@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
   std::vector<Event>().swap(ev);
   PredictOptions po;
   po.profiles = {pfile};
-  po.window = window;
+  po.stream.window = window;
   for (int r = 0; r < rounds; ++r) {
     const uint64_t c0 = now_ns(CLOCK_THREAD_CPUTIME_ID), w0 = mono_ns();
     auto pr = run_predict(trace, po);

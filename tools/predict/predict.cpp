@@ -12,6 +12,7 @@
 #include "tools/predict/predict_stream.h"
 #include "tools/report/result_summary.h"
 #include "traces/clock.h"
+#include "traces/op_path.h"
 #include "traces/profile.h"
 #include "traces/trace_reader.h"
 
@@ -24,14 +25,6 @@ Result<std::unique_ptr<TraceReader>> open_trace(const std::string& path) {
     return Status::error(path + " is a " + (r->kind() == PayloadKind::kProfile ? "profile" : "replay result") +
                          ", not a trace: predict TRACE --profile PROFILE");
   return r;
-}
-
-// The path an op is named by in reports, as replay's result names it (replay.cpp's sink).
-StrId op_path(const Event& e) {
-  StrId p = e.path[0] != kNoStr ? e.path[0] : e.path[1];
-  const SyscallInfo* si = syscall_info(e.nr);
-  if (si && (si->flags & kSfLiteralPath0) && e.path[1] != kNoStr) p = e.path[1];
-  return p;
 }
 
 std::string recorded_kind(const TraceHeader& h) {
@@ -177,13 +170,8 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
       b->add(named, r.event_index, named.path != kNoStr ? cur->str(named.path) : std::string_view());
     };
   }
-  StreamOptions so2;
-  so2.window = opt.window;
-  so2.seed = opt.seed;
-  so2.cold_start = opt.cold_start;
-  so2.sim = opt.sim;
-  FSR_ASSIGN_OR_RETURN(const StreamStats st,
-                       simulate_stream(in, [&cur](StrId id) { return cur->str(id); }, survey_pass, plan_pass, sc, so2));
+  FSR_ASSIGN_OR_RETURN(const StreamStats st, simulate_stream(in, [&cur](StrId id) { return cur->str(id); },
+                                                             survey_pass, plan_pass, sc, opt.stream));
   if (st.events == 0)
     return Status::error(trace_path + ": no readable events" +
                          (read_problems.empty() ? std::string() : " (" + read_problems.front() + ")"));
@@ -205,7 +193,7 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
     c.col.sim = sc[k].sim;
     if (c.model) {
       c.col.assumptions = assumptions(c.col.profile_name, sc[k].notes, c.col.sim,
-                                      opt.sim.window_ops ? opt.sim.window_ops : st.window);
+                                      opt.stream.sim.window_ops ? opt.stream.sim.window_ops : st.window);
       // The plan's own approximations, as replay warns of them (replay.cpp).
       if (st.beyond_window)
         c.col.assumptions.push_back(fmt::format("{} waits found their waker only beyond the {}-event lookahead: "

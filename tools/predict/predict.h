@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/predict/predict_stream.h"
 #include "tools/predict/simulator.h"
 #include "tools/report/compare.h"
 #include "tools/report/render.h"
@@ -27,10 +28,7 @@ namespace fsr {
 struct PredictOptions {
   std::vector<std::string> profiles;
   bool recorded_column = true;   // false: the first profile is the baseline
-  bool cold_start = false;       // caches cold at the start (no prepare just before)
-  uint64_t seed = 0x5eed;
-  uint64_t window = 1u << 17;    // ops in the planner's window (as replay --window)
-  SimOptions sim;
+  StreamOptions stream;          // the window (as replay --window), seed, cold caches, simulator
   ReportOptions report;
 };
 

@@ -14,14 +14,7 @@
 namespace fsr {
 namespace {
 
-constexpr uint64_t kMinWindow = 1u << 10;
 constexpr int kPlanBatch = 4096;  // events planned between the simulators' turns
-
-uint64_t pow2_at_least(uint64_t n) {
-  uint64_t w = kMinWindow;
-  while (w < n && w < (1ull << 31)) w <<= 1;
-  return w;
-}
 
 Status too_long() { return Status::error("more than 4G events: split the trace"); }
 
@@ -42,7 +35,7 @@ Result<StreamStats> simulate_stream(const PlanInputs& in, const StringLookup& st
                                     const EventChunks& plan_pass, std::vector<StreamColumn>& cols,
                                     const StreamOptions& opt) try {
   StreamStats st;
-  st.window = pow2_at_least(opt.window);
+  st.window = plan_window(opt.window);
   st.lookahead = st.window / 4;
   // Phases in this thread's CPU time: on a shared machine the wall clock counts the others' work too.
   uint64_t t = now_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -101,7 +94,6 @@ Result<StreamStats> simulate_stream(const PlanInputs& in, const StringLookup& st
           more = false;
           chunk.clear();
           ps.finish();
-          view.end();
           moved = true;
         }
         continue;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "replayer/plan.h"
+#include "replayer/plan_stream.h"
 #include "tools/predict/latency_model.h"
 #include "tools/predict/op_cost.h"
 #include "tools/predict/simulator.h"
@@ -36,9 +37,9 @@ struct StreamColumn {
 };
 
 struct StreamOptions {
-  uint64_t window = 1u << 17;  // ops in the planner's window (as replay's default; rounded up to a power of two)
+  uint64_t window = kDefaultWindow;  // ops in the planner's window (plan_window: a power of two, >= 1,024)
   uint64_t seed = 0x5eed;
-  bool cold_start = false;
+  bool cold_start = false;           // caches cold at the start (no prepare just before)
   SimOptions sim;
 };
 

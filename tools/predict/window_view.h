@@ -38,12 +38,8 @@ class WindowView {
       if (o.map >= map_path_.size()) map_path_.resize(o.map + 1, kNoPath);
       map_path_[o.map] = o.path[0] != kNoPath ? o.path[0] : o.ofd != kNoOfd ? plan_.ofds[o.ofd].path : kNoPath;
     }
-    planned_ = i + 1;
   }
-  void end() { ended_ = true; }
 
-  uint64_t planned() const { return planned_; }  // ops [0, planned) were added
-  bool ended() const { return ended_; }          // and they are all of the trace
   bool final(uint64_t i) const { return sync_.ready[i & plan_.op_mask].load(std::memory_order_relaxed) >= i + 1; }
 
   uint32_t worker_count() const { return static_cast<uint32_t>(fifo_.size()); }
@@ -93,8 +89,6 @@ class WindowView {
   std::vector<Fifo> fifo_;
   std::vector<uint32_t> map_path_;
   size_t paths_, ofds_;
-  uint64_t planned_ = 0;
-  bool ended_ = false;
 };
 
 }  // namespace fsr
