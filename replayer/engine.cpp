@@ -84,7 +84,7 @@ uint64_t next_op(Shared& s, uint32_t w, uint64_t& pos) {
         cpu_relax();
         continue;
       }
-      y.planned.wait(p, std::memory_order_acquire);
+      y.planned_lot.park(0, [&] { return y.planned.load(std::memory_order_acquire) != p; });
       continue;
     }
     idle = 0;
@@ -107,17 +107,14 @@ inline void wait_ready(Shared& s, uint64_t i) {
     cpu_relax();
     v = r.load(std::memory_order_acquire);
   }
-  while (v < i + 1) {
-    r.wait(v, std::memory_order_acquire);
-    v = r.load(std::memory_order_acquire);
-  }
+  if (v < i + 1) s.sync.ready_lot.park(i, [&] { return r.load(std::memory_order_acquire) >= i + 1; });
 }
 
 inline void publish_done(Shared& s, uint64_t i, uint64_t completes) {
   const size_t slot = i & s.plan.op_mask;
   s.sync.done_ns[slot].store(completes + 1, std::memory_order_relaxed);
   s.sync.done[slot].store(i + 1, std::memory_order_release);
-  s.sync.done[slot].notify_all();
+  s.sync.done_lot.unpark(i);
 }
 
 // Waits for op i's dependencies. Returns the latest completion time (ns since
@@ -142,10 +139,7 @@ inline DepWait wait_deps(Shared& s, uint64_t i, uint64_t now) {
         cpu_relax();
         v = w.load(std::memory_order_acquire);
       }
-      while (v < dep + 1ull) {
-        w.wait(v, std::memory_order_acquire);
-        v = w.load(std::memory_order_acquire);
-      }
+      if (v < dep + 1ull) s.sync.done_lot.park(dep, [&] { return w.load(std::memory_order_acquire) >= dep + 1ull; });
     }
     const uint64_t t = completion_of(s, dep);
     if (t >= d.latest) {

@@ -45,11 +45,10 @@ Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& e
   }, failed);
   if (!st) {  // stop: the rest of the trace is not planned; workers end at what is
     sync.planned.store(sync.planned.load() | kPlannedEnd, std::memory_order_release);
-    sync.planned.notify_all();
-    for (uint64_t i = 0; i < plan.ops.size(); ++i) {  // release every wait for a final plan
+    sync.planned_lot.unpark(0);
+    for (uint64_t i = 0; i < plan.ops.size(); ++i)  // release every wait for a final plan
       sync.ready[i].store(UINT64_MAX, std::memory_order_release);
-      sync.ready[i].notify_all();
-    }
+    sync.ready_lot.unpark_all();
     if (!s.go.load()) {
       s.start = mono_ns();
       s.go.store(true, std::memory_order_release);

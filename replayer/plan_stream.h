@@ -18,6 +18,7 @@
 
 #include "replayer/deps.h"
 #include "replayer/mapping_tracker.h"
+#include "replayer/parking.h"
 #include "replayer/plan.h"
 #include "replayer/process_tracker.h"
 #include "traces/event.h"
@@ -38,6 +39,9 @@ struct WindowSync {
   std::vector<OpRecord> rec;                         // its result
   std::atomic<uint64_t> planned{0};  // ops [0, planned) are in the window (| kPlannedEnd: all of them)
   std::atomic<uint64_t> base{0};     // ops [0, base) ran and their records were taken
+  // Where workers sleep: on an op's completion (key: the op), on its plan
+  // becoming final (key: the op), on more ops planned (key 0).
+  ParkingLot done_lot, ready_lot, planned_lot;
 };
 
 // Ops in the window by default (~350 bytes a slot: ~45 MiB); how far a
