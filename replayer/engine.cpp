@@ -172,6 +172,7 @@ inline uint64_t sat_sub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
   prepare_worker_thread();
   std::vector<char> buf(s.buf_size, 'f');
+  DirCache dirs(&s.env.tree_gen);
   while (!s.go.load(std::memory_order_acquire)) s.go.wait(false);
   const bool think = s.timing == TimingMode::kThink;
   const RecordCost& rc = s.clock.recorded;
@@ -267,7 +268,7 @@ void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
         }
       }
       if (op.action == OpAction::kIssue) {
-        ret = execute_op(i, s.env, buf.data(), buf.size(), flags);
+        ret = execute_op(i, s.env, buf.data(), buf.size(), flags, &dirs);
         if (uint64_t extra = s.inject[static_cast<size_t>(class_of(e.nr))]) sleep_until(mono_ns() + extra);
       }
       uint64_t t2 = mono_ns();

@@ -6,9 +6,12 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "replayer/executor.h"
 #include "replayer/resolver.h"
@@ -26,6 +29,7 @@ struct Ctx {
   char* buf;
   uint64_t buf_size;
   uint16_t& flags;
+  DirCache* dirs;
 
   const Features& feat() const { return *env.features; }
   int dirfd(int k) const {
@@ -51,16 +55,44 @@ struct Ctx {
   }
 };
 
-// Runs `fn(parent_fd, base)` on the parent of path k opened beneath its root.
+// Path k as an absolute path in `out` (its root's path joined with the mapped
+// one), for read-only calls that take no directory fd; false when the root's
+// path is not known or the result does not fit. Like fstatat from the root's
+// fd, the walk follows symlinks as the original's did.
+inline bool abs_path(const Ctx& c, int k, char* out, size_t n) {
+  const std::string& root = c.env.root_path[static_cast<int>(c.env.plan->paths[c.op.path[k]].mapped.root)];
+  const std::string& rel = c.relpath(k);
+  if (root.empty() || root[0] != '/' || root.size() + rel.size() + 2 > n) return false;
+  char* p = std::copy(root.begin(), root.end(), out);
+  if (!rel.empty()) {
+    *p++ = '/';
+    p = std::copy(rel.begin(), rel.end(), p);
+  }
+  *p = '\0';
+  return true;
+}
+
+// Runs `fn(parent_fd, base)` on the parent of path k opened beneath its root
+// (kept in the worker's cache for the next call in that directory).
 template <typename F>
 int64_t with_parent(Ctx& c, int k, F fn) {
-  std::string base;
-  int pfd = open_parent_beneath(c.dirfd(k), c.relpath(k), base, c.feat());
+  const std::string& rel = c.relpath(k);
+  const size_t slash = rel.rfind('/');
+  const size_t b = slash == std::string::npos ? 0 : slash + 1;
+  const char* base = rel.c_str() + b;
+  if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) return -EINVAL;
+  const std::string_view parent = std::string_view(rel).substr(0, b ? b - 1 : 0);
+  bool owned = true;
+  int pfd = c.dirs ? c.dirs->open(c.dirfd(k), parent, c.feat(), owned)
+                   : open_beneath(c.dirfd(k), parent, O_PATH | O_DIRECTORY, 0, c.feat());
   if (pfd < 0) return pfd;
-  int64_t r = fn(pfd, base.c_str());
-  close(pfd);
+  int64_t r = fn(pfd, base);
+  if (owned) close(pfd);
   return r;
 }
+
+// A rename or an rmdir was issued: cached parents may name other directories.
+inline void tree_changed(Ctx& c) { c.env.tree_gen.fetch_add(1, std::memory_order_release); }
 
 // Runs `fn(fd)` on path k opened O_PATH beneath its root (following the last link unless asked).
 template <typename F>

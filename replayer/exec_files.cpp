@@ -9,6 +9,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
 #include <string>
 
@@ -80,12 +81,14 @@ int64_t do_rename(Ctx& c, unsigned rflags) {
     if (fstatat(c.dirfd(1), c.rel(1), &st, AT_SYMLINK_NOFOLLOW) == 0) return -EEXIST;
     rflags = 0;
   }
-  return with_parent(c, 0, [&](int p0, const char* b0) {
+  const int64_t r = with_parent(c, 0, [&](int p0, const char* b0) {
     return with_parent(c, 1, [&](int p1, const char* b1) {
       return rflags ? rc(syscall(SYS_renameat2, p0, b0, p1, b1, rflags))
                     : rc(renameat(p0, b0, p1, b1));
     });
   });
+  tree_changed(c);
+  return r;
 }
 
 // Opens path 0 beneath its root with `flags` and closes it: what exec and
@@ -127,6 +130,10 @@ std::optional<int64_t> attr_op(Ctx& c) {
     case SYS_getxattr: case SYS_lgetxattr: case SYS_listxattr: case SYS_llistxattr: {
       bool nofollow = e.nr == SYS_lgetxattr || e.nr == SYS_llistxattr;
       bool list = e.nr == SYS_listxattr || e.nr == SYS_llistxattr;
+      if (char p[PATH_MAX]; abs_path(c, 0, p, sizeof p)) {
+        if (list) return rc(nofollow ? llistxattr(p, nullptr, 0) : listxattr(p, nullptr, 0));
+        return rc(nofollow ? lgetxattr(p, "user.fsreplay", nullptr, 0) : getxattr(p, "user.fsreplay", nullptr, 0));
+      }
       return with_opath(c, 0, nofollow, [&](int fd) {
         std::string p = proc_fd(fd);
         return list ? rc(listxattr(p.c_str(), nullptr, 0))
@@ -167,14 +174,19 @@ std::optional<int64_t> files_op(Ctx& c) {
       if (c.relpath(0).empty()) return -EEXIST;
       return with_parent(c, 0, [&](int p, const char* b) { return rc(mkdirat(p, b, m)); });
     }
-    case SYS_rmdir:
-      return with_parent(c, 0, [&](int p, const char* b) { return rc(unlinkat(p, b, AT_REMOVEDIR)); });
+    case SYS_rmdir: {
+      const int64_t r = with_parent(c, 0, [&](int p, const char* b) { return rc(unlinkat(p, b, AT_REMOVEDIR)); });
+      tree_changed(c);
+      return r;
+    }
     case SYS_unlink:
       return with_parent(c, 0, [&](int p, const char* b) { return rc(unlinkat(p, b, 0)); });
-    case SYS_unlinkat:
-      return with_parent(c, 0, [&](int p, const char* b) {
-        return rc(unlinkat(p, b, static_cast<int>(a[2]) & AT_REMOVEDIR));
-      });
+    case SYS_unlinkat: {
+      const int dir = static_cast<int>(a[2]) & AT_REMOVEDIR;
+      const int64_t r = with_parent(c, 0, [&](int p, const char* b) { return rc(unlinkat(p, b, dir)); });
+      if (dir) tree_changed(c);
+      return r;
+    }
     case SYS_rename: case SYS_renameat: return do_rename(c, 0);
     case SYS_renameat2: return do_rename(c, static_cast<unsigned>(a[4]));
     case SYS_link: case SYS_linkat:

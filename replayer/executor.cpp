@@ -52,8 +52,9 @@ uint64_t max_io_size(const Plan& plan) {
   return std::min(m, kMaxBuf);
 }
 
-int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint16_t& op_flags) {
-  exec::Ctx c{i, env, env.plan->event(i), env.plan->op(i), buf, buf_size, op_flags};
+int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint16_t& op_flags,
+                   DirCache* dirs) {
+  exec::Ctx c{i, env, env.plan->event(i), env.plan->op(i), buf, buf_size, op_flags, dirs};
   const SyscallInfo* si = syscall_info(c.e.nr);
   if (si && si->fd >= 0 && c.e.nr != SYS_mmap && c.fd() < 0) return -EBADF;
   if (si && si->path[0] >= 0 && c.op.path[0] == kNoPath && c.op.ofd == kNoOfd &&

@@ -8,10 +8,13 @@
 // files (exec_io.cpp), mappings (address_space.h).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "replayer/address_space.h"
+#include "replayer/dir_cache.h"
 #include "replayer/features.h"
 #include "replayer/plan.h"
 #include "traces/event.h"
@@ -20,6 +23,13 @@ namespace fsr {
 
 struct ExecEnv {
   int root[2] = {-1, -1};            // Root::kTarget, Root::kScratch
+  // Their absolute paths, for the read-only calls that take a path and no
+  // directory fd (xattrs): one walk instead of an fd opened beneath the root
+  // and named through /proc. Empty: through /proc.
+  std::string root_path[2];
+  // Bumped by every rename and rmdir: the parent directories the workers'
+  // caches hold may name other directories now (dir_cache.h).
+  std::atomic<uint64_t> tree_gen{0};
   const Features* features = nullptr;
   const Plan* plan = nullptr;         // its window: ops and events by index (plan.h)
   std::vector<int> ofd_fd;           // real fd per OFD slot (-1: none)
@@ -41,7 +51,10 @@ uint64_t max_io_size(const Plan& plan);
 // Issues op `i`; returns the result (negative errno on failure). `buf` is the
 // worker's reusable filler/read buffer of `buf_size` bytes. Sets kOfFallback /
 // kOfSkipped in `op_flags` when it took a fallback or could not issue the call.
-int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint16_t& op_flags);
+// `dirs`: the calling thread's cache of parent directories (none: each call
+// opens its own).
+int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint16_t& op_flags,
+                   DirCache* dirs = nullptr);
 
 // Real closes this op triggers (last references dropped by exec, exit, dup2),
 // and, for an exit or exec, the end of its address space.

@@ -190,6 +190,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   ExecEnv env;
   env.root[0] = ss.roots.fd[0];
   env.root[1] = ss.roots.fd[1];
+  env.root_path[0] = ss.roots.target;
+  env.root_path[1] = ss.roots.scratch;
   env.features = &ss.features;
   env.plan = &plan;
   init_exec_env(env, sv.ofds, sv.space_threads, sv.maps);

@@ -142,10 +142,12 @@ uint32_t calibrate_one(uint16_t nr, int target_fd, const std::string& target_pat
   Plan plan = build_plan(ev, [&strs](StrId id) { return std::string_view(id < 5 ? strs[id] : strs[0]); }, in);
   ExecEnv env;
   env.root[0] = env.root[1] = target_fd;
+  env.root_path[0] = env.root_path[1] = target_path;
   env.features = &f;
   env.plan = &plan;
   init_exec_env(env);
   std::vector<char> buf(4096, 'f');
+  DirCache dirs(&env.tree_gen);  // as a worker has it
   const std::string abs_dir = target_path + "/" + rel_dir;
   std::vector<uint64_t> ex, pl;
   const uint64_t began = mono_ns();
@@ -157,10 +159,10 @@ uint32_t calibrate_one(uint16_t nr, int target_fd, const std::string& target_pat
     uint16_t flags = 0;
     auto run_exec = [&] {
       uint64_t t0 = mono_ns();
-      (void)execute_op(i, env, buf.data(), buf.size(), flags);
+      (void)execute_op(i, env, buf.data(), buf.size(), flags, &dirs);
       ex.push_back(mono_ns() - t0);
       if (opens) {
-        (void)execute_op(i + 1, env, buf.data(), buf.size(), flags);
+        (void)execute_op(i + 1, env, buf.data(), buf.size(), flags, &dirs);
         apply_closes(i + 1, env);
       }
     };

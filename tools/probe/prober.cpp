@@ -60,10 +60,13 @@ Status run_script(Session& s, const ProbeScript& script) {
   ExecEnv env;
   env.root[0] = s.dir_fd.get();
   env.root[1] = s.priv_fd.get();
+  env.root_path[0] = s.dir;
+  env.root_path[1] = s.dir + "/" + s.priv;
   env.features = &s.features;
   env.plan = &plan;
   init_exec_env(env);
   std::vector<char> buf(max_io_size(plan), 'f');
+  DirCache dirs(&env.tree_gen);  // as a replay's worker has it
   Status st;
   std::string last_failure;
   for (uint32_t i = 0; i < ev.size() && st; ++i) {
@@ -78,7 +81,7 @@ Status run_script(Session& s, const ProbeScript& script) {
     const bool issued = plan.ops[i].action == OpAction::kIssue;
     if (issued) {
       const uint64_t t0 = mono_ns();
-      ret = execute_op(i, env, buf.data(), buf.size(), flags);
+      ret = execute_op(i, env, buf.data(), buf.size(), flags, &dirs);
       ns = mono_ns() - t0;
     }
     apply_closes(i, env);

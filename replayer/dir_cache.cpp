@@ -1,0 +1,62 @@
+#include "replayer/dir_cache.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "replayer/resolver.h"
+
+namespace fsr {
+
+void DirCache::clear() {
+  for (Entry& x : e_) {
+    if (x.fd >= 0) close(x.fd);
+    x.fd = -1;
+  }
+}
+
+int DirCache::open(int rootfd, std::string_view parent, const Features& f, bool& owned) {
+  owned = false;
+  if (parent.empty()) return rootfd;
+  const uint64_t g = gen_ ? gen_->load(std::memory_order_acquire) : 0;
+  if (g != seen_) {
+    clear();
+    seen_ = g;
+  }
+  Entry* victim = &e_[0];
+  for (Entry& x : e_) {
+    if (x.fd >= 0 && x.root == rootfd && x.len == parent.size() && memcmp(x.path, parent.data(), x.len) == 0) {
+      x.used = ++tick_;
+      ++hits_;
+      return x.fd;
+    }
+    if (x.fd < 0 || (victim->fd >= 0 && x.used < victim->used)) victim = &x;
+  }
+  owned = true;
+  if (!f.has(Feature::kOpenat2) || parent.size() >= kMaxPath)
+    return open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f);
+  open_how how{};
+  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS;
+  char path[kMaxPath];
+  memcpy(path, parent.data(), parent.size());
+  path[parent.size()] = '\0';
+  long fd = syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+  // ELOOP: a symlink on the way (followed, beneath the root, and not kept).
+  // Any other failure is the one the full resolution meets first.
+  if (fd < 0) return errno == ELOOP ? open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f) : -errno;
+  if (victim->fd >= 0) close(victim->fd);
+  victim->root = rootfd;
+  victim->fd = static_cast<int>(fd);
+  victim->used = ++tick_;
+  victim->len = static_cast<uint16_t>(parent.size());
+  memcpy(victim->path, parent.data(), parent.size());
+  owned = false;
+  return victim->fd;
+}
+
+}  // namespace fsr
