@@ -80,7 +80,7 @@ uint64_t next_op(Shared& s, uint32_t w, uint64_t& pos) {
     const uint64_t planned = p & ~kPlannedEnd;
     if (pos >= planned) {
       if (p & kPlannedEnd) return kNoOp;
-      if (++idle < 200) {
+      if (++idle < s.spin / 10) {
         cpu_relax();
         continue;
       }
@@ -103,7 +103,7 @@ uint64_t next_op(Shared& s, uint32_t w, uint64_t& pos) {
 inline void wait_ready(Shared& s, uint64_t i) {
   std::atomic<uint64_t>& r = s.sync.ready[i & s.plan.op_mask];
   uint64_t v = r.load(std::memory_order_acquire);
-  for (int spin = 0; v < i + 1 && spin < 2000; ++spin) {
+  for (int spin = 0; v < i + 1 && spin < s.spin; ++spin) {
     cpu_relax();
     v = r.load(std::memory_order_acquire);
   }
@@ -135,7 +135,7 @@ inline DepWait wait_deps(Shared& s, uint64_t i, uint64_t now) {
     uint64_t v = w.load(std::memory_order_acquire);
     if (v < dep + 1ull) {
       d.waited = true;
-      for (int spin = 0; v < dep + 1ull && spin < 2000; ++spin) {
+      for (int spin = 0; v < dep + 1ull && spin < s.spin; ++spin) {
         cpu_relax();
         v = w.load(std::memory_order_acquire);
       }

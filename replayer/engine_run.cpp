@@ -1,6 +1,7 @@
 // The engine's drivers (engine.h): the workers started and joined around a
 // whole plan (run_engine) or around the planner streaming the trace into the
 // window while they run it (run_engine_stream).
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -19,6 +20,14 @@ using engine_detail::WorkerSlot;
 
 namespace {
 
+// The CPUs this process may run on (its affinity: a container's or
+// taskset's share, not the machine's).
+uint32_t usable_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1, CPU_COUNT(&set));
+}
+
 // The workers, started and joined around `body`, which plans and takes the
 // records (run_engine, run_engine_stream).
 template <typename Body>
@@ -29,6 +38,7 @@ Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& e
   Shared s{plan, env, timing, inject, clock, sync, buf_size};
   if (timing == TimingMode::kThink) res.syscall_overhead_ns = clock.syscall_ns;
   const uint32_t nw = plan.worker_count;
+  if (nw + 1 > usable_cpus()) s.spin = 50;
   std::unique_ptr<WorkerSlot[]> slots(new WorkerSlot[nw]);
   std::vector<std::thread> threads;
   threads.reserve(nw);

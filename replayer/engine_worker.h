@@ -30,6 +30,11 @@ struct Shared {
   WindowSync& sync;
   uint64_t buf_size;
   uint64_t start = 0;
+  // Pauses a waiter spins before it sleeps: long while the workers and the
+  // planner have a CPU each, short when they outnumber the CPUs this process
+  // may run on: a spinning waiter then holds a CPU that the thread it waits
+  // for may need.
+  int spin = 2000;
   std::atomic<bool> go{false};
 };
 
