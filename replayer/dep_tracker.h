@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "replayer/deps.h"
+#include "replayer/id_states.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -119,30 +120,32 @@ struct DepTracker::Impl {
   // thread, with the op before it on that thread on the resource (`prev`,
   // kNoOp when not known). Appended, and compacted to one per thread when
   // it grows (a path every process reads, such as a shared library, is read
-  // by thousands).
+  // by thousands). Each with its thread (`op`'s), read once when it is
+  // added: the ring slots of the ops it names are cold by the time the
+  // list is compacted.
   struct Reader {
-    uint32_t op, prev;
+    uint32_t op, prev, thread;
   };
   struct Readers {
     std::vector<Reader> ops;
     size_t compact_at = 16;
   };
   void add_reader(Readers& r, uint64_t i) {
-    if (!r.ops.empty() && same_or_gone(r.ops.back().op, i)) {
-      r.ops.back() = {static_cast<uint32_t>(i), r.ops.back().op};
+    const uint32_t t = plan.op(i).thread;
+    if (!r.ops.empty() && !far_back(r.ops.back().op, i) && r.ops.back().thread == t) {
+      r.ops.back() = {static_cast<uint32_t>(i), r.ops.back().op, t};
       return;
     }
-    r.ops.push_back({static_cast<uint32_t>(i), kNoOp});
+    r.ops.push_back({static_cast<uint32_t>(i), kNoOp, t});
     if (r.ops.size() < r.compact_at) return;
     // Latest per thread (ops a window back are dropped: they have run).
     std::erase_if(r.ops, [&](const Reader& a) { return far_back(a.op, i); });
-    std::sort(r.ops.begin(), r.ops.end(), [&](const Reader& a, const Reader& b) {
-      const uint32_t ta = plan.op(a.op).thread, tb = plan.op(b.op).thread;
-      return ta < tb || (ta == tb && a.op > b.op);
+    std::sort(r.ops.begin(), r.ops.end(), [](const Reader& a, const Reader& b) {
+      return a.thread < b.thread || (a.thread == b.thread && a.op > b.op);
     });
     size_t n = 0;
     for (size_t j = 0; j < r.ops.size(); ++j) {
-      if (n && same_thread(r.ops[n - 1].op, r.ops[j].op)) {
+      if (n && r.ops[n - 1].thread == r.ops[j].thread) {
         Reader& kept = r.ops[n - 1];
         if (kept.prev == kNoOp || kept.prev < r.ops[j].op) kept.prev = r.ops[j].op;
         continue;
@@ -152,7 +155,6 @@ struct DepTracker::Impl {
     r.ops.resize(n);
     r.compact_at = std::max<size_t>(16, 2 * r.ops.size());
   }
-  bool same_or_gone(uint32_t a, uint64_t i) const { return !far_back(a, i) && same_thread(a, i); }
 
   struct Shared {
     uint32_t last_ns = kNoOp, last_ns_prev = kNoOp;
@@ -215,11 +217,10 @@ struct DepTracker::Impl {
 
   void ofd_use(uint32_t ofd, uint64_t i) {
     if (ofd == kNoOfd) return;
-    auto [it, fresh] = last_on_ofd.try_emplace(ofd, static_cast<uint32_t>(i));
-    if (!fresh) {
-      edge(it->second, i, DepKind::kOfd);
-      it->second = static_cast<uint32_t>(i);
-    }
+    if (ofd >= last_on_ofd.size()) last_on_ofd.resize(std::max<size_t>(size_t{ofd} + 1, last_on_ofd.size() * 2), kNoOp);
+    uint32_t& last = last_on_ofd[ofd];
+    if (last != kNoOp) edge(last, i, DepKind::kOfd);
+    last = static_cast<uint32_t>(i);
   }
 
   void resources(uint64_t i);
@@ -243,9 +244,9 @@ struct DepTracker::Impl {
     return e.args[0] ^ (priv ? (static_cast<uint64_t>(e.pid) << 48) : 0);
   }
 
-  std::unordered_map<uint32_t, Shared> paths, dirs;
-  std::unordered_map<uint32_t, Contents> dir_contents;
-  std::unordered_map<uint32_t, uint32_t> last_on_ofd;
+  IdStates<Shared> paths, dirs;      // by plan path
+  IdStates<Contents> dir_contents;   // by plan path (a directory)
+  std::vector<uint32_t> last_on_ofd;  // by OFD: its latest op (kNoOp: none lately)
   std::unordered_map<uint32_t, uint64_t> last_of_pid;  // pid -> event index + 1
   // A byte channel (pipe, socket end, eventfd): its writes not yet read, by
   // the bytes written up to and with each, and how far reads got. Positions

@@ -94,10 +94,11 @@ void DepTracker::Impl::sweep(uint64_t i) {
   // Two windows back: a wait finalized up to a lookahead after it was
   // planned still finds what lay within a window of it.
   auto gone = [&](uint64_t t) { return t + 2 * window <= i; };
-  std::erase_if(paths, [&](const auto& kv) { return gone(kv.second.touched); });
-  std::erase_if(dirs, [&](const auto& kv) { return gone(kv.second.touched); });
-  std::erase_if(dir_contents, [&](const auto& kv) { return gone(kv.second.touched); });
-  std::erase_if(last_on_ofd, [&](const auto& kv) { return gone(kv.second); });
+  paths.erase_if([&](const Shared& s) { return gone(s.touched); });
+  dirs.erase_if([&](const Shared& s) { return gone(s.touched); });
+  dir_contents.erase_if([&](const Contents& c) { return gone(c.touched); });
+  for (uint32_t& o : last_on_ofd)
+    if (o != kNoOp && gone(o)) o = kNoOp;
   std::erase_if(last_of_pid, [&](const auto& kv) { return gone(kv.second - 1); });
   std::erase_if(reaped, [&](const auto& kv) { return gone(kv.second.second); });
   // A channel is forgotten only when every byte written was read (a fresh
