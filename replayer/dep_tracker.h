@@ -18,7 +18,7 @@ namespace fsr {
 struct DepTracker::Impl {
   Impl(Plan& p, const std::vector<OpFacts>& f, uint64_t w, uint64_t floor)
       : plan(p), facts(f), window(w), exit_floor(floor), key(p.ops.size(), 0), waiter(p.ops.size(), 0),
-        late(p.ops.size(), 0), final_(p.ops.size(), 0), rev_at(p.ops.size(), 0), rev_free(p.ops.size(), 0),
+        late(p.ops.size(), 0), exits(p.ops.size(), 0), final_(p.ops.size(), 0), rev_at(p.ops.size(), 0), rev_free(p.ops.size(), 0),
         out_min(p.ops.size(), UINT64_MAX), next_key(p.ops.size(), UINT64_MAX), last_key(p.worker_count, 0),
         last_op(p.worker_count, UINT64_MAX) {}
 
@@ -28,6 +28,7 @@ struct DepTracker::Impl {
   std::vector<uint64_t> key;       // per slot
   std::vector<uint8_t> waiter;     // per slot: its key is its exit time
   std::vector<uint8_t> late;       // per slot: final a lookahead after it (a waiter, or it may be moved)
+  std::vector<uint8_t> exits;      // per slot: a process's exit (held: hold_exit)
   std::vector<uint8_t> final_;     // per slot: its edge list is complete
   std::vector<uint32_t> rev_at;    // per slot: arena position of its room for moved edges
   std::vector<uint8_t> rev_free;   // ... and how much of it is left

@@ -220,6 +220,7 @@ void DepTracker::add(uint64_t i) {
   Impl& m = *impl_;
   const size_t slot = i & m.plan.op_mask;
   m.waiter[slot] = m.classify(i);
+  m.exits[slot] = m.ev(i).nr == kEvProcExit;
   m.late[slot] = m.waiter[slot] || m.may_be_moved(i);
   m.final_[slot] = 0;
   m.out_min[slot] = m.next_key[slot] = UINT64_MAX;

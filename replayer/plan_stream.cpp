@@ -131,7 +131,7 @@ void PlanStream::add(const Event& e) {
   bool dev = false;
   if (p != kNoPath) {
     if (survey_) dev = p < survey_->device.size() && survey_->device[p];
-    else dev = (e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode)) || plan_.paths[p].abs == "/dev/tty";
+    else dev = (e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode)) || procs_.is_tty(p);
   }
   if (dev) {
     op.flags = static_cast<uint8_t>((op.flags | kPfDevice) & ~(kPfNs0 | kPfNs1));
