@@ -123,22 +123,42 @@ struct DepTracker::Impl {
   // it grows (a path every process reads, such as a shared library, is read
   // by thousands). Each with its thread (`op`'s), read once when it is
   // added: the ring slots of the ops it names are cold by the time the
-  // list is compacted.
+  // list is compacted. The list's last one is kept beside the others, in
+  // the resource's own entry: the next read, often by the same thread,
+  // replaces it without touching the list.
   struct Reader {
     uint32_t op, prev, thread;
   };
   struct Readers {
-    std::vector<Reader> ops;
+    std::vector<Reader> ops;          // in order, but for the last
+    Reader last{kNoOp, kNoOp, 0};     // (op kNoOp: none)
     size_t compact_at = 16;
+    bool empty() const { return last.op == kNoOp; }
+    void clear() {
+      ops.clear();
+      last.op = kNoOp;
+      compact_at = 16;
+    }
+    template <typename F>
+    void for_each(F f) const {  // in order
+      for (const Reader& r : ops) f(r);
+      if (!empty()) f(last);
+    }
   };
   void add_reader(Readers& r, uint64_t i) {
     const uint32_t t = plan.op(i).thread;
-    if (!r.ops.empty() && !far_back(r.ops.back().op, i) && r.ops.back().thread == t) {
-      r.ops.back() = {static_cast<uint32_t>(i), r.ops.back().op, t};
+    if (!r.empty() && !far_back(r.last.op, i) && r.last.thread == t) {
+      r.last = {static_cast<uint32_t>(i), r.last.op, t};
       return;
     }
-    r.ops.push_back({static_cast<uint32_t>(i), kNoOp, t});
-    if (r.ops.size() < r.compact_at) return;
+    if (r.empty()) {
+      r.last = {static_cast<uint32_t>(i), kNoOp, t};
+      return;  // (a list of one is below any compact_at)
+    }
+    r.ops.push_back(r.last);
+    r.last = {static_cast<uint32_t>(i), kNoOp, t};
+    if (r.ops.size() + 1 < r.compact_at) return;
+    r.ops.push_back(r.last);
     // Latest per thread (ops a window back are dropped: they have run).
     std::erase_if(r.ops, [&](const Reader& a) { return far_back(a.op, i); });
     std::sort(r.ops.begin(), r.ops.end(), [](const Reader& a, const Reader& b) {
@@ -155,6 +175,8 @@ struct DepTracker::Impl {
     }
     r.ops.resize(n);
     r.compact_at = std::max<size_t>(16, 2 * r.ops.size());
+    r.last = r.ops.back();  // (never empty: op i is in it)
+    r.ops.pop_back();
   }
 
   struct Shared {
@@ -165,11 +187,10 @@ struct DepTracker::Impl {
   // `p`: the plan path `s` stands for (kNoPath for a directory's entries).
   void writer(Shared& s, uint64_t i, DepKind kind, uint32_t p = kNoPath) {
     path_edge(s, s.last_ns, i, p, kind);
-    for (const Reader& r : s.readers.ops) path_edge(s, r.op, i, p, kind);
+    s.readers.for_each([&](const Reader& r) { path_edge(s, r.op, i, p, kind); });
     s.last_ns_prev = prev_on_thread(s, i);
     s.last_ns = static_cast<uint32_t>(i);
-    s.readers.ops.clear();
-    s.readers.compact_at = 16;
+    s.readers.clear();
     s.touched = i;
   }
   void reader(Shared& s, uint64_t i, DepKind kind, uint32_t p = kNoPath) {
@@ -204,10 +225,10 @@ struct DepTracker::Impl {
   };
   void contents(Contents& c, uint64_t i, bool listing) {
     if (c.listing != listing) {
-      if (!c.cur.ops.empty()) {
+      if (!c.cur.empty()) {
+        c.cur.ops.push_back(c.cur.last);
         c.prev.swap(c.cur.ops);
-        c.cur.ops.clear();
-        c.cur.compact_at = 16;
+        c.cur.clear();
       }
       c.listing = listing;
     }

@@ -141,10 +141,10 @@ uint32_t DepTracker::Impl::prev_on_thread(const Shared& s, uint64_t o) const {
   };
   consider(s.last_ns);
   if (s.last_ns == o) consider(s.last_ns_prev);
-  for (const Reader& r : s.readers.ops) {
+  s.readers.for_each([&](const Reader& r) {
     consider(r.op);
     if (r.op == o) consider(r.prev);
-  }
+  });
   return best;
 }
 
