@@ -106,7 +106,7 @@ void PlanStream::make_final(uint64_t i) {
   if (sync_) {
     std::atomic<uint64_t>& r = sync_->ready[i & plan_.op_mask];
     r.store(i + 1, std::memory_order_release);
-    r.notify_all();
+    if (sync_->waiters) r.notify_all();
   }
 }
 
@@ -142,7 +142,7 @@ void PlanStream::add(const Event& e) {
   if (sync_) {
     sync_->worker[slot].store(plan_.threads[op.thread].worker, std::memory_order_relaxed);
     sync_->planned.store(i + 1, std::memory_order_release);
-    sync_->planned.notify_all();
+    if (sync_->waiters) sync_->planned.notify_all();
   }
   if (delayed(i)) delayed_.push_back(i);
   else make_final(i);
@@ -161,7 +161,7 @@ void PlanStream::finish() {
   }
   if (sync_) {
     sync_->planned.store(plan_.size | kPlannedEnd, std::memory_order_release);
-    sync_->planned.notify_all();
+    if (sync_->waiters) sync_->planned.notify_all();
   }
 }
 

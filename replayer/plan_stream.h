@@ -38,6 +38,10 @@ struct WindowSync {
   std::vector<OpRecord> rec;                         // its result
   std::atomic<uint64_t> planned{0};  // ops [0, planned) are in the window (| kPlannedEnd: all of them)
   std::atomic<uint64_t> base{0};     // ops [0, base) ran and their records were taken
+  // Threads wait on `planned` and `ready` (the engine's workers): the planner
+  // notifies them. false: nobody waits (predict's simulators, in the
+  // planner's thread), and a notify per op is a locked instruction for nothing.
+  bool waiters = true;
 };
 
 // Ops in the window by default (~350 bytes a slot: ~45 MiB); how far a

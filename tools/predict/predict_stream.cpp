@@ -62,6 +62,7 @@ Result<StreamStats> simulate_stream(const PlanInputs& in, const StringLookup& st
   lap(st.survey_ns);
 
   WindowSync sync(st.window);
+  sync.waiters = false;  // the simulators run in this thread
   PlanStream ps(in, str, &survey, st.window, st.lookahead, &sync);
   const Plan& plan = ps.plan();
   WindowView view(plan, sync, survey);
