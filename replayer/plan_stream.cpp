@@ -25,9 +25,9 @@ uint64_t plan_window(uint64_t requested) {
   return pow2_mask(want) + 1ull;
 }
 
-WindowSync::WindowSync(uint64_t n)
+WindowSync::WindowSync(uint64_t n, bool records)
     : slots(n), done(new std::atomic<uint64_t>[n]), done_ns(new std::atomic<uint64_t>[n]),
-      ready(new std::atomic<uint64_t>[n]), worker(new std::atomic<uint32_t>[n]), rec(n) {
+      ready(new std::atomic<uint64_t>[n]), worker(new std::atomic<uint32_t>[n]), rec(records ? n : 0) {
   for (uint64_t i = 0; i < n; ++i) {
     done[i].store(0, std::memory_order_relaxed);
     done_ns[i].store(0, std::memory_order_relaxed);

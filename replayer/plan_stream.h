@@ -28,7 +28,9 @@ struct PlanSurvey;  // survey.h
 
 // What the planner and the workers share about the window (engine.cpp).
 struct WindowSync {
-  explicit WindowSync(uint64_t slots);
+  // `records`: a result record per slot, which the engine's workers write;
+  // predict's simulators keep their own (rec stays empty).
+  explicit WindowSync(uint64_t slots, bool records = true);
   uint64_t slots;
   // Per slot, all monotone (no reset, so waits never miss a change):
   std::unique_ptr<std::atomic<uint64_t>[]> done;     // index + 1 of the last op completed in it
