@@ -71,7 +71,7 @@ class InFlightMeter {
   // and merged in.
   void flush(size_t n) {
     const auto mid = pending_.begin() + static_cast<std::ptrdiff_t>(sorted_);
-    std::sort(mid, pending_.end());
+    sort_nearly_sorted(mid, pending_.end());
     std::inplace_merge(pending_.begin(), mid, pending_.end());
     for (size_t i = 0; i < n; ++i) sweep_.feed(pending_[i].first, pending_[i].second);
     any_ = any_ || n > 0;
@@ -79,6 +79,25 @@ class InFlightMeter {
     sorted_ = pending_.size();
   }
   using Iv = std::pair<uint64_t, uint64_t>;
+  using It = std::vector<Iv>::iterator;
+  // Intervals arrive nearly in order: insertion, within a budget of moves
+  // (8 per interval), else std::sort. Either gives the one sorted order.
+  static void sort_nearly_sorted(It first, It last) {
+    size_t budget = 8 * static_cast<size_t>(last - first);
+    for (It i = first; i != last; ++i) {
+      const Iv v = *i;
+      It j = i;
+      for (; j != first && v < *(j - 1); --j) {
+        *j = *(j - 1);
+        if (--budget == 0) {
+          *(j - 1) = v;
+          std::sort(first, last);
+          return;
+        }
+      }
+      *j = v;
+    }
+  }
   size_t window_;
   std::vector<Iv> pending_;  // [0, sorted_) in order
   size_t sorted_ = 0;
