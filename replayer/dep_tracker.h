@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "replayer/deps.h"
+#include "replayer/id_states.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -17,7 +18,7 @@ namespace fsr {
 struct DepTracker::Impl {
   Impl(Plan& p, const std::vector<OpFacts>& f, uint64_t w, uint64_t floor)
       : plan(p), facts(f), window(w), exit_floor(floor), key(p.ops.size(), 0), waiter(p.ops.size(), 0),
-        late(p.ops.size(), 0), final_(p.ops.size(), 0), rev_at(p.ops.size(), 0), rev_free(p.ops.size(), 0),
+        late(p.ops.size(), 0), exits(p.ops.size(), 0), final_(p.ops.size(), 0), rev_at(p.ops.size(), 0), rev_free(p.ops.size(), 0),
         out_min(p.ops.size(), UINT64_MAX), next_key(p.ops.size(), UINT64_MAX), last_key(p.worker_count, 0),
         last_op(p.worker_count, UINT64_MAX) {}
 
@@ -27,6 +28,7 @@ struct DepTracker::Impl {
   std::vector<uint64_t> key;       // per slot
   std::vector<uint8_t> waiter;     // per slot: its key is its exit time
   std::vector<uint8_t> late;       // per slot: final a lookahead after it (a waiter, or it may be moved)
+  std::vector<uint8_t> exits;      // per slot: a process's exit (held: hold_exit)
   std::vector<uint8_t> final_;     // per slot: its edge list is complete
   std::vector<uint32_t> rev_at;    // per slot: arena position of its room for moved edges
   std::vector<uint8_t> rev_free;   // ... and how much of it is left
@@ -119,30 +121,52 @@ struct DepTracker::Impl {
   // thread, with the op before it on that thread on the resource (`prev`,
   // kNoOp when not known). Appended, and compacted to one per thread when
   // it grows (a path every process reads, such as a shared library, is read
-  // by thousands).
+  // by thousands). Each with its thread (`op`'s), read once when it is
+  // added: the ring slots of the ops it names are cold by the time the
+  // list is compacted. The list's last one is kept beside the others, in
+  // the resource's own entry: the next read, often by the same thread,
+  // replaces it without touching the list.
   struct Reader {
-    uint32_t op, prev;
+    uint32_t op, prev, thread;
   };
   struct Readers {
-    std::vector<Reader> ops;
+    std::vector<Reader> ops;          // in order, but for the last
+    Reader last{kNoOp, kNoOp, 0};     // (op kNoOp: none)
     size_t compact_at = 16;
+    bool empty() const { return last.op == kNoOp; }
+    void clear() {
+      ops.clear();
+      last.op = kNoOp;
+      compact_at = 16;
+    }
+    template <typename F>
+    void for_each(F f) const {  // in order
+      for (const Reader& r : ops) f(r);
+      if (!empty()) f(last);
+    }
   };
   void add_reader(Readers& r, uint64_t i) {
-    if (!r.ops.empty() && same_or_gone(r.ops.back().op, i)) {
-      r.ops.back() = {static_cast<uint32_t>(i), r.ops.back().op};
+    const uint32_t t = plan.op(i).thread;
+    if (!r.empty() && !far_back(r.last.op, i) && r.last.thread == t) {
+      r.last = {static_cast<uint32_t>(i), r.last.op, t};
       return;
     }
-    r.ops.push_back({static_cast<uint32_t>(i), kNoOp});
-    if (r.ops.size() < r.compact_at) return;
+    if (r.empty()) {
+      r.last = {static_cast<uint32_t>(i), kNoOp, t};
+      return;  // (a list of one is below any compact_at)
+    }
+    r.ops.push_back(r.last);
+    r.last = {static_cast<uint32_t>(i), kNoOp, t};
+    if (r.ops.size() + 1 < r.compact_at) return;
+    r.ops.push_back(r.last);
     // Latest per thread (ops a window back are dropped: they have run).
     std::erase_if(r.ops, [&](const Reader& a) { return far_back(a.op, i); });
-    std::sort(r.ops.begin(), r.ops.end(), [&](const Reader& a, const Reader& b) {
-      const uint32_t ta = plan.op(a.op).thread, tb = plan.op(b.op).thread;
-      return ta < tb || (ta == tb && a.op > b.op);
+    std::sort(r.ops.begin(), r.ops.end(), [](const Reader& a, const Reader& b) {
+      return a.thread < b.thread || (a.thread == b.thread && a.op > b.op);
     });
     size_t n = 0;
     for (size_t j = 0; j < r.ops.size(); ++j) {
-      if (n && same_thread(r.ops[n - 1].op, r.ops[j].op)) {
+      if (n && r.ops[n - 1].thread == r.ops[j].thread) {
         Reader& kept = r.ops[n - 1];
         if (kept.prev == kNoOp || kept.prev < r.ops[j].op) kept.prev = r.ops[j].op;
         continue;
@@ -151,8 +175,9 @@ struct DepTracker::Impl {
     }
     r.ops.resize(n);
     r.compact_at = std::max<size_t>(16, 2 * r.ops.size());
+    r.last = r.ops.back();  // (never empty: op i is in it)
+    r.ops.pop_back();
   }
-  bool same_or_gone(uint32_t a, uint64_t i) const { return !far_back(a, i) && same_thread(a, i); }
 
   struct Shared {
     uint32_t last_ns = kNoOp, last_ns_prev = kNoOp;
@@ -162,11 +187,10 @@ struct DepTracker::Impl {
   // `p`: the plan path `s` stands for (kNoPath for a directory's entries).
   void writer(Shared& s, uint64_t i, DepKind kind, uint32_t p = kNoPath) {
     path_edge(s, s.last_ns, i, p, kind);
-    for (const Reader& r : s.readers.ops) path_edge(s, r.op, i, p, kind);
+    s.readers.for_each([&](const Reader& r) { path_edge(s, r.op, i, p, kind); });
     s.last_ns_prev = prev_on_thread(s, i);
     s.last_ns = static_cast<uint32_t>(i);
-    s.readers.ops.clear();
-    s.readers.compact_at = 16;
+    s.readers.clear();
     s.touched = i;
   }
   void reader(Shared& s, uint64_t i, DepKind kind, uint32_t p = kNoPath) {
@@ -201,10 +225,10 @@ struct DepTracker::Impl {
   };
   void contents(Contents& c, uint64_t i, bool listing) {
     if (c.listing != listing) {
-      if (!c.cur.ops.empty()) {
+      if (!c.cur.empty()) {
+        c.cur.ops.push_back(c.cur.last);
         c.prev.swap(c.cur.ops);
-        c.cur.ops.clear();
-        c.cur.compact_at = 16;
+        c.cur.clear();
       }
       c.listing = listing;
     }
@@ -215,11 +239,10 @@ struct DepTracker::Impl {
 
   void ofd_use(uint32_t ofd, uint64_t i) {
     if (ofd == kNoOfd) return;
-    auto [it, fresh] = last_on_ofd.try_emplace(ofd, static_cast<uint32_t>(i));
-    if (!fresh) {
-      edge(it->second, i, DepKind::kOfd);
-      it->second = static_cast<uint32_t>(i);
-    }
+    if (ofd >= last_on_ofd.size()) last_on_ofd.resize(std::max<size_t>(size_t{ofd} + 1, last_on_ofd.size() * 2), kNoOp);
+    uint32_t& last = last_on_ofd[ofd];
+    if (last != kNoOp) edge(last, i, DepKind::kOfd);
+    last = static_cast<uint32_t>(i);
   }
 
   void resources(uint64_t i);
@@ -243,9 +266,9 @@ struct DepTracker::Impl {
     return e.args[0] ^ (priv ? (static_cast<uint64_t>(e.pid) << 48) : 0);
   }
 
-  std::unordered_map<uint32_t, Shared> paths, dirs;
-  std::unordered_map<uint32_t, Contents> dir_contents;
-  std::unordered_map<uint32_t, uint32_t> last_on_ofd;
+  IdStates<Shared> paths, dirs;      // by plan path
+  IdStates<Contents> dir_contents;   // by plan path (a directory)
+  std::vector<uint32_t> last_on_ofd;  // by OFD: its latest op (kNoOp: none lately)
   std::unordered_map<uint32_t, uint64_t> last_of_pid;  // pid -> event index + 1
   // A byte channel (pipe, socket end, eventfd): its writes not yet read, by
   // the bytes written up to and with each, and how far reads got. Positions

@@ -94,10 +94,11 @@ void DepTracker::Impl::sweep(uint64_t i) {
   // Two windows back: a wait finalized up to a lookahead after it was
   // planned still finds what lay within a window of it.
   auto gone = [&](uint64_t t) { return t + 2 * window <= i; };
-  std::erase_if(paths, [&](const auto& kv) { return gone(kv.second.touched); });
-  std::erase_if(dirs, [&](const auto& kv) { return gone(kv.second.touched); });
-  std::erase_if(dir_contents, [&](const auto& kv) { return gone(kv.second.touched); });
-  std::erase_if(last_on_ofd, [&](const auto& kv) { return gone(kv.second); });
+  paths.erase_if([&](const Shared& s) { return gone(s.touched); });
+  dirs.erase_if([&](const Shared& s) { return gone(s.touched); });
+  dir_contents.erase_if([&](const Contents& c) { return gone(c.touched); });
+  for (uint32_t& o : last_on_ofd)
+    if (o != kNoOp && gone(o)) o = kNoOp;
   std::erase_if(last_of_pid, [&](const auto& kv) { return gone(kv.second - 1); });
   std::erase_if(reaped, [&](const auto& kv) { return gone(kv.second.second); });
   // A channel is forgotten only when every byte written was read (a fresh
@@ -140,10 +141,10 @@ uint32_t DepTracker::Impl::prev_on_thread(const Shared& s, uint64_t o) const {
   };
   consider(s.last_ns);
   if (s.last_ns == o) consider(s.last_ns_prev);
-  for (const Reader& r : s.readers.ops) {
+  s.readers.for_each([&](const Reader& r) {
     consider(r.op);
     if (r.op == o) consider(r.prev);
-  }
+  });
   return best;
 }
 
@@ -219,6 +220,7 @@ void DepTracker::add(uint64_t i) {
   Impl& m = *impl_;
   const size_t slot = i & m.plan.op_mask;
   m.waiter[slot] = m.classify(i);
+  m.exits[slot] = m.ev(i).nr == kEvProcExit;
   m.late[slot] = m.waiter[slot] || m.may_be_moved(i);
   m.final_[slot] = 0;
   m.out_min[slot] = m.next_key[slot] = UINT64_MAX;

@@ -151,8 +151,10 @@ uint32_t DepTracker::Impl::waker(uint64_t i) {
 
 void DepTracker::finalize(uint64_t i) {
   Impl& m = *impl_;
-  m.final_[i & m.plan.op_mask] = 1;
-  if (!m.waiter[i & m.plan.op_mask] && m.ev(i).nr != kEvProcExit) return;  // kept open for moved edges only
+  const size_t slot = i & m.plan.op_mask;
+  m.final_[slot] = 1;
+  // (Not the event: a lookahead back, its slot is cold.)
+  if (!m.waiter[slot] && !m.exits[slot]) return;  // kept open for moved edges only
   const Event& e = m.ev(i);
   if (e.nr == kEvProcExit) return m.hold_exit(i);
   if (e.ret < 0) return;

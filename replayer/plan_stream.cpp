@@ -25,9 +25,9 @@ uint64_t plan_window(uint64_t requested) {
   return pow2_mask(want) + 1ull;
 }
 
-WindowSync::WindowSync(uint64_t n)
+WindowSync::WindowSync(uint64_t n, bool records)
     : slots(n), done(new std::atomic<uint64_t>[n]), done_ns(new std::atomic<uint64_t>[n]),
-      ready(new std::atomic<uint64_t>[n]), worker(new std::atomic<uint32_t>[n]), rec(n) {
+      ready(new std::atomic<uint64_t>[n]), worker(new std::atomic<uint32_t>[n]), rec(records ? n : 0) {
   for (uint64_t i = 0; i < n; ++i) {
     done[i].store(0, std::memory_order_relaxed);
     done_ns[i].store(0, std::memory_order_relaxed);
@@ -106,7 +106,7 @@ void PlanStream::make_final(uint64_t i) {
   if (sync_) {
     std::atomic<uint64_t>& r = sync_->ready[i & plan_.op_mask];
     r.store(i + 1, std::memory_order_release);
-    sync_->ready_lot.unpark(i);
+    if (sync_->waiters) sync_->ready_lot.unpark(i);
   }
 }
 
@@ -131,7 +131,7 @@ void PlanStream::add(const Event& e) {
   bool dev = false;
   if (p != kNoPath) {
     if (survey_) dev = p < survey_->device.size() && survey_->device[p];
-    else dev = (e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode)) || plan_.paths[p].abs == "/dev/tty";
+    else dev = (e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode)) || procs_.is_tty(p);
   }
   if (dev) {
     op.flags = static_cast<uint8_t>((op.flags | kPfDevice) & ~(kPfNs0 | kPfNs1));
@@ -142,7 +142,7 @@ void PlanStream::add(const Event& e) {
   if (sync_) {
     sync_->worker[slot].store(plan_.threads[op.thread].worker, std::memory_order_relaxed);
     sync_->planned.store(i + 1, std::memory_order_release);
-    sync_->planned_lot.unpark(0);
+    if (sync_->waiters) sync_->planned_lot.unpark(0);
   }
   if (delayed(i)) delayed_.push_back(i);
   else make_final(i);
@@ -161,7 +161,7 @@ void PlanStream::finish() {
   }
   if (sync_) {
     sync_->planned.store(plan_.size | kPlannedEnd, std::memory_order_release);
-    sync_->planned_lot.unpark(0);
+    if (sync_->waiters) sync_->planned_lot.unpark(0);
   }
 }
 

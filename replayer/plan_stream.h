@@ -29,7 +29,9 @@ struct PlanSurvey;  // survey.h
 
 // What the planner and the workers share about the window (engine.cpp).
 struct WindowSync {
-  explicit WindowSync(uint64_t slots);
+  // `records`: a result record per slot, which the engine's workers write;
+  // predict's simulators keep their own (rec stays empty).
+  explicit WindowSync(uint64_t slots, bool records = true);
   uint64_t slots;
   // Per slot, all monotone (no reset, so waits never miss a change):
   std::unique_ptr<std::atomic<uint64_t>[]> done;     // index + 1 of the last op completed in it
@@ -42,6 +44,10 @@ struct WindowSync {
   // Where workers sleep: on an op's completion (key: the op), on its plan
   // becoming final (key: the op), on more ops planned (key 0).
   ParkingLot done_lot, ready_lot, planned_lot;
+  // Threads wait on `planned` and `ready` (the engine's workers): the planner
+  // unparks them. false: nobody waits (predict's simulators, in the
+  // planner's thread), and an unpark per op is a fence for nothing.
+  bool waiters = true;
 };
 
 // Ops in the window by default (~350 bytes a slot: ~45 MiB); how far a

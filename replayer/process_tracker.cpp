@@ -31,14 +31,17 @@ uint32_t ProcessTracker::intern(const std::string& abs) {
   const uint32_t id = static_cast<uint32_t>(plan_.paths.size());
   grow_into(plan_.paths, PlanPath{map_.map(abs), abs}, "paths");
   parent_.push_back(kUnset);
+  tty_.push_back(abs == "/dev/tty");
   path_ids_.emplace(abs, id);
   return id;
 }
 
 uint32_t ProcessTracker::add_literal(std::string text) {
   const uint32_t id = static_cast<uint32_t>(plan_.paths.size());
+  const bool tty = text == "/dev/tty";
   grow_into(plan_.paths, PlanPath{MappedPath{}, std::move(text)}, "paths");
   parent_.push_back(kNoPath);
+  tty_.push_back(tty);
   return id;
 }
 

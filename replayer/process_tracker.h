@@ -45,6 +45,13 @@ class ProcessTracker {
   uint32_t intern(const std::string& abs);
   uint32_t add_literal(std::string text);  // a symlink's text: a path entry that is no path
   uint32_t parent_id(uint32_t path);       // the directory holding it (kNoPath for "/")
+  // The directory a namespace op on `path` (an interned path, not a
+  // literal) changes: parent_id, and "/" itself for "/".
+  uint32_t changed_dir(uint32_t path) {
+    const uint32_t d = parent_id(path);
+    return d == kNoPath ? path : d;
+  }
+  bool is_tty(uint32_t path) const { return tty_[path]; }  // "/dev/tty" (plan.h: a device whatever its result)
   uint32_t resolve_path(const Event& e, const SyscallInfo& si, int k, TidState& st);
   uint32_t new_ofd(OfdKind kind, uint32_t path, uint32_t flags = 0);
   uint32_t new_chan() { return next_chan_++; }
@@ -80,6 +87,7 @@ class ProcessTracker {
   // back: resolved once, not normalised, hashed and compared per event.
   std::vector<uint32_t> abs_ids_;
   std::vector<uint32_t> parent_;                       // per path: parent_id(), memoised
+  std::vector<uint8_t> tty_;                           // per path: is_tty()
   std::unordered_map<uint32_t, TidState> tids_;
   std::unordered_map<uint32_t, uint32_t> by_pid_;
   std::unordered_map<uint32_t, Pending> pending_;

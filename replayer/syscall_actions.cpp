@@ -266,7 +266,7 @@ void PlanStream::plan_syscall(uint64_t i) {
     op.flags |= static_cast<uint8_t>(f.ns_mask << 4);
     for (int k = 0; k < 2; ++k)
       if ((f.ns_mask >> k & 1) && op.path[k] != kNoPath)
-        f.parent[k] = procs_.intern(std::string(parent_of(plan_.paths[op.path[k]].abs)));
+        f.parent[k] = procs_.changed_dir(op.path[k]);
   }
   // The directory holding each path (deps.cpp orders ops beneath a directory after its changes).
   for (int k = (si->flags & kSfLiteralPath0) ? 1 : 0; k < 2; ++k)

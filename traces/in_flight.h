@@ -66,16 +66,41 @@ class InFlightMeter {
 
  private:
   // Sweeps the `n` earliest-starting pending intervals. Sorting a batch of
-  // 2 x window every window intervals costs less than a heap of that size.
+  // 2 x window every window intervals costs less than a heap of that size;
+  // what a flush leaves is sorted already, so only the newer part is sorted
+  // and merged in.
   void flush(size_t n) {
-    std::sort(pending_.begin(), pending_.end());
+    const auto mid = pending_.begin() + static_cast<std::ptrdiff_t>(sorted_);
+    sort_nearly_sorted(mid, pending_.end());
+    std::inplace_merge(pending_.begin(), mid, pending_.end());
     for (size_t i = 0; i < n; ++i) sweep_.feed(pending_[i].first, pending_[i].second);
     any_ = any_ || n > 0;
     pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(n));
+    sorted_ = pending_.size();
   }
   using Iv = std::pair<uint64_t, uint64_t>;
+  using It = std::vector<Iv>::iterator;
+  // Intervals arrive nearly in order: insertion, within a budget of moves
+  // (8 per interval), else std::sort. Either gives the one sorted order.
+  static void sort_nearly_sorted(It first, It last) {
+    size_t budget = 8 * static_cast<size_t>(last - first);
+    for (It i = first; i != last; ++i) {
+      const Iv v = *i;
+      It j = i;
+      for (; j != first && v < *(j - 1); --j) {
+        *j = *(j - 1);
+        if (--budget == 0) {
+          *(j - 1) = v;
+          std::sort(first, last);
+          return;
+        }
+      }
+      *j = v;
+    }
+  }
   size_t window_;
-  std::vector<Iv> pending_;
+  std::vector<Iv> pending_;  // [0, sorted_) in order
+  size_t sorted_ = 0;
   InFlightSweep sweep_;
   bool any_ = false;
 };

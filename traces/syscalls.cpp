@@ -172,6 +172,19 @@ constexpr SyscallInfo kTable[] = {
     bare(kEvProcFork, "proc_fork", C::kProcess),
 };
 
+// Table position by number (the planner, the simulator and the reports ask
+// several times per event): kNone where the table has no entry.
+constexpr uint16_t kNone = UINT16_MAX;
+constexpr size_t kIndexSize = size_t{kTable[std::size(kTable) - 1].nr} + 1;  // (sorted: the last is the largest)
+constexpr std::array<uint16_t, kIndexSize> make_index() {
+  std::array<uint16_t, kIndexSize> ix{};
+  for (uint16_t& k : ix) k = kNone;
+  for (size_t k = std::size(kTable); k-- > 0;) ix[kTable[k].nr] = static_cast<uint16_t>(k);  // the first of a number
+  return ix;
+}
+constexpr std::array<uint16_t, kIndexSize> kIndex = make_index();
+static_assert(std::size(kTable) < kNone);
+
 }  // namespace
 
 std::string_view class_name(SyscallClass c) {
@@ -188,9 +201,8 @@ std::optional<SyscallClass> class_from_name(std::string_view name) {
 std::span<const SyscallInfo> syscall_table() { return kTable; }
 
 const SyscallInfo* syscall_info(uint32_t nr) {
-  auto it = std::lower_bound(std::begin(kTable), std::end(kTable), nr,
-                             [](const SyscallInfo& s, uint32_t n) { return s.nr < n; });
-  return (it != std::end(kTable) && it->nr == nr) ? &*it : nullptr;
+  if (nr >= kIndexSize || kIndex[nr] == kNone) return nullptr;
+  return &kTable[kIndex[nr]];
 }
 
 SyscallClass class_of(uint32_t nr) {

@@ -29,6 +29,7 @@ OpCost::OpCost(const WindowView& view, const LatencyModel* model, uint64_t seed,
   touched_.assign(v_.path_count(), 0);
   path_bits_.assign(v_.path_count(), 0);
   depth_.assign(v_.path_count(), 255);
+  root_.assign(v_.path_count(), 0);
   ofd_bits_.assign(v_.ofd_count(), 0);
 }
 
@@ -50,10 +51,9 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   if (!model_) return e.dur;
   const PlanOp& op = v_.op(i);
   if (op.new_ofd != kNoOfd) ofd_bits_[op.new_ofd] = 0;  // the slot of an OFD closed a window ago
-  const Plan& plan = v_.plan();
   const uint64_t recorded = e.dur + model_->syscall_overhead_ns();
   const uint32_t p = path_of(i);
-  if ((op.flags & kPfDevice) || p == kNoPath || plan.paths[p].mapped.root == Root::kScratch) {
+  if ((op.flags & kPfDevice) || p == kNoPath || in_scratch(p)) {
     ++notes_.local;  // the replay runs it on the local disk, as it was recorded
     return recorded;
   }
@@ -107,6 +107,12 @@ uint32_t OpCost::depth(uint32_t q) {
     depth_[q] = static_cast<uint8_t>(std::min<size_t>(d, 254));
   }
   return depth_[q];
+}
+
+// (The plan's path entries are large and far apart: read once per path, not per op.)
+bool OpCost::in_scratch(uint32_t q) {
+  if (root_[q] == 0) root_[q] = v_.plan().paths[q].mapped.root == Root::kScratch ? 2 : 1;
+  return root_[q] == 2;
 }
 
 Temp OpCost::temperature(uint32_t p, bool meta, bool ok, bool creating, uint64_t now) {

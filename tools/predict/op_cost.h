@@ -57,6 +57,7 @@ class OpCost {
   bool classify(uint32_t i, Priced& out);
   Temp temperature(uint32_t path, bool meta, bool ok, bool creates, uint64_t now);
   uint32_t depth(uint32_t path);  // components below its root, cached
+  bool in_scratch(uint32_t path);  // mapped beneath the scratch directory, cached
   void after(uint32_t i, const Priced& pr, uint64_t now, bool fetched);
   uint32_t path_of(uint32_t i) const;
   uint32_t next_bin() {
@@ -72,6 +73,7 @@ class OpCost {
   std::vector<uint8_t> path_bits_;  // per plan path: kExists, kData
   std::vector<uint8_t> ofd_bits_;   // per OFD: kDirty, kReadStarted
   std::vector<uint8_t> depth_;      // per plan path: components below its root (255: not computed)
+  std::vector<uint8_t> root_;       // per plan path: 1 + in_scratch() (0: not looked up)
   CostNotes notes_;
 };
 

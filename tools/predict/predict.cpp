@@ -1,6 +1,7 @@
 #include "tools/predict/predict.h"
 
 #include <ctime>
+#include <functional>
 #include <memory>
 
 #include <fmt/format.h>
@@ -161,13 +162,17 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   in.scratch_dir = "/fsreplay-predict/scratch";
   in.initial = h.initial;
   std::vector<StreamColumn> sc(cols.size());
+  // (The summaries read an op's path string only for an exec or a string they have not met.)
+  const std::function<std::string_view(StrId)> path_of = [&cur](StrId id) {
+    return id != kNoStr ? cur->str(id) : std::string_view();
+  };
   for (size_t k = 0; k < cols.size(); ++k) {
     sc[k].model = cols[k].model.get();
     SummaryBuilder* b = cols[k].sum.get();
-    sc[k].sink = [b, &cur](const OpRecord& r, const Event& e, const PlanOp&) {
+    sc[k].sink = [b, &path_of](const OpRecord& r, const Event& e, const PlanOp&) {
       OpRecord named = r;
       named.path = op_path(e);
-      b->add(named, r.event_index, named.path != kNoStr ? cur->str(named.path) : std::string_view());
+      b->add(named, r.event_index, path_of);
     };
   }
   FSR_ASSIGN_OR_RETURN(const StreamStats st, simulate_stream(in, [&cur](StrId id) { return cur->str(id); },

@@ -61,7 +61,8 @@ Result<StreamStats> simulate_stream(const PlanInputs& in, const StringLookup& st
   }
   lap(st.survey_ns);
 
-  WindowSync sync(st.window);
+  WindowSync sync(st.window, /*records=*/false);  // (each simulator keeps its own)
+  sync.waiters = false;  // the simulators run in this thread
   PlanStream ps(in, str, &survey, st.window, st.lookahead, &sync);
   const Plan& plan = ps.plan();
   WindowView view(plan, sync, survey);

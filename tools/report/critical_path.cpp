@@ -29,7 +29,14 @@ struct CriticalPathBuilder::Done {
   uint64_t start = 0, end = 0;
   size_t position = 0;
   uint8_t cls = 0;
+  Last* worker = nullptr;  // its worker's entry in last_
   Chain before;
+};
+
+// A worker's last op: in the window at event_index, or copied out.
+struct CriticalPathBuilder::Last {
+  uint64_t event_index = UINT64_MAX;
+  std::unique_ptr<Done> spilled;  // its state once its slot was reused (null: still in the window)
 };
 
 CriticalPathBuilder::CriticalPathBuilder(bool keep_path, size_t window)
@@ -42,9 +49,8 @@ CriticalPathBuilder::~CriticalPathBuilder() = default;
 // last dependency had ended: `pred` is whichever ended later. The gap was
 // slept right after the worker's previous op; when a dependency released the
 // op instead, the gap is not on the path.
-CriticalPathBuilder::Done CriticalPathBuilder::extend(const OpRecord& op, size_t position, const Done* pred,
-                                                      bool via_dep) const {
-  Done d;
+void CriticalPathBuilder::extend(const OpRecord& op, size_t position, const Done* pred, bool via_dep,
+                                 Done& d) const {
   d.event_index = op.event_index;
   d.start = op.start;
   d.end = op.start + op.latency;
@@ -57,17 +63,33 @@ CriticalPathBuilder::Done CriticalPathBuilder::extend(const OpRecord& op, size_t
     d.before.class_ns[pred->cls] += pred_end - pred->start;
     ++d.before.ops;
     if (keep_path_) d.before.nodes = std::make_shared<const Node>(Node{pred->position, pred->before.nodes});
+  } else {
+    d.before = Chain{};
   }
   const uint64_t between = op.start - pred_end;
   const uint64_t think = via_dep ? 0 : std::min(op.gap, between);
   d.before.compute += think;
   d.before.unexplained += between - think;
-  return d;
+}
+
+// The window slot holding `d` is about to be reused.
+void CriticalPathBuilder::evict(const Done& d) {
+  if (d.event_index == UINT64_MAX) return;
+  if (d.event_index == best_index_ && best_->event_index == UINT64_MAX) *best_ = d;
+  Last& l = *d.worker;
+  if (l.event_index == d.event_index && !l.spilled) l.spilled = std::make_unique<Done>(d);
+}
+
+const CriticalPathBuilder::Done& CriticalPathBuilder::best() const {
+  return best_->event_index != UINT64_MAX ? *best_ : window_[best_index_ % window_.size()];
 }
 
 void CriticalPathBuilder::add(const OpRecord& op, size_t position) {
-  auto w = last_.find(op.worker);
-  const Done* pred = w != last_.end() && w->second.start <= op.start ? &w->second : nullptr;
+  Last& last = last_[op.worker];
+  const Done* prev = last.event_index == UINT64_MAX ? nullptr
+                     : last.spilled                ? last.spilled.get()
+                                                   : &window_[last.event_index % window_.size()];
+  const Done* pred = prev && prev->start <= op.start ? prev : nullptr;
   bool via_dep = false;
   if (op.dep_wait > 0 && op.waited_on > 0 && op.waited_on - 1 < op.event_index) {
     const uint64_t j = op.waited_on - 1;
@@ -82,22 +104,30 @@ void CriticalPathBuilder::add(const OpRecord& op, size_t position) {
       ++misses_;
     }
   }
-  Done d = extend(op, position, pred, via_dep);
-  if (best_->event_index == UINT64_MAX || d.end > best_->end) *best_ = d;
-  window_[op.event_index % window_.size()] = d;
-  if (w != last_.end()) w->second = std::move(d);
-  else last_.emplace(op.worker, std::move(d));
+  Done& slot = window_[op.event_index % window_.size()];
+  evict(slot);
+  Done aliased;  // (pred may be the slot's op itself: a wait on an op a window back)
+  Done& d = pred == &slot ? aliased : slot;
+  extend(op, position, pred, via_dep, d);
+  d.worker = &last;
+  if (&d == &aliased) slot = std::move(aliased);
+  if (best_index_ == UINT64_MAX || slot.end > best().end) {
+    best_index_ = slot.event_index;
+    best_->event_index = UINT64_MAX;
+  }
+  last.event_index = slot.event_index;
+  last.spilled.reset();
 }
 
 PathAttribution CriticalPathBuilder::finish(uint64_t wall_ns) {
   PathAttribution pa;
   pa.window_misses = misses_;
-  if (best_->event_index == UINT64_MAX) {
+  if (best_index_ == UINT64_MAX) {
     pa.wall_ns = wall_ns;
     pa.unexplained_ns = wall_ns;
     return pa;
   }
-  const Done& last = *best_;
+  const Done& last = best();
   pa.wall_ns = std::max(wall_ns, last.end);
   pa.class_ns = last.before.class_ns;
   pa.class_ns[last.cls] += last.end - last.start;

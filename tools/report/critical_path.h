@@ -53,12 +53,18 @@ class CriticalPathBuilder {
   struct Node;
   struct Chain;
   struct Done;
-  Done extend(const OpRecord& op, size_t position, const Done* pred, bool via_dep) const;
+  struct Last;
+  void extend(const OpRecord& op, size_t position, const Done* pred, bool via_dep, Done& d) const;
+  void evict(const Done& d);
+  const Done& best() const;
 
+  // An op's state is copied out of the window only when its slot is about
+  // to be reused while it is still its worker's last op or the best one.
   bool keep_path_;
   std::vector<Done> window_;                   // by event index modulo its size
-  std::unordered_map<uint32_t, Done> last_;    // per worker: its last op so far
-  std::unique_ptr<Done> best_;                 // the op that ended last so far (none: event_index UINT64_MAX)
+  std::unordered_map<uint32_t, Last> last_;    // per worker: its last op so far (never erased)
+  uint64_t best_index_ = UINT64_MAX;           // the op that ended last so far (UINT64_MAX: none)
+  std::unique_ptr<Done> best_;                 // ... once its slot was reused (else event_index UINT64_MAX)
   uint64_t misses_ = 0;
 };
 

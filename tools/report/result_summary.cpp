@@ -36,6 +36,15 @@ SummaryBuilder::SummaryBuilder(ResultMeta meta, const StatsOptions& opt)
 
 void SummaryBuilder::add(const OpRecord& op, size_t position, std::string_view path) {
   stats_.add(op, path);
+  add_times(op, position);
+}
+
+void SummaryBuilder::add(const OpRecord& op, size_t position, const std::function<std::string_view(StrId)>& path_of) {
+  stats_.add(op, path_of);
+  add_times(op, position);
+}
+
+void SummaryBuilder::add_times(const OpRecord& op, size_t position) {
   path_.add(op, position);
   dep_wait_.add(op);
   sum_.last_end = std::max(sum_.last_end, op.start + op.latency);

@@ -38,10 +38,13 @@ class SummaryBuilder {
  public:
   SummaryBuilder(ResultMeta meta, const StatsOptions& opt);
   void add(const OpRecord& op, size_t position, std::string_view path);
+  // The same, with the op's path string looked up only where it is needed.
+  void add(const OpRecord& op, size_t position, const std::function<std::string_view(StrId)>& path_of);
   ResultMeta& meta() { return sum_; }  // its footer and problems, known once every chunk is read
   ResultSummary finish();
 
  private:
+  void add_times(const OpRecord& op, size_t position);  // all but the statistics
   ResultSummary sum_;
   StatsAccumulator stats_;
   CriticalPathBuilder path_;

@@ -52,9 +52,14 @@ uint32_t ProcessNamer::intern(std::string_view name) {
 }
 
 uint32_t ProcessNamer::name(const OpRecord& op, std::string_view path) {
-  if (op.nr == kEvProcExec && !path.empty()) return of_pid_[op.pid] = intern(basename_of(path));
+  if (op.nr == kEvProcExec && !path.empty()) {
+    last_pid_ = op.pid;
+    return last_name_ = of_pid_[op.pid] = intern(basename_of(path));
+  }
+  if (op.pid == last_pid_ && last_name_ != UINT32_MAX) return last_name_;
   auto it = of_pid_.find(op.pid);
-  return it == of_pid_.end() ? 0 : it->second;
+  last_pid_ = op.pid;
+  return last_name_ = it == of_pid_.end() ? 0 : it->second;
 }
 
 ProcessNaming name_processes(const ResultSet& rs) {
@@ -77,8 +82,16 @@ std::vector<std::string> process_names(const ResultSet& rs) {
 StatsAccumulator::StatsAccumulator(const TraceHeader& header, const StatsOptions& opt)
     : namer_(header), root_(header.root.empty() ? "/" : header.root), depth_(opt.dir_depth) {}
 
-void StatsAccumulator::add(const OpRecord& op, std::string_view path) {
-  const uint32_t name = namer_.name(op, path);
+uint32_t& StatsAccumulator::dir_slot(StrId path) {
+  if (path >= kDenseIds) return dir_of_far_path_.try_emplace(path, kNoDir).first->second;
+  if (path >= dir_of_path_.size())
+    dir_of_path_.resize(std::max<size_t>(size_t{path} + 1, 2 * dir_of_path_.size()), kNoDir);
+  return dir_of_path_[path];
+}
+
+template <typename PathOf>
+void StatsAccumulator::add_op(const OpRecord& op, const PathOf& path_of) {
+  const uint32_t name = namer_.name(op, op.nr == kEvProcExec ? path_of(op.path) : std::string_view());
   ++st_.ops;
   if (op.flags & kOfDivergent) {
     ++st_.divergent;
@@ -92,17 +105,25 @@ void StatsAccumulator::add(const OpRecord& op, std::string_view path) {
   if (name >= by_name_.size()) by_name_.resize(name + 1);
   by_name_[name].record(op.latency);
   // Histograms by index while scanning; into the maps once at the end.
-  auto it = dir_of_path_.find(op.path);
-  if (it == dir_of_path_.end()) {
-    std::string key = dir_key(path, root_, depth_);
+  uint32_t& dir = dir_slot(op.path);
+  if (dir == kNoDir) {
+    std::string key = dir_key(path_of(op.path), root_, depth_);
     auto [d, fresh] = dir_index_.emplace(key, static_cast<uint32_t>(dir_names_.size()));
     if (fresh) {
       dir_names_.push_back(std::move(key));
       by_dir_.emplace_back();
     }
-    it = dir_of_path_.emplace(op.path, d->second).first;
+    dir = d->second;
   }
-  by_dir_[it->second].record(op.latency);
+  by_dir_[dir].record(op.latency);
+}
+
+void StatsAccumulator::add(const OpRecord& op, std::string_view path) {
+  add_op(op, [path](StrId) { return path; });
+}
+
+void StatsAccumulator::add(const OpRecord& op, const std::function<std::string_view(StrId)>& path_of) {
+  add_op(op, path_of);
 }
 
 ResultStats StatsAccumulator::finish() {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -49,6 +50,7 @@ class ProcessNamer {
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> index_;
   std::unordered_map<uint32_t, uint32_t> of_pid_;  // pid -> name index
+  uint32_t last_pid_ = 0, last_name_ = UINT32_MAX;  // the latest answer (UINT32_MAX: none)
 };
 
 // compute_stats one op at a time, in event order (a result file's order):
@@ -57,9 +59,16 @@ class StatsAccumulator {
  public:
   StatsAccumulator(const TraceHeader& header, const StatsOptions& opt = {});
   void add(const OpRecord& op, std::string_view path);  // path: the op's first path, "" if none
+  // The same, with the op's path looked up only when it is needed: an exec,
+  // or a path string not met before (most ops repeat one).
+  void add(const OpRecord& op, const std::function<std::string_view(StrId)>& path_of);
   ResultStats finish();
 
  private:
+  template <typename PathOf>
+  void add_op(const OpRecord& op, const PathOf& path_of);
+  uint32_t& dir_slot(StrId path);
+
   ResultStats st_;
   ProcessNamer namer_;
   std::string root_;
@@ -68,7 +77,13 @@ class StatsAccumulator {
   std::vector<std::string> dir_names_;
   std::vector<LogHistogram> by_dir_;
   std::unordered_map<std::string, uint32_t> dir_index_;
-  std::unordered_map<StrId, uint32_t> dir_of_path_;
+  // Per path string: its directory's index (kNoDir: not met yet); by id up
+  // to kDenseIds (a string table's ids are dense), beyond that (a damaged
+  // result's) in the map.
+  static constexpr uint32_t kNoDir = UINT32_MAX;
+  static constexpr StrId kDenseIds = 1u << 24;
+  std::vector<uint32_t> dir_of_path_;
+  std::unordered_map<StrId, uint32_t> dir_of_far_path_;
 };
 
 // Process name of every op (index-aligned with rs.ops). A pid is named by the
