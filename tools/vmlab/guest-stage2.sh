@@ -10,6 +10,9 @@ export HOME=/root LANG=C.UTF-8 TERM=dumb
 export VMLAB_GUEST=1 VMLAB_C=/mnt/c VMLAB_CV=/mnt/cv VMLAB_EXT4=/mnt/ext4 VMLAB_EXT4_DEV=/dev/vda VMLAB_RESULTS=/mnt/results
 . $ctl/env
 hostname vmlab 2> /dev/null
+# Kernel warnings and stacks to the console from here on (booted quiet): a
+# soft lockup's stacks are printed before its panic ends the guest.
+echo 7 > /proc/sys/kernel/printk 2> /dev/null
 /bin/bash $ctl/cmd > $ctl/stdout 2> $ctl/stderr < /dev/null
 echo $? > $ctl/status.tmp
 cat /proc/uptime > $ctl/uptime
