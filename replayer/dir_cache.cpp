@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -39,19 +38,13 @@ int DirCache::open(int rootfd, std::string_view parent, const Features& f, bool&
   owned = true;
   if (!f.has(Feature::kOpenat2) || parent.size() >= kMaxPath)
     return open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f);
-  open_how how{};
-  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS;
-  char path[kMaxPath];
-  memcpy(path, parent.data(), parent.size());
-  path[parent.size()] = '\0';
-  long fd = syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+  const int fd = openat2_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, RESOLVE_NO_SYMLINKS);
   // ELOOP: a symlink on the way (followed, beneath the root, and not kept).
   // Any other failure is the one the full resolution meets first.
-  if (fd < 0) return errno == ELOOP ? open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f) : -errno;
+  if (fd < 0) return fd == -ELOOP ? open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f) : fd;
   if (victim->fd >= 0) close(victim->fd);
   victim->root = rootfd;
-  victim->fd = static_cast<int>(fd);
+  victim->fd = fd;
   victim->used = ++tick_;
   victim->len = static_cast<uint16_t>(parent.size());
   memcpy(victim->path, parent.data(), parent.size());

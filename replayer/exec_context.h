@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,11 +76,10 @@ inline bool abs_path(const Ctx& c, int k, char* out, size_t n) {
 template <typename F>
 int64_t with_parent(Ctx& c, int k, F fn) {
   const std::string& rel = c.relpath(k);
-  const size_t slash = rel.rfind('/');
-  const size_t b = slash == std::string::npos ? 0 : slash + 1;
-  const char* base = rel.c_str() + b;
-  if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) return -EINVAL;
-  const std::string_view parent = std::string_view(rel).substr(0, b ? b - 1 : 0);
+  std::string_view parent;
+  size_t at = 0;
+  if (!split_parent(rel, parent, at)) return -EINVAL;
+  const char* base = rel.c_str() + at;
   bool owned = true;
   int pfd = c.dirs ? c.dirs->open(c.dirfd(k), parent, c.feat(), owned)
                    : open_beneath(c.dirfd(k), parent, O_PATH | O_DIRECTORY, 0, c.feat());

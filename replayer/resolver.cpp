@@ -97,29 +97,40 @@ int open_beneath_user(int rootfd, std::string_view rel, int flags, mode_t mode) 
   }
 }
 
+int openat2_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, uint64_t extra_resolve) {
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
+  how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | extra_resolve;
+  char path[4096];
+  size_t n = rel.size() < sizeof path - 1 ? rel.size() : sizeof path - 1;
+  rel.copy(path, n);
+  path[n] = 0;
+  if (n == 0) path[0] = '.', path[1] = 0;
+  long fd = syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+  return fd >= 0 ? static_cast<int>(fd) : -errno;
+}
+
 int open_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, const Features& f) {
-  if (f.has(Feature::kOpenat2)) {
-    open_how how{};
-    how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
-    how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-    char path[4096];
-    size_t n = rel.size() < sizeof path - 1 ? rel.size() : sizeof path - 1;
-    rel.copy(path, n);
-    path[n] = 0;
-    if (n == 0) path[0] = '.', path[1] = 0;
-    long fd = syscall(SYS_openat2, rootfd, path, &how, sizeof how);
-    return fd >= 0 ? static_cast<int>(fd) : -errno;
-  }
+  if (f.has(Feature::kOpenat2)) return openat2_beneath(rootfd, rel, flags, mode);
   f.used_fallback(Feature::kOpenat2);
   return open_beneath_user(rootfd, rel, flags, mode);
 }
 
+bool split_parent(std::string_view rel, std::string_view& parent, size_t& base_at) {
+  const size_t k = rel.rfind('/');
+  base_at = k == std::string_view::npos ? 0 : k + 1;
+  parent = rel.substr(0, base_at ? base_at - 1 : 0);
+  const std::string_view base = rel.substr(base_at);
+  return !base.empty() && base != "." && base != "..";
+}
+
 int open_parent_beneath(int rootfd, std::string_view rel, std::string& base, const Features& f) {
-  size_t k = rel.rfind('/');
-  base.assign(k == std::string_view::npos ? rel : rel.substr(k + 1));
-  std::string_view parent = k == std::string_view::npos ? std::string_view() : rel.substr(0, k);
-  if (base.empty() || base == "." || base == "..") return -EINVAL;
+  std::string_view parent;
+  size_t at = 0;
+  const bool ok = split_parent(rel, parent, at);
+  base.assign(rel.substr(at));
+  if (!ok) return -EINVAL;
   return open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f);
 }
 

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,16 @@ int open_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, const
 
 // The user-space resolver on its own (used when openat2 is missing; tested directly).
 int open_beneath_user(int rootfd, std::string_view rel, int flags, mode_t mode);
+
+// openat2 beneath `rootfd` with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS and
+// `extra_resolve`; an fd or a negative errno (the kernel must have openat2).
+int openat2_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, uint64_t extra_resolve = 0);
+
+// `rel` split at its last '/': the parent ("" for the root itself) and where
+// the last component starts in `rel`; false when that component is empty,
+// "." or "..". (The component runs to the end of `rel`: from a std::string,
+// c_str() + base_at names it.)
+bool split_parent(std::string_view rel, std::string_view& parent, size_t& base_at);
 
 // Opens the directory holding the last component of `rel` (O_PATH) beneath the
 // root and sets `base` to that last component; for ops that must not follow a
