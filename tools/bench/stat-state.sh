@@ -14,6 +14,9 @@
 #   after-idle    du right after a 1 s sleep
 #   after-replay  du right after an afap replay of its own trace
 #   replay        that afap replay's newfstatat calls (fsreplay dump --json)
+# and, in a tight loop of du's own stat paths (tools/bench/stat-loop.c), the
+# cost of the same calls with 0, 5 and 20 us of pause-spinning before each:
+# time alone, with no memory touched, takes the kernel's data out of cache.
 # The replay issues the same fstatat calls on the same tree (from the root's
 # fd with the relative path). Prints medians over ROUNDS
 # (default 3) of each state's per-call median and p90, and the summed call
@@ -27,7 +30,7 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     -n) rounds=$2; shift 2 ;;
     -b) bin=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "stat-state: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -41,6 +44,7 @@ CLONES=1 FRESH_FS_MIB=1024
 source "$here/fresh-fs.sh"
 trap 'cd /; fresh_fs_umount; rm -rf "$WORK"' EXIT
 cc -O2 -shared -fPIC -o "$WORK/shim.so" "$here/fstatat-shim.c"
+cc -O2 -o "$WORK/stat-loop" "$here/stat-loop.c"
 fresh_fs clone
 tree=$WORK/fresh1
 [[ $FRESH_FS_KIND == "fresh ext4 per clone" ]] || { mkdir -p "$WORK/fresh1"; echo "stat-state: $FRESH_FS_KIND" >&2; }
@@ -72,6 +76,9 @@ for r in $(seq "$rounds"); do
   add replay "$("$bin" dump --json "$WORK/r.result" | jq -r 'select(.name == "newfstatat") | .latency' |
     sort -n | awk '{ v[NR] = $1; s += $1 } END { printf "fstatat %d %d %d %d\n", NR, v[int(NR / 2) + 1], v[int(NR * 9 / 10) + 1], s }')"
 done
+"$bin" dump --json "$WORK/du.trace" | jq -r 'select(.name == "newfstatat" and .path != null) | .path' |
+  sed -n "s|^$tree/||p" > "$WORK/du.paths"
+"$WORK/stat-loop" "$tree" "$WORK/du.paths" 0 5000 20000 > "$WORK/loop.out"
 echo "stat-state: du -sh over $what on a fresh ext4, $rounds rounds, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 printf '%-14s %8s %10s %10s %12s\n' state calls median_ns p90_ns sum_ms
 for s in back-to-back after-spin after-idle after-replay replay; do
@@ -81,3 +88,6 @@ rows = [l.split() for l in sys.stdin if l.startswith("fstatat")]
 med = lambda k: statistics.median(int(r[k]) for r in rows)
 print("%-14s %8d %10d %10d %12.2f" % (sys.argv[1], med(1), med(2), med(3), med(4) / 1e6))' "$s"
 done
+while read -r _ spin m p; do
+  printf '%-14s %8d %10d %10d %12s\n' "loop+${spin}ns" "$(wc -l < "$WORK/du.paths")" "$m" "$p" -
+done < "$WORK/loop.out"
