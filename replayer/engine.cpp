@@ -235,11 +235,16 @@ void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       }
       uint64_t t0, dep_wait;
       if (first && think && s.plan.threads[op.thread].creator != kNoOp) {
-        // A new thread: its creator first, then its start-up compute.
+        // A new thread: its creator first, then its start-up gap, which runs
+        // from the creator's completion, as it did in the original: the time
+        // this worker spent finishing an earlier thread is not added to it.
+        // (In the original that gap holds waiting for a CPU too: a thread
+        // made while its siblings run starts when one of them ends.)
         dw = wait_deps(s, i, now + s.start);
         uint64_t td = dw.waited ? mono_ns() - s.start : now;
         dep_wait = td - now;
-        target = td + pay(gap_of(op, e));
+        const uint64_t start_gap = pay(gap_of(op, e));
+        target = dw.at != UINT32_MAX ? std::max(td, dw.latest + start_gap) : td + start_gap;
         t1 = target > td ? sleep_until(s.start + target) - s.start : td;
         slept = t1 - td;
         if (t1 > target) debt += t1 - target;

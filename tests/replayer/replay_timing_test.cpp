@@ -5,6 +5,7 @@
 #include "replayer/engine.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
@@ -108,6 +109,33 @@ TEST_F(ReplayTiming, ThinkModePaysTheSyscallOverheadBack) {
   ASSERT_TRUE(opts.contains("syscall_overhead_ns"));
   EXPECT_GT(opts["syscall_overhead_ns"].get<uint64_t>(), 0u);
   EXPECT_LT(opts["syscall_overhead_ns"].get<uint64_t>(), 1'000'000u);
+}
+
+// A thread's start-up gap (its creator's clone to its first call) runs from
+// the creator's completion, as in the original, not from when its worker is
+// done with an earlier thread: thread 3 is made at 1 ms and starts at 41.5 ms,
+// on the worker thread 2 holds until 41 ms. Counted from the worker it
+// would start at ~81 ms.
+TEST_F(ReplayTiming, AThreadsStartUpGapRunsFromItsCreatorNotFromItsWorker) {
+  constexpr uint64_t kThread = CLONE_THREAD | CLONE_FILES | CLONE_VM | CLONE_SIGHAND;
+  constexpr uint64_t kMs = 1'000'000;
+  Synth t;
+  t.add(1, 1, SYS_clone, 0, 1000, 2, {kThread});
+  t.add(1, 1, SYS_clone, 1 * kMs, 1000, 3, {kThread});
+  uint32_t last2 = 0;
+  for (uint64_t k = 0; k < 5; ++k)
+    last2 = t.add(1, 2, SYS_newfstatat, (1 + 10 * k) * kMs, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  uint32_t first3 = t.add(1, 3, SYS_newfstatat, 41 * kMs + kMs / 2, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  t.add(1, 3, SYS_newfstatat, 42 * kMs + kMs / 2, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  t.add(1, 1, SYS_newfstatat, 44 * kMs, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");  // (keeps thread 1's worker busy)
+  std::string trace = write_trace(t, "/w/p");
+  auto r = run_replay(trace, options(TimingMode::kThink));
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  ASSERT_EQ(ops[first3].worker, ops[last2].worker) << "the test needs both threads on one worker";
+  const uint64_t start3 = ops[first3].start - ops[0].start;
+  EXPECT_GE(start3, 40 * kMs) << "the start-up gap was not slept";
+  EXPECT_LT(start3, 65 * kMs) << "the start-up gap was counted from the worker's previous thread";
 }
 
 TEST_F(ReplayTiming, ExactModeNeverIssuesBeforeTheRecordedOffset) {

@@ -54,6 +54,28 @@ TEST(CriticalPath, FollowsTheDependencyThatReleasedTheOp) {
   EXPECT_EQ(pa.total(), pa.wall_ns);
 }
 
+TEST(CriticalPath, AThreadsStartUpGapAfterItsCreatorIsComputeOnThePath) {
+  // Worker 0's clone makes a thread; its first op (worker 1) waits for the
+  // clone, then sleeps the recorded start-up gap (5 us) before its call: that
+  // gap is the original's start-up compute, on the path, not residue.
+  std::vector<OpRecord> ops(2);
+  ops[0].event_index = 0, ops[0].start = 0, ops[0].latency = 1000, ops[0].nr = nr("clone");
+  ops[1].event_index = 1, ops[1].start = 6000, ops[1].latency = 2000, ops[1].worker = 1;
+  ops[1].nr = nr("newfstatat"), ops[1].dep_wait = 1000, ops[1].gap = 5000, ops[1].waited_on = 1;
+  ops[1].flags = static_cast<uint16_t>(static_cast<unsigned>(DepKind::kThreadStart) << kOfDepKindShift);
+  PathAttribution pa = critical_path(ops, 8000);
+  EXPECT_EQ(pa.path, (std::vector<size_t>{1, 0}));
+  EXPECT_EQ(pa.compute_ns, 5000u);
+  EXPECT_EQ(pa.unexplained_ns, 0u);
+  EXPECT_EQ(pa.total(), pa.wall_ns);
+  // Released by any other kind of dependency, the gap was slept before the
+  // wait and hidden behind it: the time after the dependency is residue.
+  ops[1].flags = static_cast<uint16_t>(static_cast<unsigned>(DepKind::kPath) << kOfDepKindShift);
+  pa = critical_path(ops, 8000);
+  EXPECT_EQ(pa.compute_ns, 0u);
+  EXPECT_EQ(pa.unexplained_ns, 5000u);
+}
+
 TEST(CriticalPath, MissingDependencyFallsBackToWorkerOrder) {
   SimWorkload w;
   w.ops = {{0, 1, nr("openat"), 1000, 0, {}, "/a"}, {0, 1, nr("read"), 1000, 0, {}, ""}};

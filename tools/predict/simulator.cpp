@@ -135,10 +135,11 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
   } else {
     target = first ? (created ? 0 : gap) : now + pay(s, gap + s.carry);
   }
-  if (created) {  // its creator first, then its start-up compute
+  if (created) {  // its creator first; its start-up gap runs from the creator's completion
     const uint64_t t1 = std::max(now, dep_done);
     dep_wait = t1 - now;
-    target = t1 + pay(s, gap);
+    const uint64_t start_gap = pay(s, gap);
+    target = last_dep != kNoOp ? std::max(t1, dep_done + start_gap) : t1 + start_gap;
     start = target;
     slept = target - t1;
   } else {

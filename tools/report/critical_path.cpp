@@ -48,7 +48,8 @@ CriticalPathBuilder::~CriticalPathBuilder() = default;
 // start only when both its worker's previous op (plus the think gap) and its
 // last dependency had ended: `pred` is whichever ended later. The gap was
 // slept right after the worker's previous op; when a dependency released the
-// op instead, the gap is not on the path.
+// op instead, the gap is not on the path, but for a thread's first op, whose
+// start-up gap follows its creator.
 void CriticalPathBuilder::extend(const OpRecord& op, size_t position, const Done* pred, bool via_dep,
                                  Done& d) const {
   d.event_index = op.event_index;
@@ -67,7 +68,10 @@ void CriticalPathBuilder::extend(const OpRecord& op, size_t position, const Done
     d.before = Chain{};
   }
   const uint64_t between = op.start - pred_end;
-  const uint64_t think = via_dep ? 0 : std::min(op.gap, between);
+  // (A new thread's start-up gap is slept after its creator, the dependency
+  // that released it: on the path, as the original's start-up compute was.)
+  const bool gap_after_dep = via_dep && op_dep_kind(op.flags) == DepKind::kThreadStart;
+  const uint64_t think = via_dep && !gap_after_dep ? 0 : std::min(op.gap, between);
   d.before.compute += think;
   d.before.unexplained += between - think;
 }
