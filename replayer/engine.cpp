@@ -234,6 +234,7 @@ void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
         }
       }
       uint64_t t0, dep_wait;
+      uint64_t want = UINT64_MAX;  // a new thread's intended start (its creator's completion + its start-up gap)
       if (first && think && s.plan.threads[op.thread].creator != kNoOp) {
         // A new thread: its creator first, then its start-up gap, which runs
         // from the creator's completion, as it did in the original: the time
@@ -244,7 +245,12 @@ void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
         uint64_t td = dw.waited ? mono_ns() - s.start : now;
         dep_wait = td - now;
         const uint64_t start_gap = pay(gap_of(op, e));
-        target = dw.at != UINT32_MAX ? std::max(td, dw.latest + start_gap) : td + start_gap;
+        want = dw.at != UINT32_MAX ? dw.latest + start_gap : td + start_gap;
+        target = std::max(td, want);
+        if (td > want) {  // its worker was still busy with an earlier thread: owed back from its gaps
+          debt += td - want;
+          tot.late_ns += td - want;
+        }
         t1 = target > td ? sleep_until(s.start + target) - s.start : td;
         slept = t1 - td;
         if (t1 > target) debt += t1 - target;
@@ -286,7 +292,9 @@ void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       if (op.flags & kPfApproxDep) flags |= kOfApproxDep;
       if (dep_wait > 0 && dw.at != UINT32_MAX)
         flags |= static_cast<uint16_t>(static_cast<unsigned>(s.plan.dep_kind(dw.at)) << kOfDepKindShift);
-      uint64_t intended = s.timing == TimingMode::kExact ? e.ts - s.plan.base_ts : std::max(target, dw.latest);
+      uint64_t intended = s.timing == TimingMode::kExact ? e.ts - s.plan.base_ts
+                          : want != UINT64_MAX             ? want
+                                                           : std::max(target, dw.latest);
       r.event_index = i;
       r.start = issue;
       r.latency = op.action == OpAction::kIssue ? t2 - t0 : 0;

@@ -136,6 +136,19 @@ TEST_F(ReplayTiming, AThreadsStartUpGapRunsFromItsCreatorNotFromItsWorker) {
   const uint64_t start3 = ops[first3].start - ops[0].start;
   EXPECT_GE(start3, 40 * kMs) << "the start-up gap was not slept";
   EXPECT_LT(start3, 65 * kMs) << "the start-up gap was counted from the worker's previous thread";
+  EXPECT_LT(ops[first3].lateness, static_cast<int64_t>(10 * kMs));
+
+  // Thread 2 replayed 10 ms slower (2 ms injected into each of its stats):
+  // thread 3 starts when its worker is free, late against its creator + gap,
+  // and pays that back from its own next gap (1 ms, so slept not at all).
+  ReplayOptions slow = options(TimingMode::kThink);
+  slow.inject_ns[static_cast<size_t>(SyscallClass::kStat)] = 2 * kMs;
+  auto rs = run_replay(trace, slow);
+  ASSERT_TRUE(rs.is_ok()) << rs.message();
+  auto sops = read_result(rs->result_path);
+  ASSERT_EQ(sops[first3].worker, sops[last2].worker);
+  EXPECT_GE(sops[first3].lateness, static_cast<int64_t>(5 * kMs)) << "its late start is reported";
+  EXPECT_LT(sops[first3 + 1].gap, kMs / 2) << "the late start was not paid back from the next gap";
 }
 
 TEST_F(ReplayTiming, ExactModeNeverIssuesBeforeTheRecordedOffset) {

@@ -128,7 +128,7 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
   const bool first = op.flags & kPfFirstOfThread;
   const bool created = first && v_.thread_creator(op.thread) != kNoOp;
   const bool fault = e.nr == kEvPageFault;
-  uint64_t fault_gap = 0, target, start, slept, dep_wait;
+  uint64_t fault_gap = 0, target, start, slept, dep_wait, want = UINT64_MAX;
   if (fault && !first) {
     fault_gap = pay(s, gap + s.carry);  // the touch uses up the fault's own gap
     target = now;
@@ -139,7 +139,9 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
     const uint64_t t1 = std::max(now, dep_done);
     dep_wait = t1 - now;
     const uint64_t start_gap = pay(s, gap);
-    target = last_dep != kNoOp ? std::max(t1, dep_done + start_gap) : t1 + start_gap;
+    want = last_dep != kNoOp ? dep_done + start_gap : t1 + start_gap;
+    target = std::max(t1, want);
+    if (t1 > want) s.debt += t1 - want;  // its worker was still busy with an earlier thread
     start = target;
     slept = target - t1;
   } else {
@@ -173,7 +175,7 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
     r.event_index = i;
     r.start = start;
     r.latency = lat;
-    r.lateness = static_cast<int64_t>(start) - static_cast<int64_t>(std::max(target, dep_done));
+    r.lateness = static_cast<int64_t>(start) - static_cast<int64_t>(want != UINT64_MAX ? want : std::max(target, dep_done));
     r.dep_wait = dep_wait;
     r.gap = slept;
     r.ret = e.ret;
