@@ -139,6 +139,7 @@ Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const E
     for (int n = 0; n < 4096 && ps.room(); ++n) {
       if (at == chunk.size()) {
         if (!more) return true;
+        ps.wake();  // (reading and decoding the next chunk takes a while)
         auto r = next(chunk);
         if (!r) {
           err = r.status();
