@@ -110,6 +110,17 @@ inline void wait_ready(Shared& s, uint64_t i) {
   if (v < i + 1) s.sync.ready_lot.park(i, [&] { return r.load(std::memory_order_acquire) >= i + 1; });
 }
 
+// The op's record and completion words, last written or read on the other
+// CPU (the record taker, the previous op in the slot): owned by this one
+// while its call runs, so that publish_done's fence, which waits for these
+// stores, does not wait for their misses (it was ~40% of this loop's own time).
+inline void prefetch_for_write(Shared& s, uint64_t i, const OpRecord& r) {
+  const size_t slot = i & s.plan.op_mask;
+  for (size_t o = 0; o < sizeof(OpRecord); o += 64) __builtin_prefetch(reinterpret_cast<const char*>(&r) + o, 1, 3);
+  __builtin_prefetch(&s.sync.done[slot], 1, 3);
+  __builtin_prefetch(&s.sync.done_ns[slot], 1, 3);
+}
+
 inline void publish_done(Shared& s, uint64_t i, uint64_t completes) {
   const size_t slot = i & s.plan.op_mask;
   s.sync.done_ns[slot].store(completes + 1, std::memory_order_relaxed);
@@ -206,6 +217,7 @@ void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       const PlanOp& op = s.plan.op(i);
       const Event& e = s.plan.event(i);
       OpRecord& r = s.sync.rec[i & s.plan.op_mask];
+      prefetch_for_write(s, i, r);
       uint64_t now = mono_ns() - s.start;
       uint64_t target = now;
       uint64_t t1 = now;  // after the sleep, before the dependencies

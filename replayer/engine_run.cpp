@@ -132,9 +132,14 @@ Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const E
   // Plans what fits; false on a read error (in `err`).
   Status err;
   auto plan_some = [&](bool& progressed) {
+    struct Woken {  // every way out wakes the workers on what was planned
+      PlanStream& ps;
+      ~Woken() { ps.wake(); }
+    } woken{ps};
     for (int n = 0; n < 4096 && ps.room(); ++n) {
       if (at == chunk.size()) {
         if (!more) return true;
+        ps.wake();  // (reading and decoding the next chunk takes a while)
         auto r = next(chunk);
         if (!r) {
           err = r.status();

@@ -7,7 +7,8 @@
 // publish made a futex call and woke it for nothing. Here a waiter parks in
 // one of kBuckets buckets chosen by its key (the op it waits for); a
 // publisher pays a fence and one load unless someone sleeps in its key's
-// bucket.
+// bucket; one that publishes many keys at a time pays one fence for all of
+// them while nobody sleeps (anyone_parked).
 #pragma once
 
 #include <linux/futex.h>
@@ -34,11 +35,18 @@ class ParkingLot {
     while (!ready()) {
       const uint32_t seq = b.seq.load(std::memory_order_acquire);
       b.waiters.fetch_add(1, std::memory_order_relaxed);
-      std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with unpark's
+      parked_.fetch_add(1, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with unpark's (and anyone_parked's caller's)
       if (!ready()) futex(&b.seq, FUTEX_WAIT_PRIVATE, seq);
+      parked_.fetch_sub(1, std::memory_order_relaxed);
       b.waiters.fetch_sub(1, std::memory_order_relaxed);
     }
   }
+
+  // For a publisher that makes many keys ready between wake-ups: after its
+  // stores and one std::atomic_thread_fence(seq_cst), false means no thread
+  // sleeps in any bucket, and none of those keys needs its unpark.
+  bool anyone_parked() const { return parked_.load(std::memory_order_relaxed) != 0; }
 
   void unpark(uint64_t key) {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the caller's store before the count's load
@@ -66,6 +74,7 @@ class ParkingLot {
   }
 
   std::unique_ptr<Bucket[]> buckets_{new Bucket[kBuckets]};
+  alignas(64) std::atomic<uint32_t> parked_{0};  // threads in park, over all buckets
 };
 
 }  // namespace fsr

@@ -106,8 +106,18 @@ void PlanStream::make_final(uint64_t i) {
   if (sync_) {
     std::atomic<uint64_t>& r = sync_->ready[i & plan_.op_mask];
     r.store(i + 1, std::memory_order_release);
-    if (sync_->waiters) sync_->ready_lot.unpark(i);
+    if (sync_->waiters) unwoken_.push_back(i);
   }
+}
+
+void PlanStream::wake() {
+  if (!sync_ || !sync_->waiters || (unwoken_.empty() && !planned_unwoken_)) return;
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // the stores before the parked counts' loads
+  if (planned_unwoken_ && sync_->planned_lot.anyone_parked()) sync_->planned_lot.unpark(0);
+  if (sync_->ready_lot.anyone_parked())
+    for (uint64_t k : unwoken_) sync_->ready_lot.unpark(k);
+  unwoken_.clear();
+  planned_unwoken_ = 0;
 }
 
 void PlanStream::add(const Event& e) {
@@ -142,7 +152,7 @@ void PlanStream::add(const Event& e) {
   if (sync_) {
     sync_->worker[slot].store(plan_.threads[op.thread].worker, std::memory_order_relaxed);
     sync_->planned.store(i + 1, std::memory_order_release);
-    if (sync_->waiters) sync_->planned_lot.unpark(0);
+    if (sync_->waiters) ++planned_unwoken_;
   }
   if (delayed(i)) delayed_.push_back(i);
   else make_final(i);
@@ -151,6 +161,7 @@ void PlanStream::add(const Event& e) {
     make_final(delayed_.front());
     delayed_.pop_front();
   }
+  if (planned_unwoken_ >= kWakeEvery || unwoken_.size() >= kWakeEvery) wake();
 }
 
 void PlanStream::finish() {
@@ -161,8 +172,9 @@ void PlanStream::finish() {
   }
   if (sync_) {
     sync_->planned.store(plan_.size | kPlannedEnd, std::memory_order_release);
-    if (sync_->waiters) sync_->planned_lot.unpark(0);
+    if (sync_->waiters) ++planned_unwoken_;
   }
+  wake();
 }
 
 }  // namespace fsr

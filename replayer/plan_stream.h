@@ -75,7 +75,12 @@ class PlanStream {
   // The next op fits: its slot is free and the arenas have their reserve.
   bool room() const;
   void add(const Event& e);
-  void finish();  // end of the trace: every op final
+  void finish();  // end of the trace: every op final (and the waiters woken)
+  // Wakes the workers parked on what was planned or made final since the
+  // last wake. add() publishes each op at once but wakes only every
+  // kWakeEvery ops: a caller that stops adding (no room, a batch done) calls
+  // this, or a worker may sleep on an op that is there.
+  void wake();
   uint64_t lookahead() const { return lookahead_; }
   ProcessTracker& processes() { return procs_; }
 
@@ -100,6 +105,13 @@ class PlanStream {
   std::unique_ptr<DepTracker> deps_;
   std::deque<uint64_t> delayed_;
   std::vector<uint32_t> closed_;  // reused per op
+  // Published since the last wake: ops made final (their ready keys), and
+  // whether more were planned. A wake is a full fence, which waits for the
+  // op's stores into the window (cache misses): per op it was two thirds of
+  // add()'s own time.
+  static constexpr size_t kWakeEvery = 64;
+  std::vector<uint64_t> unwoken_;
+  size_t planned_unwoken_ = 0;
 };
 
 }  // namespace fsr

@@ -235,11 +235,10 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   h.target = ss.roots.target;
   h.scratch = ss.roots.scratch;
   const std::string out = result_path(trace_path, o);
-  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<ResultWriter> rw, ResultWriter::create(out, h));
+  FSR_ASSIGN_OR_RETURN(const std::unique_ptr<ResultWriter> rw, ResultWriter::create(out, h, [rp](StrId id) { return rp->str(id); }));
   ResultWriter& writer = *rw;
   auto sink = [&](const OpRecord& r, const Event& e, const PlanOp&) -> Status {
-    const StrId p = op_path(e);
-    return writer.add(r, e, plan.op(r.event_index), p != kNoStr ? reader.str(p) : std::string_view());
+    return writer.add(r, e, plan.op(r.event_index), op_path(e));
   };
   auto next = [&](std::vector<Event>& chunk) { return reader.next(chunk); };
   StreamProgress prog;

@@ -54,12 +54,15 @@ nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockT
 }
 
 void count_divergence(DivergenceTally& by, const OpRecord& r) {
-  ++by[{r.nr, result_class(r.recorded_ret), result_class(r.ret)}];
+  ++by[{r.nr, std::min<int64_t>(r.recorded_ret, 0), std::min<int64_t>(r.ret, 0)}];
 }
 
 std::vector<DivergenceRow> top_divergences(const DivergenceTally& by) {
+  // By name first: rows of equal count keep the order of their names.
+  std::map<std::tuple<uint16_t, std::string, std::string>, uint64_t> named;
+  for (const auto& [k, n] : by) named[{std::get<0>(k), result_class(std::get<1>(k)), result_class(std::get<2>(k))}] += n;
   std::vector<DivergenceRow> rows;
-  for (const auto& [k, n] : by) rows.push_back({syscall_name(std::get<0>(k)), std::get<1>(k), std::get<2>(k), n});
+  for (const auto& [k, n] : named) rows.push_back({syscall_name(std::get<0>(k)), std::get<1>(k), std::get<2>(k), n});
   std::stable_sort(rows.begin(), rows.end(), [](const DivergenceRow& a, const DivergenceRow& b) { return a.count > b.count; });
   if (rows.size() > 8) rows.resize(8);
   return rows;

@@ -22,8 +22,11 @@ namespace fsr {
 
 nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockTotals& t);
 
-// Divergent ops by (syscall, recorded result class, replayed result class).
-using DivergenceTally = std::map<std::tuple<uint16_t, std::string, std::string>, uint64_t>;
+// Divergent ops by (syscall, recorded result class, replayed result class),
+// a class being 0 for success or the negative errno: counted per op with no
+// string made (a third of a synthetic trace's ops diverge), named once by
+// top_divergences.
+using DivergenceTally = std::map<std::tuple<uint16_t, int64_t, int64_t>, uint64_t>;
 void count_divergence(DivergenceTally& by, const OpRecord& r);
 // The most frequent rows of a tally, at most 8.
 std::vector<DivergenceRow> top_divergences(const DivergenceTally& by);

@@ -2,14 +2,18 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "traces/syscalls.h"
 #include "traces/trace_reader.h"
 
 namespace fsr {
 
-Result<std::unique_ptr<ResultWriter>> ResultWriter::create(const std::string& out, const TraceHeader& header) {
+Result<std::unique_ptr<ResultWriter>> ResultWriter::create(const std::string& out, const TraceHeader& header,
+                                                          StringLookup trace_str) {
   std::unique_ptr<ResultWriter> rw(new ResultWriter());
   rw->out_ = out;
+  rw->trace_str_ = std::move(trace_str);
   rw->spool_ = out + ".partial";
   FSR_ASSIGN_OR_RETURN(rw->w_, TraceWriter::create(rw->spool_, header));
   return rw;
@@ -19,9 +23,12 @@ ResultWriter::~ResultWriter() {
   if (!spool_.empty()) unlink(spool_.c_str());
 }
 
-Status ResultWriter::add(OpRecord r, const Event& e, const PlanOp& op, std::string_view path) {
+Status ResultWriter::add(OpRecord r, const Event& e, const PlanOp& op, StrId path) {
   if (op.action == OpAction::kIssue) rec_.add(e.ts, e.ts + e.dur);
-  if (e.nr == kEvProcExec && !path.empty()) current_ = std::string(path.substr(path.rfind('/') + 1));
+  if (e.nr == kEvProcExec && path != kNoStr) {
+    const std::string_view p = trace_str_(path);
+    if (!p.empty()) current_ = std::string(p.substr(p.rfind('/') + 1));
+  }
   if (r.flags & kOfSkipped) {
     ++sum_.skipped;
   } else if (r.nr != kEvProcExec) {
@@ -36,7 +43,12 @@ Status ResultWriter::add(OpRecord r, const Event& e, const PlanOp& op, std::stri
     ++sum_.count[c];
     sum_.total_ns[c] += r.latency;
   }
-  if (!path.empty()) r.path = w_->intern(path);
+  if (path != kNoStr) {
+    if (path >= ids_.size()) ids_.resize(std::max<size_t>(path + 1, ids_.size() * 2), kNoStr);
+    StrId& id = ids_[path];
+    if (id == kNoStr) id = w_->intern(trace_str_(path));  // (an empty string stays kNoStr, as before)
+    r.path = id;
+  }
   return w_->append(r);
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "replayer/plan.h"
 #include "replayer/replay.h"
@@ -19,11 +20,13 @@ namespace fsr {
 
 class ResultWriter {
  public:
-  // `out`: the result's path; `header`: the provisional header (kind kResult).
-  static Result<std::unique_ptr<ResultWriter>> create(const std::string& out, const TraceHeader& header);
+  // `out`: the result's path; `header`: the provisional header (kind kResult);
+  // `trace_str`: the trace's strings (its reader's), by id.
+  static Result<std::unique_ptr<ResultWriter>> create(const std::string& out, const TraceHeader& header,
+                                                      StringLookup trace_str);
   ~ResultWriter();
-  // One op, in event order; `path` its recorded path (empty: none).
-  Status add(OpRecord r, const Event& e, const PlanOp& op, std::string_view path);
+  // One op, in event order; `path` its recorded path's id in the trace (kNoStr: none).
+  Status add(OpRecord r, const Event& e, const PlanOp& op, StrId path);
   // Counts, divergences and overlaps into `sum` (plus what the plan counted).
   void tally(ReplaySummary& sum, double max_divergence_pct) const;
   double recorded_overlap() { return rec_.finish(); }
@@ -36,6 +39,8 @@ class ResultWriter {
   ResultWriter() = default;
   std::string out_, spool_;
   std::unique_ptr<TraceWriter> w_;
+  StringLookup trace_str_;
+  std::vector<StrId> ids_;  // trace id -> the result's (kNoStr: not interned yet)
   ReplaySummary sum_;
   DivergenceTally div_;
   InFlightMeter rec_, rep_;

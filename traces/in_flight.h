@@ -71,7 +71,13 @@ class InFlightMeter {
   // and merged in.
   void flush(size_t n) {
     const auto mid = pending_.begin() + static_cast<std::ptrdiff_t>(sorted_);
-    sort_nearly_sorted(mid, pending_.end());
+    // A stream that was out of order beyond the insertion budget once (a
+    // replay's ops, issued by several workers) is radix-sorted from then on:
+    // the failed insertion cost as much again as the sort.
+    if (disordered_ || !sort_nearly_sorted(mid, pending_.end())) {
+      disordered_ = true;
+      radix_sort(mid, pending_.end(), tmp_);
+    }
     std::inplace_merge(pending_.begin(), mid, pending_.end());
     for (size_t i = 0; i < n; ++i) sweep_.feed(pending_[i].first, pending_[i].second);
     any_ = any_ || n > 0;
@@ -81,8 +87,8 @@ class InFlightMeter {
   using Iv = std::pair<uint64_t, uint64_t>;
   using It = std::vector<Iv>::iterator;
   // Intervals arrive nearly in order: insertion, within a budget of moves
-  // (8 per interval), else std::sort. Either gives the one sorted order.
-  static void sort_nearly_sorted(It first, It last) {
+  // (8 per interval); false when it ran out (the range is then unsorted).
+  static bool sort_nearly_sorted(It first, It last) {
     size_t budget = 8 * static_cast<size_t>(last - first);
     for (It i = first; i != last; ++i) {
       const Iv v = *i;
@@ -91,16 +97,48 @@ class InFlightMeter {
         *j = *(j - 1);
         if (--budget == 0) {
           *(j - 1) = v;
-          std::sort(first, last);
-          return;
+          return false;
         }
       }
+      *j = v;
+    }
+    return true;
+  }
+  // The order std::sort gives (by start, then end): a stable LSD radix sort
+  // by start over the bits its range spans, then each run of equal starts
+  // by end (insertion: such runs are short). Half std::sort's time on a
+  // replay's intervals, whose starts span ~27 bits per window.
+  static void radix_sort(It first, It last, std::vector<Iv>& tmp) {
+    const size_t n = static_cast<size_t>(last - first);
+    if (n < 2) return;
+    uint64_t lo = first->first, hi = first->first;
+    for (It i = first; i != last; ++i) lo = std::min(lo, i->first), hi = std::max(hi, i->first);
+    constexpr int kBits = 11;
+    constexpr size_t kDigits = size_t{1} << kBits;
+    tmp.resize(n);
+    Iv* src = &*first;
+    Iv* dst = tmp.data();
+    for (int shift = 0; shift < 64 && ((hi - lo) >> shift) != 0; shift += kBits) {
+      size_t count[kDigits] = {};
+      for (size_t k = 0; k < n; ++k) ++count[((src[k].first - lo) >> shift) & (kDigits - 1)];
+      size_t at = 0;
+      for (size_t& c : count) at += std::exchange(c, at);
+      for (size_t k = 0; k < n; ++k) dst[count[((src[k].first - lo) >> shift) & (kDigits - 1)]++] = src[k];
+      std::swap(src, dst);
+    }
+    if (src != &*first) std::copy(src, src + n, first);
+    for (It i = first + 1; i != last; ++i) {  // equal starts, by end
+      const Iv v = *i;
+      It j = i;
+      for (; j != first && v < *(j - 1); --j) *j = *(j - 1);
       *j = v;
     }
   }
   size_t window_;
   std::vector<Iv> pending_;  // [0, sorted_) in order
   size_t sorted_ = 0;
+  bool disordered_ = false;
+  std::vector<Iv> tmp_;  // the radix sort's other buffer
   InFlightSweep sweep_;
   bool any_ = false;
 };

@@ -43,6 +43,30 @@ TEST(InFlightMeter, DisorderWithinTheWindowGivesTheExactMean) {
   EXPECT_DOUBLE_EQ(m.finish(), want);
 }
 
+TEST(InFlightMeter, ShuffledIntervalsSharingStartsGiveTheExactMean) {
+  // Starts spread over ~40 bits (several radix passes) with many equal ones,
+  // in no order at all: each flush sorts far beyond the insertion budget.
+  std::mt19937_64 rng(3);
+  std::vector<Iv> iv;
+  for (int i = 0; i < 30000; ++i) {
+    const uint64_t s = (rng() % 4000) * 250'000'000ull;
+    iv.push_back({s, s + 1 + rng() % 400'000'000ull});
+  }
+  std::vector<Iv> exact = iv;
+  const double want = mean_in_flight(exact);
+  ASSERT_GT(want, 1.0);
+  InFlightMeter m(iv.size());  // the whole set within the window: the exact mean
+  for (const auto& [s, e] : iv) m.add(s, e);
+  EXPECT_DOUBLE_EQ(m.finish(), want);
+  // Flushed in pieces: shuffled in blocks of 1,024, within the window of 4,096.
+  std::vector<Iv> blocks = exact;  // (sorted by mean_in_flight)
+  for (size_t b = 0; b < blocks.size(); b += 1024)
+    std::shuffle(blocks.begin() + b, blocks.begin() + std::min(blocks.size(), b + 1024), rng);
+  InFlightMeter windowed(4096);
+  for (const auto& [s, e] : blocks) windowed.add(s, e);
+  EXPECT_DOUBLE_EQ(windowed.finish(), want);
+}
+
 TEST(InFlightMeter, DisorderBeyondTheWindowCountsAsOverlap) {
   // The late interval [0, 10) arrives after 3 windows of others have been swept.
   InFlightMeter m(2);
