@@ -63,6 +63,14 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
     ++notes_.unmeasured[cls];
     return recorded;
   }
+  // A stat of a file written since the mount last answered for it: the mount
+  // asks its server again, after however long the mount has been idle.
+  if (pr.kind == ProbeKind::kStat && (path_bits_[p] & kAttrStale)) {
+    if (model_->has(ProbeKind::kStatWritten, Temp::kWarm))
+      pr = {ProbeKind::kStatWritten, (now > idle_from_ ? now - idle_from_ : 0) / 1000, kNoTemp, true};
+    else
+      ++notes_.stat_written_unprobed;
+  }
   Temp t = pr.meta == kNoTemp ? Temp::kWarm : temperature(p, pr.meta == kMeta, e.ret >= 0, creates(pr.kind), now);
   if (!model_->has(pr.kind, t)) {
     if (t == Temp::kCold && model_->has(pr.kind, Temp::kWarm)) {
@@ -97,6 +105,7 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   // cache's clock runs from the last reply of the server, not the last hit).
   after(i, pr, now, pr.meta != kMeta || t == Temp::kCold);
   ++notes_.modeled;
+  idle_from_ = std::max(idle_from_, now + ns);
   return ns;
 }
 
