@@ -95,6 +95,20 @@ TEST(OpCostWritten, AStatOfAWrittenFileIsPricedFromItsCaseAtTheMountsIdleGap) {
   EXPECT_NEAR(double(last_stat_latency(write_then_stat(0, 1), forever)), double(kWrittenNs), kWrittenNs * 0.12);
 }
 
+TEST(OpCostWritten, AnFstatAfterAWriteAsksTheMountOnce) {
+  constexpr uint64_t kWrittenNs = 300'000;
+  const Profile p = fixed_profile("w", kWarmNs, {{ProbeKind::kStatWritten, kWrittenNs}});
+  TraceFixture t = one_process();
+  t.add(1, 1, SYS_openat, 1'000, 2'000, 3, {kAtFdcwdArg, 0, O_WRONLY | O_CREAT}, "/w/d/e/g");
+  t.add(1, 1, SYS_write, 10'000, 2'000, 4096, {3, 0, 4096});
+  const uint32_t first = t.add(1, 1, SYS_fstat, 20'000, 2'000, 0, {3});
+  const uint32_t again = t.add(1, 1, SYS_fstat, 30'000, 2'000, 0, {3});
+  LatencyModel model(p);
+  const auto ops = testdata::simulate_fixture(t, &model, testdata::stream_options(7)).ops;
+  EXPECT_NEAR(double(ops[first].latency), double(kWrittenNs), kWrittenNs * 0.12);
+  EXPECT_LT(ops[again].latency, kWarmNs * 3 / 2);  // answered: cached again
+}
+
 TEST(OpCostWritten, AnOldProfileWithoutTheCaseNamesIt) {
   TempDir dir;
   ASSERT_TRUE(write_then_stat(0, 3).write(dir.file("t.trace")));
