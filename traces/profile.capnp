@@ -4,7 +4,8 @@
 # environment fingerprint in environmentJson), one frame of type 8 holding a
 # Profile message, then footer, index and trailer.
 #
-# profileVersion is the version of this message; a reader refuses another
+# profileVersion is the version of this message (2: adds kind 27, stat of a
+# just-written file; a reader also reads 1); a reader refuses another
 # one (its cases could mean something else) and says to probe again.
 
 @0xeeba6d964f4a22a7;

@@ -20,7 +20,8 @@ namespace {
 constexpr std::array<std::string_view, kProbeKindCount> kKindNames = {
     "stat", "stat-missing", "fstat", "open", "open-dir", "open-create", "open-missing", "close",
     "close-write", "read", "read-seq", "write", "readdir", "mkdir", "rmdir", "unlink", "rename",
-    "link", "symlink", "attr", "attr-fd", "xattr", "fsync", "mmap", "munmap", "page-fault", "fd"};
+    "link", "symlink", "attr", "attr-fd", "xattr", "fsync", "mmap", "munmap", "page-fault", "fd",
+    "stat-written"};
 
 }  // namespace
 
@@ -48,6 +49,7 @@ std::string_view probe_param_name(ProbeKind k, Temp t) {
   if (t == Temp::kStale) return "ms";
   switch (k) {
     case ProbeKind::kStat: case ProbeKind::kStatMissing: return "depth";
+    case ProbeKind::kStatWritten: return "idle us";
     case ProbeKind::kRead: case ProbeKind::kReadSeq: case ProbeKind::kWrite: case ProbeKind::kReaddir:
       return "bytes";
     default: return "";
@@ -127,9 +129,10 @@ Status decode_profile(std::span<const uint64_t> words, Profile& p) {
     capnp::FlatArrayMessageReader mr(kj::arrayPtr(w, words.size()), untrusted_options(words.size()));
     auto r = mr.getRoot<wire::Profile>();
     p.version = r.getProfileVersion();
-    if (p.version != kProfileVersion)
+    if (p.version < kProfileMinVersion || p.version > kProfileVersion)
       return Status::error("profile format version " + std::to_string(p.version) +
-                           " is not supported (this fsreplay reads version " + std::to_string(kProfileVersion) +
+                           " is not supported (this fsreplay reads versions " + std::to_string(kProfileMinVersion) +
+                           " to " + std::to_string(kProfileVersion) +
                            "); probe the mount again with this fsreplay: fsreplay probe DIR -o PROFILE");
     p.name = r.getName();
     p.target = r.getTarget();

@@ -17,8 +17,12 @@
 
 namespace fsr {
 
-// Version of the Profile message. A reader refuses any other: probe again.
-inline constexpr uint16_t kProfileVersion = 1;
+// Version of the Profile message this fsreplay writes, and the oldest it
+// reads. Version 2 added kStatWritten; a version-1 profile reads as one
+// without that case (predict falls back as it did). A reader refuses any
+// other version: probe again.
+inline constexpr uint16_t kProfileVersion = 2;
+inline constexpr uint16_t kProfileMinVersion = 1;
 // Equal-probability bins per case (bins[i] = quantile (i + 0.5) / kProfileBins).
 inline constexpr size_t kProfileBins = 128;
 inline constexpr uint64_t kNoExpiry = UINT64_MAX;
@@ -52,6 +56,8 @@ enum class ProbeKind : uint16_t {
   kMunmap,
   kPageFault,    // first touch of a mapped file page
   kFd,           // lseek
+  kStatWritten,  // stat of a file written and closed since its last lookup (a FUSE mount asks the server
+                 // again); param: how long (us) the probe left the mount idle before the call
   kCount
 };
 inline constexpr int kProbeKindCount = static_cast<int>(ProbeKind::kCount);

@@ -1,12 +1,15 @@
 // OpCost's view of the mount's cache: an entry's lifetime runs from the
 // mount's last answer (a cached hit does not renew it), and a write through
-// an open file makes the next lookup of that file ask the mount again.
+// an open file makes the next lookup of that file ask the mount again --
+// priced from the profile's stat-written case where it has one, at the
+// mount's idle gap. Also: a read of a few bytes is not priced as EOF.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
 
 #include "tests/predict/predict_testdata.h"
 #include "tests/predict/stream_run.h"
+#include "tools/predict/predict.h"
 #include "tools/predict/latency_model.h"
 #include "traces/syscalls.h"
 
@@ -14,7 +17,9 @@ namespace fsr {
 namespace {
 
 using testdata::fixed_profile;
+using testdata::TempDir;
 using testdata::TraceFixture;
+using testdata::write_then_stat;
 
 constexpr uint64_t kWarmNs = 10'000;  // fixed_profile: a cold stat costs twice a warm one
 
@@ -65,6 +70,74 @@ TEST(OpCostCache, AWriteMakesTheNextLookupAskTheMount) {
   EXPECT_FALSE(cold(lat[other])) << lat[other];
   // A mount whose cache never expires (ext4) keeps the written file's attributes.
   EXPECT_FALSE(cold(latencies(t, kNoExpiry)[written]));
+}
+
+uint64_t last_stat_latency(const TraceFixture& t, const Profile& p) {
+  LatencyModel model(p);
+  const auto ops = testdata::simulate_fixture(t, &model, testdata::stream_options(7)).ops;
+  for (size_t i = ops.size(); i-- > 0;)
+    if (t.ev[i].nr == SYS_statx) return ops[i].latency;
+  return 0;
+}
+
+TEST(OpCostWritten, AStatOfAWrittenFileIsPricedFromItsCaseAtTheMountsIdleGap) {
+  constexpr uint64_t kWrittenNs = 300'000;
+  const Profile p = fixed_profile("w", kWarmNs, {{ProbeKind::kStatWritten, kWrittenNs}});
+  // Back to back (2 us after the close): the idle-0 case; after 5 ms of idle:
+  // the longest idle probed (2 ms, twice the cost), not extrapolated beyond.
+  const uint64_t busy = last_stat_latency(write_then_stat(0, 1), p);
+  const uint64_t idle = last_stat_latency(write_then_stat(5'000'000, 1), p);
+  EXPECT_NEAR(double(busy), double(kWrittenNs), kWrittenNs * 0.12);
+  EXPECT_NEAR(double(idle), 2.0 * kWrittenNs, 2.0 * kWrittenNs * 0.12);
+  // The same on a mount whose cache never expires (sshfs): the write, not the lifetime, decides.
+  Profile forever = p;
+  forever.cache_lifetime_ns = kNoExpiry;
+  EXPECT_NEAR(double(last_stat_latency(write_then_stat(0, 1), forever)), double(kWrittenNs), kWrittenNs * 0.12);
+}
+
+TEST(OpCostWritten, AnFstatAfterAWriteAsksTheMountOnce) {
+  constexpr uint64_t kWrittenNs = 300'000;
+  const Profile p = fixed_profile("w", kWarmNs, {{ProbeKind::kStatWritten, kWrittenNs}});
+  TraceFixture t = one_process();
+  t.add(1, 1, SYS_openat, 1'000, 2'000, 3, {kAtFdcwdArg, 0, O_WRONLY | O_CREAT}, "/w/d/e/g");
+  t.add(1, 1, SYS_write, 10'000, 2'000, 4096, {3, 0, 4096});
+  const uint32_t first = t.add(1, 1, SYS_fstat, 20'000, 2'000, 0, {3});
+  const uint32_t again = t.add(1, 1, SYS_fstat, 30'000, 2'000, 0, {3});
+  LatencyModel model(p);
+  const auto ops = testdata::simulate_fixture(t, &model, testdata::stream_options(7)).ops;
+  EXPECT_NEAR(double(ops[first].latency), double(kWrittenNs), kWrittenNs * 0.12);
+  EXPECT_LT(ops[again].latency, kWarmNs * 3 / 2);  // answered: cached again
+}
+
+TEST(OpCostWritten, AnOldProfileWithoutTheCaseNamesIt) {
+  TempDir dir;
+  ASSERT_TRUE(write_then_stat(0, 3).write(dir.file("t.trace")));
+  Profile old = fixed_profile("v1", 5'000);
+  old.version = 1;
+  ASSERT_TRUE(write_profile(dir.file("v1.profile"), old));
+  PredictOptions o;
+  o.profiles = {dir.file("v1.profile")};
+  auto pr = run_predict(dir.file("t.trace"), o);
+  ASSERT_TRUE(pr) << pr.message();
+  std::string line;
+  for (const std::string& a : pr->columns.back().assumptions)
+    if (a.find("stat-written") != std::string::npos) line = a;
+  EXPECT_NE(line.find("no 'stat-written' case"), std::string::npos) << ::testing::PrintToString(pr->columns.back().assumptions);
+  EXPECT_NE(line.find("3 stats of files written"), std::string::npos) << line;
+}
+
+// A read that returns bytes is a request to the mount; the 0-byte read that
+// finds the end is not, and never prices it.
+TEST(LatencyModelBytes, AReadOfAFewBytesIsPricedAsTheSmallestNonEmptyRead) {
+  Profile p = fixed_profile("r", kWarmNs);
+  std::vector<uint64_t> eof(200, 100), small(200, 50'000);
+  for (ProfileCase& c : p.cases)
+    if (c.kind == ProbeKind::kRead && c.param == 0) c = make_case(ProbeKind::kRead, Temp::kWarm, 0, eof);
+    else if (c.kind == ProbeKind::kRead && c.param == 128) c = make_case(ProbeKind::kRead, Temp::kWarm, 128, small);
+  const LatencyModel m(p);
+  EXPECT_EQ(m.sample(ProbeKind::kRead, Temp::kWarm, 0, 64), 100u);
+  EXPECT_EQ(m.sample(ProbeKind::kRead, Temp::kWarm, 3, 64), 50'000u);
+  EXPECT_EQ(m.sample(ProbeKind::kRead, Temp::kWarm, 128, 64), 50'000u);
 }
 
 }  // namespace

@@ -22,18 +22,10 @@ using testdata::mkdir_race;
 using testdata::mixed_trace;
 using testdata::simulate_fixture;
 using testdata::SimRun;
+using testdata::TempDir;
+using testdata::write_then_stat;
 using testdata::small_build_trace;
 using testdata::TraceFixture;
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    char tpl[] = "/tmp/fsr-predict-test-XXXXXX";
-    path = mkdtemp(tpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 std::optional<double> share(const Report& r, SyscallClass c) {
   for (const ClassRow& row : r.classes)
@@ -178,14 +170,12 @@ TEST(StreamingPredict, AnOrderBeyondTheLookaheadIsNamedAsAnAssumption) {
 // profile, and the critical path must give it the slowdown.
 class BlameTest : public ::testing::TestWithParam<std::pair<SyscallClass, std::vector<ProbeKind>>> {};
 
-TEST_P(BlameTest, ProfileWithOneClassSlowedBlamesThatClass) {
+// The share of the slowdown predict gives `cls` on `slow` against `base`.
+void expect_blamed(const TraceFixture& t, const Profile& base, const Profile& slow, SyscallClass cls) {
   TempDir dir;
-  const auto& [cls, kinds] = GetParam();
-  ASSERT_TRUE(mixed_trace(300).write(dir.file("t.trace")));
-  std::map<ProbeKind, uint64_t> slow;
-  for (ProbeKind k : kinds) slow[k] = 1'000'000;
-  ASSERT_TRUE(write_profile(dir.file("base.profile"), fixed_profile("base", 5'000)));
-  ASSERT_TRUE(write_profile(dir.file("slow.profile"), fixed_profile("slow", 5'000, slow)));
+  ASSERT_TRUE(t.write(dir.file("t.trace")));
+  ASSERT_TRUE(write_profile(dir.file("base.profile"), base));
+  ASSERT_TRUE(write_profile(dir.file("slow.profile"), slow));
   PredictOptions o;
   o.profiles = {dir.file("base.profile"), dir.file("slow.profile")};
   o.recorded_column = false;
@@ -196,6 +186,19 @@ TEST_P(BlameTest, ProfileWithOneClassSlowedBlamesThatClass) {
   ASSERT_TRUE(s.has_value());
   EXPECT_GE(*s, 0.95) << class_name(cls);
   EXPECT_GT(pr->reports[0].split->wall_delta, 0);
+}
+
+TEST_P(BlameTest, ProfileWithOneClassSlowedBlamesThatClass) {
+  const auto& [cls, kinds] = GetParam();
+  std::map<ProbeKind, uint64_t> slow;
+  for (ProbeKind k : kinds) slow[k] = 1'000'000;
+  expect_blamed(mixed_trace(300), fixed_profile("base", 5'000), fixed_profile("slow", 5'000, slow), cls);
+}
+
+// Stats of files just written: slow on the mount only in that state.
+TEST(Blame, ProfileWithTheWrittenFilesStatSlowedBlamesStat) {
+  expect_blamed(write_then_stat(100'000, 40), fixed_profile("base", 5'000, {{ProbeKind::kStatWritten, 5'000}}),
+                fixed_profile("slow", 5'000, {{ProbeKind::kStatWritten, 1'000'000}}), SyscallClass::kStat);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -153,6 +153,23 @@ TraceFixture many_builds(uint32_t jobs) {
   return t;
 }
 
+TraceFixture write_then_stat(uint64_t gap_ns, int files) {
+  TraceFixture t;
+  t.header.root = "/w";
+  t.header.initial.pid = 1;
+  t.header.initial.cwd = "/w";
+  uint64_t ts = 1'000;
+  for (int f = 0; f < files; ++f) {
+    const std::string path = "/w/d/e/w" + std::to_string(f);
+    t.add(1, 1, SYS_openat, ts, 2'000, 3, {kAtFdcwdArg, 0, O_WRONLY | O_CREAT}, path);
+    t.add(1, 1, SYS_write, ts += 10'000, 2'000, 3, {3, 0, 3});
+    t.add(1, 1, SYS_close, ts += 10'000, 2'000, 0, {3});
+    t.add(1, 1, SYS_statx, ts += 2'000 + gap_ns, 2'000, 0, {kAtFdcwdArg, 0, 0x900, 0x200}, path);
+    ts += 10'000;
+  }
+  return t;
+}
+
 Profile fixed_profile(const std::string& name, uint64_t base_ns, const std::map<ProbeKind, uint64_t>& slow,
                       const std::vector<ProbeKind>& absent) {
   Profile p;
@@ -192,6 +209,11 @@ Profile fixed_profile(const std::string& name, uint64_t base_ns, const std::map<
         break;
       case ProbeKind::kReaddir:
         for (uint64_t bytes : {48, 400, 3200, 24600}) add(kind, Temp::kWarm, bytes, 1.0 + double(bytes) / 4000);
+        break;
+      case ProbeKind::kStatWritten:
+        if (!slow.contains(kind)) break;
+        add(kind, Temp::kWarm, 0, 1.0);
+        add(kind, Temp::kWarm, 2000, 2.0);
         break;
       default: add(kind, Temp::kWarm, 0, 1.0);
     }

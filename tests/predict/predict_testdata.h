@@ -3,7 +3,10 @@
 // the ordinary writer, and profiles with known latencies per case.
 #pragma once
 
+#include <stdlib.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,6 +18,17 @@
 #include "traces/trace_model.h"
 
 namespace fsr::testdata {
+
+// A private directory under /tmp, removed with everything in it.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    char tpl[] = "/tmp/fsr-predict-test-XXXXXX";
+    path = mkdtemp(tpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
 
 // The replayer tests' in-memory trace (events and strings), with a header
 // and a way onto disk.
@@ -47,8 +61,15 @@ TraceFixture many_builds(uint32_t jobs);
 // planner can set only while the loser is within its lookahead.
 TraceFixture mkdir_race(uint32_t between);
 
+// One process under /w: `files` times a file /w/d/e/wN created, written (3
+// bytes), closed and stat'ed (statx) `gap_ns` after its close.
+TraceFixture write_then_stat(uint64_t gap_ns, int files);
+
 // A profile whose every case costs `base_ns` (bins spread +-10%), except the
 // kinds in `slow`, which cost their value; kinds in `absent` are not measured.
+// kStatWritten is measured only when it is in `slow` (at idle gaps of 0 and
+// 2,000 us, the second at twice its value): without it, a profile prices a
+// stat of a written file as version 1 did, which the goldens were made with.
 Profile fixed_profile(const std::string& name, uint64_t base_ns, const std::map<ProbeKind, uint64_t>& slow = {},
                       const std::vector<ProbeKind>& absent = {});
 

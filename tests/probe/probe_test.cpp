@@ -44,6 +44,8 @@ TEST(Probe, MeasuresEveryKindAndRemovesItsDirectory) {
   EXPECT_EQ(p->ref_depth, kProbeRefDepth);
   EXPECT_FALSE(p->environment_json.empty());
   EXPECT_GT(p->rounds, 0u);
+  // The stat of a just-written file, after each idle gap.
+  for (uint64_t us : {0, 250, 2000}) EXPECT_NE(p->find(ProbeKind::kStatWritten, Temp::kWarm, us), nullptr) << us;
   // Misses of fresh names are cold in every round, with or without root.
   EXPECT_NE(p->find(ProbeKind::kStatMissing, Temp::kCold, 3), nullptr);
 }

@@ -6,6 +6,8 @@
 #   tools/bench/predict-validate.sh [-n RUNS] [--duration S] [--targets "T..."]
 #                                   [--workloads "W..."] [--profiles-out DIR]
 #   WORK=DIR tools/bench/predict-validate.sh --reuse   (predict again against DIR's replays)
+#   FSREPLAY_BEFORE=OLD-BINARY tools/bench/predict-validate.sh ...   (A/B: each target probed
+#       by both binaries, back to back, and a second row "T/before" per workload, same replays)
 #
 # Targets: wsl2-9p wsl2-virtiofs wsl1-drvfs (slowfs profiles), bindfs,
 # sshfs (to an sshd of our own on 127.0.0.1, key auth, removed at the end).
@@ -25,6 +27,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin=${FSREPLAY:-$repo/build/tools/fsreplay}
+before=${FSREPLAY_BEFORE:-}
 runs=3 duration=20
 targets="wsl2-9p wsl2-virtiofs wsl1-drvfs bindfs sshfs"
 workloads="git-clone small-files make-j2"
@@ -38,7 +41,7 @@ while [[ $# -gt 0 ]]; do
     --workloads) workloads=$2; shift 2 ;;
     --profiles-out) profiles_out=$2; shift 2 ;;
     --reuse) reuse=1; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "predict-validate: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -146,9 +149,15 @@ replay_once() {
   "$bin" replay "$1" --target "$2" --scratch "$3" --no-prepare --timing think --json -o "$4" 2>/dev/null | jq .wall_ns
 }
 row() {  # row W T: predicts W on T's profile and prints the comparison with the replays' report
-  local w=$1 t=$2 res=$work/results/$2-$1
+  local w=$1 t=$2 res=$work/results/$2-$1 st=0
   "$bin" predict "$work/traces/$w.trace" --profile "$profiles_out/$t.profile" -f json -o "$res.predict.json" 2>/dev/null || true
-  "$here/predict_compare.py" "$w" "$t" "$res.report.json" "$res.predict.json"
+  "$here/predict_compare.py" "$w" "$t" "$res.report.json" "$res.predict.json" || st=1
+  if [[ -n $before && -f $profiles_out/$t.before.profile ]]; then
+    "$before" predict "$work/traces/$w.trace" --profile "$profiles_out/$t.before.profile" -f json \
+      -o "$res.before.predict.json" 2>/dev/null || true
+    "$here/predict_compare.py" "$w" "$t/before" "$res.report.json" "$res.before.predict.json" || true
+  fi
+  return $st
 }
 "$here/predict_compare.py" --header
 status=0
@@ -159,6 +168,10 @@ fi
 for t in $targets; do
   backing=$ext4/tgt-$t
   mount_target "$t" "$backing"
+  if [[ -n $before ]]; then   # the old binary's probe first, then the new one's, on the same mount
+    "$before" probe "$mnt" --duration "$duration" --name "$t" -o "$profiles_out/$t.before.profile" >/dev/null \
+      2>"$work/probe-$t.before.log" || { cat "$work/probe-$t.before.log" >&2; exit 1; }
+  fi
   "$bin" probe "$mnt" --duration "$duration" --name "$t" -o "$profiles_out/$t.profile" >/dev/null 2>"$work/probe-$t.log" ||
     { cat "$work/probe-$t.log" >&2; exit 1; }
   for w in $workloads; do

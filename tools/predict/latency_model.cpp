@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace fsr {
 
@@ -39,7 +40,12 @@ double LatencyModel::fit_walk(Temp t) const {
 }
 
 uint64_t LatencyModel::sample(ProbeKind k, Temp t, uint64_t param, uint32_t bin) const {
-  const auto& v = points(k, t);
+  const auto& all = points(k, t);
+  // A call that moves data is never priced from the one that found the end
+  // (0 bytes: the size was known, no request went out): interpolating a
+  // 3-byte read between 0 and 128 bytes priced it as the EOF check.
+  const size_t lo = is_bytes_kind(k) && param > 0 && all.size() > 1 && all.front().param == 0 ? 1 : 0;
+  const std::span<const Point> v(all.begin() + lo, all.end());
   auto at = [&](size_t i) { return double(bins_[v[i].offset + bin]); };
   if (v.size() == 1) return static_cast<uint64_t>(at(0));
   if (param <= v.front().param) {
@@ -52,6 +58,7 @@ uint64_t LatencyModel::sample(ProbeKind k, Temp t, uint64_t param, uint32_t bin)
   while (hi + 1 < v.size() && v[hi].param < param) ++hi;
   const double x0 = double(v[hi - 1].param), x1 = double(v[hi].param), y0 = at(hi - 1), y1 = at(hi);
   const double x = double(param);
+  if (x > x1 && k == ProbeKind::kStatWritten) return static_cast<uint64_t>(y1);  // idle longer than probed: as the longest
   double y = y0 + (y1 - y0) * (x - x0) / (x1 - x0);
   if (x > x1) y = std::max(y, y1);  // beyond the largest: the last slope, never below it
   return static_cast<uint64_t>(std::max(y, 0.0));

@@ -2,7 +2,9 @@
 // (kind, temperature) the measured parameter points (depths, sizes) with
 // their equal-probability bins, sampled by bin index and interpolated
 // linearly between the measured parameters (extrapolated beyond the largest
-// from the last two: a per-byte or per-component cost). Also the path-walk
+// from the last two: a per-byte or per-component cost; a call that moves
+// bytes never from the 0-byte point; an idle gap longer than probed as the
+// longest). Also the path-walk
 // cost per component, fitted on the stat cases at several depths, which
 // moves every other path op from the probe's depth to the op's own.
 #pragma once
@@ -41,6 +43,9 @@ class LatencyModel {
     return table_[static_cast<size_t>(k) * 2 + (t == Temp::kCold)];
   }
   static bool is_depth_kind(ProbeKind k) { return k == ProbeKind::kStat || k == ProbeKind::kStatMissing; }
+  static bool is_bytes_kind(ProbeKind k) {
+    return k == ProbeKind::kRead || k == ProbeKind::kReadSeq || k == ProbeKind::kReaddir;
+  }
   double fit_walk(Temp t) const;
 
   std::array<std::vector<Point>, kProbeKindCount * 2> table_;  // [kind][warm, cold]

@@ -63,6 +63,16 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
     ++notes_.unmeasured[cls];
     return recorded;
   }
+  // A stat of a file written since the mount last answered for it, by path
+  // or through its fd (git's fstat of each file it checks out, before the
+  // close): the mount asks its server again, after however long it was idle.
+  const bool written = (pr.kind == ProbeKind::kStat || pr.kind == ProbeKind::kFstat) && (path_bits_[p] & kAttrStale);
+  if (written) {
+    if (model_->has(ProbeKind::kStatWritten, Temp::kWarm))
+      pr = {ProbeKind::kStatWritten, (now > idle_from_ ? now - idle_from_ : 0) / 1000, kNoTemp, op.path[0] != kNoPath};
+    else
+      ++notes_.stat_written_unprobed;
+  }
   Temp t = pr.meta == kNoTemp ? Temp::kWarm : temperature(p, pr.meta == kMeta, e.ret >= 0, creates(pr.kind), now);
   if (!model_->has(pr.kind, t)) {
     if (t == Temp::kCold && model_->has(pr.kind, Temp::kWarm)) {
@@ -96,7 +106,9 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   // A cached answer does not renew the mount's cache entry (an attribute
   // cache's clock runs from the last reply of the server, not the last hit).
   after(i, pr, now, pr.meta != kMeta || t == Temp::kCold);
+  if (pr.kind == ProbeKind::kStatWritten) path_bits_[p] &= ~kAttrStale, touched_[p] = now + 1;  // an fstat has no op path
   ++notes_.modeled;
+  idle_from_ = std::max(idle_from_, now + ns);
   return ns;
 }
 

@@ -6,7 +6,9 @@
 // a change, a cold lookup; not a cached hit) within the profile's cache
 // lifetime (the prestate counts as answered at the start: prepare made it),
 // a write through an open file makes its next lookup ask the mount again
-// (where the mount's cache expires at all), data stays cached once written
+// (where the mount's cache expires at all; with a kStatWritten case in the
+// profile, that stat is priced from it at the mount's idle gap before the
+// call, however long the cache lives), data stays cached once written
 // or read. Ops that the replay runs outside
 // the target (scratch paths, devices) and ops of a kind the profile never
 // measured take their recorded duration, and are counted so that predict
@@ -34,6 +36,7 @@ struct CostNotes {
   std::array<uint64_t, kProbeKindCount> missing_kind{};// which cases were missing, per kind
   uint64_t cold_as_warm = 0;                           // cold ops priced as warm (no cold case)
   uint64_t copy_as_read_write = 0;                     // copy_file_range/sendfile priced as a read plus a write
+  uint64_t stat_written_unprobed = 0;                  // stats of just-written files, no kStatWritten case (old profile)
 };
 
 class OpCost {
@@ -74,6 +77,7 @@ class OpCost {
   std::vector<uint8_t> ofd_bits_;   // per OFD: kDirty, kReadStarted
   std::vector<uint8_t> depth_;      // per plan path: components below its root (255: not computed)
   std::vector<uint8_t> root_;       // per plan path: 1 + in_scratch() (0: not looked up)
+  uint64_t idle_from_ = 0;          // sim time the mount's last priced op completed (its idle gap starts)
   CostNotes notes_;
 };
 

@@ -78,6 +78,10 @@ std::vector<std::string> assumptions(const std::string& name, const CostNotes& n
     out.push_back(fmt::format("{} ops found the mount's caches cold but profile {} has no cold case for them: "
                               "assumed warm (probe as root to measure cold)",
                               n.cold_as_warm, name));
+  if (n.stat_written_unprobed)
+    out.push_back(fmt::format("profile {} has no 'stat-written' case (profiles before version 2 lack it): {} stats of files "
+                              "written since their last lookup priced as lookups (probe again to measure them)",
+                              name, n.stat_written_unprobed));
   if (n.copy_as_read_write)
     out.push_back(fmt::format("{} copy ops priced as a read plus a write of their bytes", n.copy_as_read_write));
   if (n.local)

@@ -24,10 +24,18 @@ struct ProbeTag {
   uint64_t param = 0;
   bool param_is_ret = false;  // the parameter is the op's own result (bytes a getdents returned)
   bool any_result = false;    // success or failure are both what the case measures (xattr)
+  uint32_t idle_us = 0;       // the mount is left idle this long before the call (the gap a trace has)
 };
 
 inline ProbeTag untimed() { return {}; }
 inline ProbeTag timed(ProbeKind k, Temp t = Temp::kWarm, uint64_t param = 0) { return {true, k, t, param}; }
+// Timed after `us` microseconds of idle (the parameter): a mount whose server
+// threads went to sleep answers more slowly than one kept busy.
+inline ProbeTag timed_after_idle(ProbeKind k, uint32_t us) {
+  ProbeTag t = timed(k, Temp::kWarm, us);
+  t.idle_us = us;
+  return t;
+}
 
 class ProbeScript {
  public:

@@ -79,6 +79,10 @@ Status run_script(Session& s, const ProbeScript& script) {
     int64_t ret = ev[i].ret;
     uint64_t ns = 0;
     const bool issued = plan.ops[i].action == OpAction::kIssue;
+    if (issued && tag.idle_us) {
+      timespec idle{0, static_cast<long>(tag.idle_us) * 1000};
+      while (nanosleep(&idle, &idle) == -1 && errno == EINTR) {}
+    }
     if (issued) {
       const uint64_t t0 = mono_ns();
       ret = execute_op(i, env, buf.data(), buf.size(), flags, &dirs);
@@ -149,6 +153,7 @@ Result<Profile> run_probe(const ProbeOptions& o) {
   const uint64_t start = mono_ns();
   Session s;
   s.stop = o.stop;
+  prepare_worker_thread();  // the replay's timer slack: idle gaps as precise as a replay's sleeps
   FSR_RETURN_IF_ERROR(open_session(o, s));
   auto env = detect_environment(s.dir);
   p.target = s.dir;
