@@ -25,6 +25,11 @@ uint64_t plan_window(uint64_t requested) {
   return pow2_mask(want) + 1ull;
 }
 
+uint64_t fit_window(uint64_t window, uint64_t events) {
+  const uint64_t need = plan_window(std::min<uint64_t>(events, 1ull << 29) * 4 + 4);
+  return std::min(window, need);
+}
+
 WindowSync::WindowSync(uint64_t n, bool records)
     : slots(n), done(new std::atomic<uint64_t>[n]), done_ns(new std::atomic<uint64_t>[n]),
       ready(new std::atomic<uint64_t>[n]), worker(new std::atomic<uint32_t>[n]), rec(records ? n : 0) {

@@ -56,6 +56,11 @@ inline constexpr uint64_t kDefaultWindow = 1u << 17;
 // The window a request gets (replay --window, predict --window): a power of
 // two of at least 1,024 ops; 0 is the default.
 uint64_t plan_window(uint64_t requested);
+// `window` (a plan_window) cut down to what a trace of `events` needs: the
+// smallest power of two of at least 1,024 whose quarter (the lookahead)
+// still holds the whole trace, so that every wait finds its waker in it and
+// the plan is the same as in `window`, with less memory to set up.
+uint64_t fit_window(uint64_t window, uint64_t events);
 
 inline constexpr uint64_t kPlannedEnd = 1ull << 63;  // WindowSync::planned: the trace's end is planned
 inline constexpr uint32_t kMaxEdgesPerOp = 4096;  // more are dropped (counted): the arena's reserve

@@ -183,7 +183,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   FSR_ASSIGN_OR_RETURN(const std::unique_ptr<TraceReader> rd, open_trace(trace_path));
   TraceReader& reader = *rd;
   TraceReader* rp = &reader;
-  const uint64_t window = window_of(o), lookahead = window / 4;
+  const uint64_t window = fit_window(window_of(o), sv.events), lookahead = window / 4;
   WindowSync sync(window);
   PlanStream ps(ss.in, [rp](StrId id) { return rp->str(id); }, &sv, window, lookahead, &sync);
   Plan& plan = ps.plan();

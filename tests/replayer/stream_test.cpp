@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "replayer/plan_stream.h"
 #include "tests/replayer/replay_fixture.h"
 
 namespace fsr {
@@ -113,6 +114,17 @@ TEST(StreamPlan, TheLastRemovalFollowsTheLastReadOfAnotherThread) {
   Plan p = t.plan("/w/p");
   const uint32_t un = static_cast<uint32_t>(t.ev.size() - 3);
   EXPECT_TRUE(test::has_dep(p, un, un - 1)) << "deps " << p.deps_of(un).size() << " first " << (p.deps_of(un).empty() ? 0 : p.deps_of(un)[0]) << " dropped " << p.dropped_edges << " flags " << int(p.ops[un].flags) << " path " << p.ops[un].path[0] << " stat path " << p.ops[un - 2].path[0] << " action " << int(p.ops[un].action);
+}
+
+// A short trace gets a window whose lookahead (a quarter) still holds all of
+// it: the same plan as in the default window, with less to set up.
+TEST(StreamPlan, AShortTracesWindowIsCutToFourTimesItsLength) {
+  EXPECT_EQ(fit_window(kDefaultWindow, 7716), 32768u);
+  EXPECT_EQ(fit_window(kDefaultWindow, 0), 1024u) << "never below plan_window's floor";
+  EXPECT_EQ(fit_window(kDefaultWindow, 1'000'000), kDefaultWindow) << "a long trace keeps the window asked for";
+  EXPECT_EQ(fit_window(plan_window(2048), 100'000), 2048u) << "nor is a window grown";
+  for (uint64_t n : {1ull, 255ull, 256ull, 257ull, 30'000ull, 32'767ull})
+    EXPECT_GE(fit_window(kDefaultWindow, n) / 4, n) << n << " events";
 }
 }  // namespace
 }  // namespace fsr

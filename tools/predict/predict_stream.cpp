@@ -60,6 +60,8 @@ Result<StreamStats> simulate_stream(const PlanInputs& in, const StringLookup& st
     survey = sb.finish();
   }
   lap(st.survey_ns);
+  st.window = fit_window(st.window, st.events);  // (the same plan, less memory for a short trace)
+  st.lookahead = st.window / 4;
 
   WindowSync sync(st.window, /*records=*/false);  // (each simulator keeps its own)
   sync.waiters = false;  // the simulators run in this thread
