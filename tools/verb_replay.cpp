@@ -124,8 +124,9 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
       ->check(CLI::IsMember({"listing", "serial"}));
   sub->add_option("--window", a.opt.window,
                   "Ops the streaming replay keeps planned ahead (default 131072; rounded up to a power of two, at "
-                  "least 1024): memory follows it, not the trace. A wait whose waker lies more than a quarter of it "
-                  "ahead is replayed with an approximate dependency (counted)");
+                  "least 1024; a shorter trace gets the smallest one whose quarter holds it all): memory follows it, "
+                  "not the trace. A wait whose waker lies more than a quarter of it ahead is replayed with an "
+                  "approximate dependency (counted)");
   sub->add_flag("--no-clock-correction", a.no_correction,
                 "Think mode: replay the recorded gaps as recorded (no recorder cost taken out, no executor "
                 "calibration), for comparisons");
