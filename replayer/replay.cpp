@@ -85,7 +85,12 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   s->in.mmap_touch = o.mmap_touch;
   s->in.serial_dirs = o.serial_dirs;
   TraceReader* rp = &reader;
-  SurveyBuilder sb(s->in, [rp](StrId id) { return rp->str(id); }, window_of(o));
+  // The index's count of events, when there is one: a short trace's survey
+  // gets the window it needs, as its plan will (fit_window).
+  auto event_count = reader.record_count();
+  const uint64_t events_total = event_count ? event_count.value() : 0;
+  SurveyBuilder sb(s->in, [rp](StrId id) { return rp->str(id); },
+                   event_count ? fit_window(window_of(o), events_total) : window_of(o));
   // The prestate block by block: only the tree it makes is held (tree_spec.h).
   {
     auto count = reader.prestate_count();
@@ -101,8 +106,6 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
     };
     FSR_RETURN_IF_ERROR(reader.for_each_prestate(block));
   }
-  auto count = reader.record_count();
-  const uint64_t total = count ? count.value() : 0;
   std::vector<Event> chunk;
   uint64_t n = 0;
   while (true) {
@@ -110,7 +113,7 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
     if (!more) break;
     for (const Event& e : chunk) sb.add(e);
     n += chunk.size();
-    if (progress) progress(n, total);
+    if (progress) progress(n, events_total);
     if (n >= kNoOp - 1) return Status::error(trace_path + ": more than 4G events, split the trace");
   }
   // A damaged trace replays only what is readable; an unreadable one is an error, never 0 ops.
