@@ -248,21 +248,17 @@ void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       uint64_t t0, dep_wait;
       uint64_t want = UINT64_MAX;  // a new thread's intended start (its creator's completion + its start-up gap)
       if (first && think && s.plan.threads[op.thread].creator != kNoOp) {
-        // A new thread: its creator first, then its start-up gap, which runs
-        // from the creator's completion, as it did in the original: the time
-        // this worker spent finishing an earlier thread is not added to it.
-        // (In the original that gap holds waiting for a CPU too: a thread
-        // made while its siblings run starts when one of them ends.)
+        // A new thread: its creator first, then its start-up gap (engine.h
+        // thread_start; in the original that gap holds waiting for a CPU too:
+        // a thread made while its siblings run starts when one of them ends).
         dw = wait_deps(s, i, now + s.start);
         uint64_t td = dw.waited ? mono_ns() - s.start : now;
         dep_wait = td - now;
-        const uint64_t start_gap = pay(gap_of(op, e));
-        want = dw.at != UINT32_MAX ? dw.latest + start_gap : td + start_gap;
-        target = std::max(td, want);
-        if (td > want) {  // its worker was still busy with an earlier thread: owed back from its gaps
-          debt += td - want;
-          tot.late_ns += td - want;
-        }
+        const ThreadStart ts = thread_start(dw.at != UINT32_MAX, dw.latest, td, pay(gap_of(op, e)));
+        want = ts.want;
+        target = ts.target;
+        debt += ts.owed;
+        tot.late_ns += ts.owed;
         t1 = target > td ? sleep_until(s.start + target) - s.start : td;
         slept = t1 - td;
         if (t1 > target) debt += t1 - target;

@@ -60,6 +60,21 @@ using InjectedLatency = std::array<uint64_t, kClassCount>;
 // ReplayOptions' default: measure the syscall overhead paid back in think mode.
 inline constexpr uint64_t kMeasureOverhead = UINT64_MAX;
 
+// Think mode, a new thread's first op: its start-up gap runs from its
+// creator's completion (`creator_done`, when a dependency released it), as it
+// did in the original, not from when its worker reached it (`reached`); a
+// worker still busy past that start owes the difference back from the
+// thread's next gaps. The engine and predict's simulator both start threads so.
+struct ThreadStart {
+  uint64_t want;    // the intended issue time
+  uint64_t target;  // when to issue: not before `reached`
+  uint64_t owed;    // how far `reached` is already past `want`
+};
+inline ThreadStart thread_start(bool have_creator, uint64_t creator_done, uint64_t reached, uint64_t start_gap) {
+  const uint64_t want = (have_creator ? creator_done : reached) + start_gap;
+  return {want, want > reached ? want : reached, reached > want ? reached - want : 0};
+}
+
 // Runs a whole plan (build_plan). `env` must be initialised (init_exec_env)
 // with open roots. Errors thrown inside a worker are reported after all
 // workers joined. `clock` is used in think mode only (the default takes

@@ -4,6 +4,8 @@
 #include <functional>
 #include <utility>
 
+#include "replayer/engine.h"
+
 namespace fsr {
 namespace {
 
@@ -138,10 +140,10 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
   if (created) {  // its creator first; its start-up gap runs from the creator's completion
     const uint64_t t1 = std::max(now, dep_done);
     dep_wait = t1 - now;
-    const uint64_t start_gap = pay(s, gap);
-    want = last_dep != kNoOp ? dep_done + start_gap : t1 + start_gap;
-    target = std::max(t1, want);
-    if (t1 > want) s.debt += t1 - want;  // its worker was still busy with an earlier thread
+    const ThreadStart ts = thread_start(last_dep != kNoOp, dep_done, t1, pay(s, gap));  // (engine.h)
+    want = ts.want;
+    target = ts.target;
+    s.debt += ts.owed;
     start = target;
     slept = target - t1;
   } else {
