@@ -50,7 +50,9 @@
 #define FSR_CNT_IO_URING 1
 #define FSR_CNT_ENTER_MISS 2      /* sys_exit without task storage (entered before tracking) */
 #define FSR_CNT_FOREIGN 3         /* children of tracked tasks outside the recording's PID namespace: not followed */
-#define FSR_CNT_EXTRA 4
+#define FSR_CNT_STOLEN_NS 4       /* ns the recorder's threads ran in place of a runnable tracked task (on_switch) */
+#define FSR_CNT_FAULTS 5          /* user page faults of tracked tasks, recorded or not */
+#define FSR_CNT_EXTRA 6
 
 struct fsr_counters {
   __u64 seen[FSR_CLASS_MAX];

@@ -1,5 +1,8 @@
 #include "recorder/bpf_rodata.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "bpf/fsreplay_record.h"
 #include "fsreplay_record.skel.h"
 #include "recorder/syscall_arity.h"
@@ -53,6 +56,11 @@ void fill_rodata(fsr_bpf* skel, const ProgramPlan& plan) {
   ro->use_task_storage = plan.task_state == TaskStateStore::kTaskStorage ? 1 : 0;
   ro->pidns_init = plan.pidns.initial() ? 1 : 0;
   ro->pidns_inum = static_cast<uint32_t>(plan.pidns.inum);
+  // The recorder's own threads, for the time they take from the workload
+  // (sched_switch.bpf.c): its pid here and its namespace's nsfs device.
+  ro->rec_ns_tgid = static_cast<uint32_t>(getpid());
+  struct stat ns {};
+  if (stat("/proc/self/ns/pid", &ns) == 0) ro->pidns_dev = ns.st_dev;
 }
 
 }  // namespace fsr

@@ -156,7 +156,11 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   const uint64_t lap0 = now_ns();
   for (uint32_t cpu = 0; cpu < s->ncpu_; ++cpu) s->lane_ctl(cpu)->lap_ns = lap0;
 
-  // Attach one by one: the page-fault program is optional.
+  // The initial namespace's pids are the kernel's: the recorder's threads are
+  // known from the start (elsewhere on_switch learns their kernel tgid).
+  if (p.pidns.initial()) skel->bss->rec_tgid = static_cast<uint32_t>(getpid());
+
+  // Attach one by one: the page-fault programs and on_switch are optional.
   struct {
     bpf_program* prog;
     bpf_link** link;
@@ -171,6 +175,7 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
       {skel->progs.on_filemap_fault, &skel->links.on_filemap_fault, true},
       {skel->progs.on_filemap_map_pages, &skel->links.on_filemap_map_pages, true},
       {skel->progs.on_fault_vma, &skel->links.on_fault_vma, true},
+      {skel->progs.on_switch, &skel->links.on_switch, true},
   };
   for (auto& p : progs) {
     if (p.optional && !bpf_program__autoload(p.prog)) continue;
@@ -178,8 +183,11 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
     if (!*p.link) {
       int err = errno;
       if (p.optional) {
-        s->warnings_ += fmt::format("page faults on file mappings not recorded ({}: {}); ",
-                                    bpf_program__section_name(p.prog), strerror(err));
+        s->warnings_ += p.prog == skel->progs.on_switch
+                            ? fmt::format("the CPU time the recorder takes from the workload is not measured ({}: {}); ",
+                                          bpf_program__section_name(p.prog), strerror(err))
+                            : fmt::format("page faults on file mappings not recorded ({}: {}); ",
+                                          bpf_program__section_name(p.prog), strerror(err));
         continue;
       }
       return Status::error(fmt::format("attaching {} failed: {}", bpf_program__section_name(p.prog),
@@ -299,6 +307,7 @@ KernelCounters BpfSession::counters() const {
       k.string_drops += c.extra[FSR_CNT_STRING_DROPS];
       k.io_uring += c.extra[FSR_CNT_IO_URING];
       k.foreign_children += c.extra[FSR_CNT_FOREIGN];
+      k.stolen_ns += c.extra[FSR_CNT_STOLEN_NS];
     }
   }
   for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) {
@@ -306,6 +315,7 @@ KernelCounters BpfSession::counters() const {
     k.early_rewinds += lane_ctl(cpu)->early_rewinds;
   }
   k.lane_damage = lane_damage_;
+  k.stolen_measured = skel_->links.on_switch != nullptr;
   bpf_program* p;
   bpf_object__for_each_program(p, skel_->obj) {  // every program, loaded or not (fd < 0)
     bpf_prog_info info{};

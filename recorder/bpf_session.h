@@ -32,6 +32,10 @@ struct KernelCounters {
   uint64_t early_rewinds = 0;  // lanes rewound while not empty (bpf/fsreplay_record.h)
   uint64_t foreign_children = 0;  // children outside the recording's PID namespace: not followed
   bool lane_damage = false;  // a frame with an impossible length was met (the rest of that drain skipped)
+  // CPU time the recorder's threads ran in place of a runnable tracked task
+  // (bpf/sched_switch.bpf.c); meaningful only when stolen_measured.
+  uint64_t stolen_ns = 0;
+  bool stolen_measured = false;
 };
 
 // Called for every record, in lane order of one CPU. `cpu` is the lane index;

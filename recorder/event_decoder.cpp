@@ -136,6 +136,10 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
   std::string_view p1 = rec_str(s + r.len0, v.len1);
   Task& t = task(r.pid, r.tid);
   bool unresolved = false;
+  if (r.kind == FSR_REC_SYSCALL) {  // (a thread's calls complete in order)
+    if (t.last_end != UINT64_MAX && e.ts > t.last_end) gaps_ns_ += e.ts - t.last_end;
+    t.last_end = e.ts + e.dur;
+  }
 
   switch (r.kind) {
     case FSR_REC_FORK: {

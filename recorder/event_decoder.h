@@ -46,6 +46,11 @@ class EventDecoder {
 
   uint64_t unresolved_paths() const { return unresolved_; }
 
+  // Every thread's gaps between its recorded calls (a call's exit to the
+  // thread's next enter), summed: the time recorder overhead that is not in
+  // a call can lie in (the trace footer's gaps_ns).
+  uint64_t gaps_ns() const { return gaps_ns_; }
+
   // Which paths are symlinks (the recorded root, the prestate's symlinks):
   // paths are resolved as the kernel walked them (path_resolver.h).
   PathResolver& paths() { return paths_; }
@@ -68,6 +73,7 @@ class EventDecoder {
     std::shared_ptr<FsState> fs;
     StrId pending_exec = kNoStr;
     uint64_t pidns = 0;  // its PID namespace's inode number when below the recording's, else 0
+    uint64_t last_end = UINT64_MAX;  // its latest call's exit (trace time; UINT64_MAX: none yet)
   };
 
   StrId intern(std::string_view s) { return strings_.intern(s); }
@@ -93,6 +99,7 @@ class EventDecoder {
   std::string scratch_;
   RecordView view_;
   uint64_t unresolved_ = 0;
+  uint64_t gaps_ns_ = 0;
   std::array<uint8_t, FSR_MAX_NR> arity_{};
 };
 

@@ -272,6 +272,7 @@ void subtract_counters(KernelCounters& a, const KernelCounters& b) {
     sub(a.drops[i], b.drops[i]);
   }
   sub(a.string_drops, b.string_drops);
+  sub(a.stolen_ns, b.stolen_ns);
 }
 
 RecordCostRun measure_record_cost(BpfSession& session, RingMerger& merger, uint32_t iterations) {

@@ -239,6 +239,9 @@ Result<RecordSummary> record(const RecordOptions& o) {
   f.drops = sum.kernel.drops;
   f.io_uring_submissions = sum.kernel.io_uring;
   f.string_drops = sum.kernel.string_drops;
+  f.recorder_stolen_ns = sum.kernel.stolen_ns;
+  f.stolen_measured = sum.kernel.stolen_measured;
+  f.gaps_ns = decoder.gaps_ns();
   for (auto d : sum.kernel.drops) sum.drops += d;
   if (sum.kernel.prog_misses) {
     sum.warnings += fmt::format("{} BPF program runs were skipped by the kernel (recursion): events may be missing\n",

@@ -204,10 +204,10 @@ void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
   };
   // The recorded gap less what recording added to it (record_cost.h).
   auto gap_of = [&](const PlanOp& op, const Event& e) {
-    if (!think || !rc.present || e.nr >= kEvProcExec) return op.gap;
-    const uint64_t g = rc.gap_ns[static_cast<size_t>(class_of(e.nr))];
-    tot.recorder_gap_ns += std::min(g, op.gap);
-    return sat_sub(op.gap, g);
+    if (!think) return op.gap;
+    const LessRecording g = less_recording(op, e, s.clock);
+    tot.recorder_gap_ns += g.taken;
+    return g.gap;
   };
   uint64_t cur = kNoOp, pos = 0;
   try {

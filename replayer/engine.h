@@ -9,7 +9,9 @@
 #include <atomic>
 #include <cstdint>
 #include <array>
+#include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include "replayer/plan_stream.h"
 #include "traces/event.h"
 #include "traces/status.h"
+#include "traces/syscalls.h"
 #include "traces/trace_model.h"
 
 namespace fsr {
@@ -30,9 +33,43 @@ enum class TimingMode { kThink, kAfap, kExact };
 // itself spends per op (replay_cost.h calibrates it at replay start).
 struct ThinkClock {
   RecordCost recorded;      // recorder/record_cost.h; present = false: nothing to take out
+  // The share of every recorded gap the recorder's own threads took from the
+  // workload, parts per million (stolen_share_ppm: the trace footer); 0: none known.
+  uint32_t stolen_ppm = 0;
   uint64_t syscall_ns = 0;  // an issued call's entry and exit, which the recorded gap holds
   std::array<uint32_t, kMaxSyscallNr> issue_ns{};  // the executor's work beyond the plain call, per syscall
 };
+
+// The trace footer's time the recorder's threads ran in place of a runnable
+// tracked task, as a share of every thread's recorded gaps (ppm, at most
+// half); 0 for a trace that did not measure it.
+inline uint32_t stolen_share_ppm(const std::optional<TraceFooter>& f) {
+  if (!f || !f->stolen_measured || f->gaps_ns == 0) return 0;
+  const long double share = static_cast<long double>(f->recorder_stolen_ns) / static_cast<long double>(f->gaps_ns);
+  return static_cast<uint32_t>(std::min<long double>(share, 0.5L) * 1e6L);
+}
+
+// A recorded gap less what recording added to it: the class's per-call cost
+// (record_cost.h; syscalls only), then the recorder threads' share of every
+// gap but a thread's start-up gap (which the footer's gaps do not hold).
+// The replay's engine and predict's simulator both take it out so.
+struct LessRecording {
+  uint64_t gap;    // what is left to sleep
+  uint64_t taken;  // what was taken out
+};
+inline LessRecording less_recording(const PlanOp& op, const Event& e, const ThinkClock& c) {
+  uint64_t g = op.gap, taken = 0;
+  if (c.recorded.present && e.nr < kEvProcExec) {
+    taken = std::min<uint64_t>(c.recorded.gap_ns[static_cast<size_t>(class_of(e.nr))], g);
+    g -= taken;
+  }
+  if (c.stolen_ppm && !(op.flags & kPfFirstOfThread)) {
+    const uint64_t s = g / 1'000'000 * c.stolen_ppm + g % 1'000'000 * c.stolen_ppm / 1'000'000;
+    g -= s;
+    taken += s;
+  }
+  return {g, taken};
+}
 
 // What the corrections came to in one replay (ns, summed over all workers).
 struct ClockTotals {

@@ -63,6 +63,7 @@ struct Session {
   PlanInputs in;
   PlanSurvey survey;
   std::vector<std::string> problems;  // damage found in the trace
+  std::optional<TraceFooter> footer;  // (absent: the recording did not finish)
 };
 
 // The survey pass: the trace read once, chunk by chunk.
@@ -123,6 +124,7 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
                          (pr.messages.empty() ? std::string("damaged or truncated") : pr.messages.front()) +
                          "); check it with 'fsreplay inspect', or record it again with this version");
   s->problems = pr.messages;
+  s->footer = reader.footer();  // (read last: it follows the events)
   s->survey = sb.finish();
   return s;
 }
@@ -225,7 +227,10 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   IssueCost issue_cost;
   if (o.timing == TimingMode::kThink) {
     clock.syscall_ns = o.syscall_overhead_ns == kMeasureOverhead ? measure_syscall_overhead_ns() : o.syscall_overhead_ns;
-    if (o.correct_recorder) clock.recorded = ss.header.record_cost;
+    if (o.correct_recorder) {
+      clock.recorded = ss.header.record_cost;
+      clock.stolen_ppm = stolen_share_ppm(ss.footer);
+    }
     if (o.calibrate_issue) {
       FSR_ASSIGN_OR_RETURN(issue_cost, calibrate_issue_cost(ss.roots.fd[0], ss.roots.target, ss.features, sv.issued));
       clock.issue_ns = issue_cost.ns;

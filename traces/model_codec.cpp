@@ -176,6 +176,9 @@ void encode_footer(const TraceFooter& f, std::vector<uint8_t>& out) {
   w.setWallNs(f.wall_ns);
   w.setDivergences(f.divergences);
   w.setApproxDeps(f.approx_deps);
+  w.setRecorderStolenNs(f.recorder_stolen_ns);
+  w.setStolenMeasured(f.stolen_measured);
+  w.setGapsNs(f.gaps_ns);
   serialise(mb, out);
 }
 
@@ -196,6 +199,9 @@ Status decode_footer(std::span<const capnp::word> msg, TraceFooter& f) {
     f.wall_ns = r.getWallNs();
     f.divergences = r.getDivergences();
     f.approx_deps = r.getApproxDeps();
+    f.recorder_stolen_ns = r.getRecorderStolenNs();
+    f.stolen_measured = r.getStolenMeasured();
+    f.gaps_ns = r.getGapsNs();
     return Status::ok();
   });
 }

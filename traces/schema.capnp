@@ -254,6 +254,12 @@ struct Footer {
   wallNs @7 :UInt64;
   divergences @8 :UInt64;
   approxDeps @9 :UInt64;
+  # Traces: what the recorder's own threads took from the workload (ns they
+  # ran in place of a runnable tracked task; valid when stolenMeasured), and
+  # the recorded gaps summed over every thread, which that time lies in.
+  recorderStolenNs @10 :UInt64;
+  stolenMeasured @11 :Bool;
+  gapsNs @12 :UInt64;
 }
 
 # Frame type 7: where every frame is, for random access.

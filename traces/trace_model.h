@@ -118,6 +118,12 @@ struct TraceFooter {
   uint64_t wall_ns = 0;
   uint64_t divergences = 0;
   uint64_t approx_deps = 0;
+  // Traces: CPU time the recorder's threads ran in place of a runnable
+  // tracked task (when stolen_measured), and every thread's recorded gaps
+  // summed, which that time lies in (the replay clock takes the share out).
+  uint64_t recorder_stolen_ns = 0;
+  bool stolen_measured = false;
+  uint64_t gaps_ns = 0;
 };
 
 }  // namespace fsr

@@ -89,6 +89,8 @@ std::string summary_to_json(const TraceSummary& s) {
   j["bytes"] = s.file_bytes;
   j["bytes_per_event"] = s.bytes_per_record();
   j["drops"] = s.drops;
+  if (s.footer && s.footer->stolen_measured)
+    j["recorder_stolen"] = {{"ns", s.footer->recorder_stolen_ns}, {"gaps_ns", s.footer->gaps_ns}};
   nlohmann::ordered_json bc = nlohmann::ordered_json::object();
   for (int c = 0; c < kClassCount; ++c)
     if (s.by_class[c]) bc[std::string(class_name(static_cast<SyscallClass>(c)))] = s.by_class[c];
@@ -170,7 +172,16 @@ std::string summary_to_text(const TraceSummary& s) {
   }
   if (s.footer) {
     line("drops", s.drops ? fmt::format("{} EVENTS LOST", s.drops) : "0");
-    if (h.kind == PayloadKind::kTrace) line("exit status", fmt::format("{}", s.footer->exit_status));
+    if (h.kind == PayloadKind::kTrace) {
+      line("exit status", fmt::format("{}", s.footer->exit_status));
+      const TraceFooter& f = *s.footer;
+      if (f.stolen_measured)
+        line("recorder cpu", fmt::format("{:.1f} ms taken from the workload's threads ({:.2f}% of their {:.3f} s of "
+                                         "gaps): replays take that share out of every gap",
+                                         f.recorder_stolen_ns / 1e6,
+                                         f.gaps_ns ? 100.0 * static_cast<double>(f.recorder_stolen_ns) / static_cast<double>(f.gaps_ns) : 0.0,
+                                         f.gaps_ns / 1e9));
+    }
     if (s.footer->io_uring_submissions)
       line("io_uring", fmt::format("{} submissions: their I/O is NOT in the trace (try UV_USE_IO_URING=0)", s.footer->io_uring_submissions));
     if (h.kind == PayloadKind::kResult)

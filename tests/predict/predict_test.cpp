@@ -252,6 +252,35 @@ TEST(Predict, RunsOnTheGoodProfilesAndNamesTheBadOnes) {
   EXPECT_NE(none.message().find("truncated profile"), std::string::npos) << none.message();
 }
 
+// The trace footer's recorder share comes out of every gap, as the replay
+// takes it: 120 ops of 2 us, 20 us apart, a quarter of every gap the
+// recorder's: the recorded column's wall is 240 us + 119 x 15 us (to the
+// trace's timestamp quantum).
+TEST(Predict, TakesTheRecordersShareOutOfEveryGapAsTheReplayDoes) {
+  TempDir dir;
+  TraceFixture t = mixed_trace(10);
+  ASSERT_EQ(t.ev.size(), 120u);
+  ASSERT_TRUE(t.write(dir.file("plain.trace")));
+  t.footer.stolen_measured = true;
+  t.footer.recorder_stolen_ns = 119 * 5'000;
+  t.footer.gaps_ns = 119 * 20'000;
+  ASSERT_TRUE(t.write(dir.file("stolen.trace")));
+  t.footer.stolen_measured = false;  // figures the recorder did not vouch for
+  ASSERT_TRUE(t.write(dir.file("unmeasured.trace")));
+  ASSERT_TRUE(write_profile(dir.file("p.profile"), fixed_profile("p", 10'000)));
+  PredictOptions o;
+  o.profiles = {dir.file("p.profile")};
+  auto wall = [&](const char* name) -> uint64_t {
+    auto pr = run_predict(dir.file(name), o);
+    EXPECT_TRUE(pr) << pr.message();
+    return pr ? pr->columns.at(0).sim.wall_ns : 0;
+  };
+  const uint64_t plain = wall("plain.trace");
+  EXPECT_NEAR(double(plain), 120 * 2'000.0 + 119 * 20'000.0, 1'000);
+  EXPECT_NEAR(double(wall("stolen.trace")), 120 * 2'000.0 + 119 * 15'000.0, 1'000);
+  EXPECT_EQ(wall("unmeasured.trace"), plain);
+}
+
 TEST(Predict, RefusesAProfileGivenAsTheTrace) {
   TempDir dir;
   ASSERT_TRUE(write_profile(dir.file("p.profile"), fixed_profile("p", 10'000)));

@@ -17,8 +17,9 @@ Status TraceFixture::write(const std::string& path) const {
       if (id != kNoStr) id = w->intern(strs[id]);
     FSR_RETURN_IF_ERROR(w->append(e));
   }
-  TraceFooter f;
-  for (const Event& e : ev) f.end_ns = std::max(f.end_ns, e.ts + e.dur);
+  TraceFooter f = footer;
+  if (f.end_ns == 0)
+    for (const Event& e : ev) f.end_ns = std::max(f.end_ns, e.ts + e.dur);
   return w->finish(f);
 }
 

@@ -34,6 +34,7 @@ struct TempDir {
 // and a way onto disk.
 struct TraceFixture : test::Synth {
   TraceHeader header;
+  TraceFooter footer;  // written as given, end_ns from the events when 0
   Status write(const std::string& path) const;
 };
 

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <fstream>
 #include <map>
 #include <set>
@@ -36,6 +38,7 @@ struct Trace {
   int status = -1;
   std::string err;  // fsreplay's stderr
   TraceHeader header;
+  std::optional<TraceFooter> footer;
   std::vector<Event> events;
   std::map<uint32_t, std::string> program;  // pid -> last exec'd program's base name
 };
@@ -61,6 +64,7 @@ Trace record_via_cli(const std::string& prefix, const std::string& dir, const st
     if (!more || !more.value()) break;
     t.events.insert(t.events.end(), chunk.begin(), chunk.end());
   }
+  t.footer = (*r)->footer();
   for (const Event& ev : t.events)
     if (ev.nr == kEvProcExec && ev.path[0]) {
       std::string p((*r)->str(ev.path[0]));
@@ -153,6 +157,20 @@ TEST_F(PidNamespaces, RecorderInsideAPidNamespaceRecordsTheSameTree) {
   for (const Event& e : t.events) ASSERT_LT(e.pid, 1000u) << "a pid of another namespace";
   expect_pids_of_one_tree(t);
   expect_like_outside(t, outside_);
+}
+
+// Inside a PID namespace the recorder's kernel tgid is not its pid: the
+// switch program learns it, and the time the drain takes from a busy loop
+// on the one CPU they share is measured all the same.
+TEST_F(PidNamespaces, RecorderInsideAPidNamespaceMeasuresTheTimeItTakesFromTheWorkload) {
+  Trace t = record_via_cli("taskset -c 0 unshare --pid --fork --mount-proc", dir_.path(),
+                           "sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); [ -e /nonexistent ]; done; true'");
+  ASSERT_EQ(t.status, 0) << t.err;
+  ASSERT_TRUE(t.footer.has_value());
+  ASSERT_TRUE(t.footer->stolen_measured) << t.err;
+  EXPECT_GT(t.footer->gaps_ns, 0u);
+  EXPECT_GT(t.footer->recorder_stolen_ns, 0u) << t.err;
+  EXPECT_LT(t.footer->recorder_stolen_ns, t.footer->gaps_ns);
 }
 
 TEST_F(PidNamespaces, RootlessContainerWorkloadIsFollowedWithItsPidsMapped) {

@@ -1,6 +1,7 @@
 // The recorder's own cost (recorder/record_cost.h): measured at record time
 // against the live programs, stored in the trace header, read back; the
 // calibration's calls never reach the trace or its counters.
+#include <sched.h>
 #include <gtest/gtest.h>
 
 #include "tests/recorder/record_helper.h"
@@ -48,6 +49,31 @@ TEST(RecordCost, CalibrationCallsAreNotTheWorkloads) {
   EXPECT_EQ(f.seen[stat], in_trace[stat] + f.drops[stat]);
   EXPECT_EQ(f.seen[open], in_trace[open] + f.drops[open]);
   EXPECT_LT(f.seen[stat], 200u);
+}
+
+// The CPU time the recorder's threads take from the workload: with the
+// recorder and a busy shell loop on one CPU, the drain can only run by taking
+// it from the loop, between its calls. Measured, stored in the footer, no
+// more than the recorder's CPU time; the gaps it lies in are summed.
+TEST(RecordCost, TheTimeTheRecorderTakesFromTheWorkloadIsMeasured) {
+  cpu_set_t was, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof was, &was), 0);
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu(), &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  TempDir d;
+  Recorded r = record_command({"/bin/sh", "-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); [ -e /nonexistent ]; done"},
+                              d.path());
+  sched_setaffinity(0, sizeof was, &was);
+  ASSERT_TRUE(r.reader);
+  ASSERT_TRUE(r.reader->footer().has_value());
+  const TraceFooter& f = *r.reader->footer();
+  ASSERT_TRUE(f.stolen_measured) << r.summary.warnings;
+  EXPECT_GT(f.gaps_ns, 0u);
+  EXPECT_LT(f.gaps_ns, f.end_ns);  // one thread at a time
+  EXPECT_GT(f.recorder_stolen_ns, 0u) << "drain CPU " << r.summary.drain_cpu_ns << " ns";
+  EXPECT_LE(f.recorder_stolen_ns, r.summary.drain_cpu_ns + 2'000'000) << "the recorder cannot take more than it ran";
+  EXPECT_LT(f.recorder_stolen_ns, f.gaps_ns);
 }
 
 }  // namespace

@@ -31,6 +31,20 @@ class Clock : public ReplayDirs {
     o.correct_recorder = correct_recorder;
     return run_replay(trace, o);
   }
+  // Replays `trace` with and without the recorder's part taken out; checks
+  // the corrected one takes about half as long. The two result files
+  // (empty when a replay failed).
+  std::pair<std::string, std::string> corrected_takes_about_half(const std::string& trace) {
+    auto corrected = think(trace, true);
+    auto plain = think(trace, false);
+    EXPECT_TRUE(corrected.is_ok()) << corrected.message();
+    EXPECT_TRUE(plain.is_ok()) << plain.message();
+    if (!corrected.is_ok() || !plain.is_ok()) return {};
+    const double ratio = double(corrected->wall_ns) / double(plain->wall_ns);
+    EXPECT_GT(ratio, 0.30) << corrected->wall_ns << " vs " << plain->wall_ns;
+    EXPECT_LT(ratio, 0.75) << corrected->wall_ns << " vs " << plain->wall_ns;
+    return {corrected->result_path, plain->result_path};
+  }
 };
 
 nlohmann::json result_options(const std::string& result) {
@@ -39,33 +53,67 @@ nlohmann::json result_options(const std::string& result) {
   return rd.is_ok() ? nlohmann::json::parse(rd.value()->header().options_json) : nlohmann::json();
 }
 
+// 120 stats of 1 us, 2 ms apart.
+constexpr int kOps = 120;
+constexpr uint64_t kGap = 2'000'000, kDur = 1000;
+Synth spaced_stats() {
+  Synth t;
+  for (int i = 0; i < kOps; ++i)
+    t.add(1, 1, SYS_newfstatat, i * (kGap + kDur), kDur, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  return t;
+}
+
 // 120 stats 2 ms apart whose recorder cost is 1 ms of each gap: the corrected
 // replay takes about half the uncorrected one.
 TEST_F(Clock, AKnownRecorderCostComesOutOfKnownGaps) {
-  Synth t;
-  constexpr int kOps = 120;
-  constexpr uint64_t kGap = 2'000'000, kDur = 1000;
-  for (int i = 0; i < kOps; ++i)
-    t.add(1, 1, SYS_newfstatat, i * (kGap + kDur), kDur, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  const Synth t = spaced_stats();
   RecordCost cost;
   cost.present = true;
   cost.gap_ns.fill(1'000'000);
   cost.method = "test";
   std::string trace = write_trace(t, "/w/p", {}, &cost);
-  auto corrected = think(trace, true);
-  ASSERT_TRUE(corrected.is_ok()) << corrected.message();
-  auto plain = think(trace, false);
-  ASSERT_TRUE(plain.is_ok()) << plain.message();
-  const double ratio = double(corrected->wall_ns) / double(plain->wall_ns);
-  EXPECT_GT(ratio, 0.30) << corrected->wall_ns << " vs " << plain->wall_ns;
-  EXPECT_LT(ratio, 0.75) << corrected->wall_ns << " vs " << plain->wall_ns;
+  const auto [corrected, plain] = corrected_takes_about_half(trace);
+  if (corrected.empty()) return;
   // Both corrections are in the result's options.
-  auto opts = result_options(corrected->result_path);
+  auto opts = result_options(corrected);
   ASSERT_TRUE(opts["clock"]["recorder"].is_object());
   EXPECT_EQ(opts["clock"]["recorder"]["gap_ns"]["stat"].get<uint64_t>(), 1'000'000u);
   EXPECT_EQ(opts["clock"]["totals_ns"]["recorder_gap"].get<uint64_t>(), (kOps - 1) * 1'000'000ull);
   EXPECT_TRUE(opts["clock"]["replayer"].contains("syscall_ns"));
-  EXPECT_TRUE(result_options(plain->result_path)["clock"]["recorder"].is_null());
+  EXPECT_TRUE(result_options(plain)["clock"]["recorder"].is_null());
+}
+
+// What the recorder's threads took from the workload (the trace footer: 1 ms
+// of each 2 ms gap) comes out of every gap as a share: the corrected replay
+// takes about half the uncorrected one, and the share is in the options.
+TEST_F(Clock, TheRecordersShareOfTheGapsComesOutOfEveryGap) {
+  const Synth t = spaced_stats();
+  TraceFooter f;
+  f.stolen_measured = true;
+  f.gaps_ns = (kOps - 1) * kGap;
+  f.recorder_stolen_ns = f.gaps_ns / 2;
+  std::string trace = write_trace(t, "/w/p", {}, nullptr, f);
+  const auto [corrected, plain] = corrected_takes_about_half(trace);
+  if (corrected.empty()) return;
+  auto opts = result_options(corrected);
+  EXPECT_EQ(opts["clock"]["recorder_stolen_ppm"].get<uint64_t>(), 500'000u);
+  EXPECT_NEAR(double(opts["clock"]["totals_ns"]["recorder_gap"].get<uint64_t>()), (kOps - 1) * kGap / 2.0, 1e5);
+  EXPECT_EQ(result_options(plain)["clock"]["recorder_stolen_ppm"].get<uint64_t>(), 0u);
+}
+
+TEST(StolenShare, IsZeroWhereTheTraceDidNotMeasureItAndAtMostHalf) {
+  EXPECT_EQ(stolen_share_ppm(std::nullopt), 0u);
+  TraceFooter f;
+  f.recorder_stolen_ns = 10;
+  f.gaps_ns = 100;
+  EXPECT_EQ(stolen_share_ppm(f), 0u);  // not measured (an older recorder's footer)
+  f.stolen_measured = true;
+  EXPECT_EQ(stolen_share_ppm(f), 100'000u);
+  f.gaps_ns = 0;
+  EXPECT_EQ(stolen_share_ppm(f), 0u);
+  f.gaps_ns = 10;
+  f.recorder_stolen_ns = 30;
+  EXPECT_EQ(stolen_share_ppm(f), 500'000u);
 }
 
 // dup2 never reaches the target (the fd table is the replayer's), but the

@@ -92,7 +92,8 @@ class ReplayDirs : public ::testing::Test {
   // Writes `t` as a trace file with recorded root `root`; returns its path.
   // `cost`: the recorder's measured cost, as `record` stores it in the header.
   std::string write_trace(const Synth& t, const std::string& root,
-                          const std::vector<PrestateEntry>& prestate = {}, const RecordCost* cost = nullptr) {
+                          const std::vector<PrestateEntry>& prestate = {}, const RecordCost* cost = nullptr,
+                          const TraceFooter& footer = {}) {
     std::string path = base + "/t" + std::to_string(++traces_) + ".trace";
     TraceHeader h;
     if (cost) h.record_cost = *cost;
@@ -110,7 +111,7 @@ class ReplayDirs : public ::testing::Test {
       for (auto& p : e.path) p = ids[p];
       EXPECT_TRUE(wr.append(e).is_ok());
     }
-    EXPECT_TRUE(wr.finish(TraceFooter{}).is_ok());
+    EXPECT_TRUE(wr.finish(footer).is_ok());
     return path;
   }
 

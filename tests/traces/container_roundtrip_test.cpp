@@ -117,6 +117,9 @@ TEST(ContainerRoundTrip, ResultHeaderFieldsAndOps) {
     ft.wall_ns = 99999;
     ft.divergences = 250;
     ft.approx_deps = 3;
+    ft.recorder_stolen_ns = 4242;
+    ft.stolen_measured = true;
+    ft.gaps_ns = 1'000'000;
     ASSERT_TRUE((*w)->finish(ft).is_ok());
   }
   auto r = TraceReader::open(f.path());
@@ -155,6 +158,9 @@ TEST(ContainerRoundTrip, ResultHeaderFieldsAndOps) {
   EXPECT_EQ((*r)->footer()->wall_ns, 99999u);
   EXPECT_EQ((*r)->footer()->divergences, 250u);
   EXPECT_EQ((*r)->footer()->approx_deps, 3u);
+  EXPECT_EQ((*r)->footer()->recorder_stolen_ns, 4242u);
+  EXPECT_TRUE((*r)->footer()->stolen_measured);
+  EXPECT_EQ((*r)->footer()->gaps_ns, 1'000'000u);
   EXPECT_TRUE((*r)->problems().complete());
 }
 

@@ -143,13 +143,23 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
     return Status::error(profile_problems.empty() ? std::string("nothing to predict: give --profile PROFILE")
                                                   : profile_problems.back());
 
+  // Think time as the replay takes it (engine.h less_recording): the gaps
+  // less what recording added, from the trace's header and footer (the
+  // survey pass fills the footer's part in; simulate_stream makes the
+  // simulators after the survey).
+  StreamOptions so_run = opt.stream;
+  so_run.sim.clock.recorded = h.record_cost;
   // Two passes, as replay makes them: the survey on this reader, the plan on a second one.
   TraceReader* cur = survey_rd.get();
   std::unique_ptr<TraceReader> plan_rd;
   std::vector<std::string> read_problems;
   auto survey_pass = [&](std::vector<Event>& chunk) -> Result<bool> {
     FSR_ASSIGN_OR_RETURN(const bool more, survey_rd->next(chunk));
-    if (!more) read_problems = survey_rd->problems().messages;
+    if (!more) {
+      read_problems = survey_rd->problems().messages;
+      // The footer follows the events: known now, before the simulators are made.
+      so_run.sim.clock.stolen_ppm = stolen_share_ppm(survey_rd->footer());
+    }
     return more;
   };
   auto plan_pass = [&](std::vector<Event>& chunk) -> Result<bool> {
@@ -180,7 +190,7 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
     };
   }
   FSR_ASSIGN_OR_RETURN(const StreamStats st, simulate_stream(in, [&cur](StrId id) { return cur->str(id); },
-                                                             survey_pass, plan_pass, sc, opt.stream));
+                                                             survey_pass, plan_pass, sc, so_run));
   if (st.events == 0)
     return Status::error(trace_path + ": no readable events" +
                          (read_problems.empty() ? std::string() : " (" + read_problems.front() + ")"));

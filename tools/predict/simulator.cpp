@@ -125,7 +125,7 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
   }
   WorkerState& s = ws_[w];
   const Event& e = v_.event(i);
-  const uint64_t gap = corrected_gap(op, e, opt_.gap);
+  const uint64_t gap = less_recording(op, e, opt_.clock).gap;  // (engine.h)
   const uint64_t now = s.prev_done;
   const bool first = op.flags & kPfFirstOfThread;
   const bool created = first && v_.thread_creator(op.thread) != kNoOp;

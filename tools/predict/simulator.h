@@ -23,16 +23,19 @@
 #include <utility>
 #include <vector>
 
+#include "replayer/engine.h"
 #include "tools/predict/op_cost.h"
 #include "tools/predict/op_window.h"
-#include "tools/predict/think_time.h"
 #include "tools/predict/window_view.h"
 #include "traces/event.h"
 
 namespace fsr {
 
 struct SimOptions {
-  GapCorrection gap;
+  // What think time takes out of the recorded gaps, as the replay does
+  // (engine.h less_recording): the recorder's parts only, a simulation has
+  // no replayer cost. predict fills it from the trace.
+  ThinkClock clock;
   // Op states kept behind the oldest pending op; 0: the planner's window
   // (every dependency is at most that far back, plan_stream.h: exact).
   uint64_t window_ops = 0;
