@@ -10,6 +10,28 @@
 
 #include "record_syscall.bpf.h"
 
+/* Files whose faults are not recorded: files outside the recorded root,
+ * which user space adds as it learns their paths from their first fault
+ * records (recorder/recorder.cpp). A replay puts them under its scratch
+ * directory on the local disk, where their faults cost what they did here,
+ * and an unrecorded fault's time stays in the recorded gap: recording them
+ * only costs (a record and a drain per fault-around of every process, the
+ * bulk of a build's events). Keyed by the inode's identity, generation
+ * included (an inode number reused under the root is another file), the
+ * device as user space numbers it (the records' inode facts). */
+struct fault_skip_key {
+  __u64 ino;
+  __u32 dev;
+  __u32 gen;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __type(key, struct fault_skip_key);
+  __type(value, __u8);
+} fault_skip __weak SEC(".maps");
+
 static __always_inline void emit_file_fault(struct address_space *mapping, __u64 pgoff)
 {
   struct task_struct *task = bpf_get_current_task_btf();
@@ -28,17 +50,22 @@ static __always_inline void emit_file_fault(struct address_space *mapping, __u64
   ino = BPF_CORE_READ(mapping, host);
   if (!ino)
     return;
+  struct fault_skip_key k = {
+      .ino = BPF_CORE_READ(ino, i_ino), .dev = (__u32)user_dev(BPF_CORE_READ(ino, i_sb, s_dev)), .gen = BPF_CORE_READ(ino, i_generation)};
+  if (bpf_map_lookup_elem(&fault_skip, &k))
+    return;
   sc = get_scratch();
   if (!sc)
     return;
-  r = begin_rec(sc, FSR_REC_FAULT, s->pid, s->tid, 3);
+  r = begin_rec(sc, FSR_REC_FAULT, s->pid, s->tid, 4);
   sc->args[0] = pgoff << 12;
   sc->args[1] = s->fault_addr;
   sc->args[2] = s->fault_err;
-  in = inode_at(sc, 3 * 8);
+  sc->args[3] = k.gen; /* (for the skip key user space makes; not in the trace) */
+  in = inode_at(sc, 4 * 8);
   if (inode_facts(in, ino, &mode, &magic) == 0)
     r->flags |= FSR_RF_HAS_INODE;
-  emit(sc, sizeof(*r) + 3 * 8 + ((r->flags & FSR_RF_HAS_INODE) ? sizeof(*in) : 0), class_mmap);
+  emit(sc, sizeof(*r) + 4 * 8 + ((r->flags & FSR_RF_HAS_INODE) ? sizeof(*in) : 0), class_mmap);
 }
 
 #endif

@@ -220,6 +220,16 @@ Status BpfSession::track(uint32_t tgid) {
   return Status::ok();
 }
 
+bool BpfSession::skip_faults_of(uint32_t dev, uint64_t ino, uint32_t gen) {
+  struct {
+    uint64_t ino;
+    uint32_t dev, gen;
+  } key{ino, dev, gen};  // (bpf/record_fault.bpf.h fault_skip_key)
+  static_assert(sizeof(key) == 16);
+  const uint8_t one = 1;
+  return bpf_map_update_elem(bpf_map__fd(skel_->maps.fault_skip), &key, &one, BPF_ANY) == 0;
+}
+
 void BpfSession::enable_lazy_tracking() { skel_->bss->lazy_track = 1; }
 
 bool BpfSession::tracked(uint32_t tgid) const {

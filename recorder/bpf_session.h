@@ -60,6 +60,9 @@ class BpfSession {
   // tracked hash (costs every untracked task one more lookup). Needed for
   // --pid, whose threads predate the recording.
   void enable_lazy_tracking();
+  // Stops recording the faults of the file with this inode identity (the
+  // kernel side's fault_skip); false when that table is full.
+  bool skip_faults_of(uint32_t dev, uint64_t ino, uint32_t gen);
   // True while `tgid` is in the filter (removed by the kernel on group exit).
   bool tracked(uint32_t tgid) const;
   size_t tracked_count() const;

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "recorder/inode_paths.h"
@@ -51,9 +52,24 @@ class EventDecoder {
   // a call can lie in (the trace footer's gaps_ns).
   uint64_t gaps_ns() const { return gaps_ns_; }
 
+  // Called once for each file outside the recorded root that a fault record
+  // names (by its inode's device, number and generation): the recorder stops
+  // recording its faults (bpf/record_fault.bpf.h fault_skip).
+  using OutsideFileFn = std::function<void(uint32_t dev, uint64_t ino, uint32_t gen)>;
+  void on_outside_file(OutsideFileFn fn) { outside_file_ = std::move(fn); }
+  // The devices (as the records number them) that files under the root can
+  // be on: a file named by no call on another device is outside it. Empty:
+  // not known (an overlay under the root reports its files' own devices).
+  void set_root_devices(std::vector<uint64_t> devs) { root_devs_ = std::move(devs); }
+
   // Which paths are symlinks (the recorded root, the prestate's symlinks):
   // paths are resolved as the kernel walked them (path_resolver.h).
   PathResolver& paths() { return paths_; }
+  // The recorded root (faults outside it: on_outside_file).
+  void set_root(std::string root) {
+    root_ = root;
+    paths_.set_root(std::move(root));
+  }
 
  private:
   struct FdSlot {
@@ -83,6 +99,7 @@ class EventDecoder {
   StrId resolve(Task& t, int64_t dirfd, std::string_view p, bool* unresolved);
   StrId dir_id(StrId path);
   bool decode(const RecordView& rec, Event& out);
+  static bool mapped_path(uint32_t pid, uint64_t ino, std::string& out);
   void apply(const RecordView& rec, Task& t, Event& e);
   uint64_t note_ns_pids(const RecordView& rec);
   void map_ns_pids(const Task& t, Event& e);
@@ -100,6 +117,10 @@ class EventDecoder {
   RecordView view_;
   uint64_t unresolved_ = 0;
   uint64_t gaps_ns_ = 0;
+  OutsideFileFn outside_file_;
+  std::string root_;  // (set_root)
+  std::vector<uint64_t> root_devs_;
+  std::unordered_set<uint64_t> outside_told_;  // hashes of the files outside_file_ was told of
   std::array<uint8_t, FSR_MAX_NR> arity_{};
 };
 

@@ -23,6 +23,7 @@ Action add_record_verb(CLI::App& app) {
     uint32_t buffer_mib = 8;
     bool allow_drops = false;
     bool no_faults = false;
+    bool all_faults = false;
     bool verbose = false;
     bool quiet = false;
     uint32_t pid = 0;
@@ -35,6 +36,9 @@ Action add_record_verb(CLI::App& app) {
   sub->add_option("--buffer-mib", o->buffer_mib, "Record buffer (lane) size per CPU, MiB (power of two). Larger survives longer bursts without drops; an emptied lane rewinds to its start, so the size barely changes the cost")->capture_default_str();
   sub->add_flag("--allow-drops", o->allow_drops, "Exit 0 even if events were lost");
   sub->add_flag("--no-page-faults", o->no_faults, "Do not record page faults on file mappings");
+  sub->add_flag("--all-page-faults", o->all_faults,
+                "Record page faults on files outside --root too (by default a file outside it stops being recorded once "
+                "its path is known: replays put such files on the local disk)");
   sub->add_option("--pid", o->pid, "Follow an already running process tree (its pid as this PID namespace numbers it) until it exits or Ctrl-C");
   sub->add_flag("-v,--verbose", o->verbose, "Print what the recorder chose for this kernel (program variants, fallbacks, PID namespace) and lane statistics");
   sub->add_flag("--quiet,-q", o->quiet, "No progress line (events and drops so far; shown only on a terminal)");
@@ -55,6 +59,7 @@ Action add_record_verb(CLI::App& app) {
     ro.bpf = bpf.value();
     ro.bpf.buffer_mib = o->buffer_mib;
     ro.bpf.page_faults = !o->no_faults;
+    ro.bpf.all_page_faults = o->all_faults;
     ro.progress = !o->quiet && stderr_is_tty();
     ProgressLine line("record", "events", o->quiet);
     ro.on_progress = [&line](uint64_t events, uint64_t drops) {
