@@ -1,10 +1,5 @@
 #include "recorder/event_decoder.h"
 
-#include "traces/paths.h"
-
-#include <algorithm>
-#include <cstdio>
-
 #include <cstring>
 
 #include <fcntl.h>
@@ -14,10 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <cstdio>
 
 #include "recorder/initial_state.h"
 #include "recorder/syscall_arity.h"
+#include "traces/paths.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -212,16 +210,21 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
       if (outside_file_ && (r.flags & FSR_RF_HAS_INODE) && (r.arg_mask & (1u << 3)) && !root_.empty()) {
         const auto gen = static_cast<uint32_t>(v.args[3]);
         const uint64_t key = (v.inode.ino * 0x9E3779B97F4A7C15ull) ^ (uint64_t{v.inode.dev} << 32) ^ gen;
-        if (!outside_told_.count(key)) {
+        FaultFile& ff = fault_files_[key];
+        if (!ff.decided) {
           std::string_view p = e.path[0] != kNoStr ? str(e.path[0]) : std::string_view();
           std::string mapped;
-          if (p.empty() && mapped_path(r.pid, v.inode.ino, mapped)) p = mapped;
+          // /proc is read once per process at most and for a few dozen at
+          // most per file: the faulting process may be gone by now.
+          if (p.empty() && ff.last_pid != r.pid && ff.tries < kMapsTries) {
+            ff.last_pid = r.pid;
+            ++ff.tries;
+            if (mapped_path(r.pid, v.inode.ino, mapped)) p = mapped;
+          }
           const bool other_dev = p.empty() && !root_devs_.empty() &&
                                  std::find(root_devs_.begin(), root_devs_.end(), v.inode.dev) == root_devs_.end();
-          if (other_dev || (!p.empty() && !is_beneath(p, root_))) {
-            outside_told_.insert(key);
-            outside_file_(v.inode.dev, v.inode.ino, gen);
-          }
+          if (other_dev || (!p.empty() && !is_beneath(p, root_))) outside_file_(v.inode.dev, v.inode.ino, gen);
+          ff.decided = other_dev || !p.empty();
         }
       }
       return true;

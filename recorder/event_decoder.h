@@ -14,7 +14,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "recorder/inode_paths.h"
@@ -120,7 +119,16 @@ class EventDecoder {
   OutsideFileFn outside_file_;
   std::string root_;  // (set_root)
   std::vector<uint64_t> root_devs_;
-  std::unordered_set<uint64_t> outside_told_;  // hashes of the files outside_file_ was told of
+  // Files of fault records (by a hash of device, inode, generation): known
+  // to be outside the root (outside_file_ told) or under it, or how often
+  // /proc was asked for their path, last for which process.
+  struct FaultFile {
+    bool decided = false;
+    uint8_t tries = 0;
+    uint32_t last_pid = 0;
+  };
+  std::unordered_map<uint64_t, FaultFile> fault_files_;
+  static constexpr uint8_t kMapsTries = 32;
   std::array<uint8_t, FSR_MAX_NR> arity_{};
 };
 
