@@ -315,8 +315,8 @@ struct DepTracker::Impl {
   // far as the trace tells, so the wait needs no order after the call. On a
   // slower mount the edge would make the waiter wait out the holder's slower
   // call, which the original, taking the lock while the holder was still in
-  // it, did not (libuv's pool threads and loop, one mutex). The wait is
-  // replayed as its recorded time (PlanOp::own_ns), not as an edge.
+  // it, did not (libuv's pool threads and loop, one mutex). The wait gets
+  // no edge and no time of its own (deps.h).
   bool lock_wait(uint64_t i, const Futex& fx, const Wake& w) const;
   uint64_t next_sweep = 0;
 };

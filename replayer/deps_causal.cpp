@@ -173,8 +173,7 @@ void DepTracker::finalize(uint64_t i) {
   } else {
   const uint32_t from = m.waker(i);
   if (from == Impl::kNoWait) return;  // no causal wait after all
-  if (from == Impl::kLockWait) {  // its recorded time, slept after it (engine.cpp: own_ns)
-    m.plan.op(i).own_ns = static_cast<uint32_t>(std::min<uint64_t>(e.dur, UINT32_MAX));
+  if (from == Impl::kLockWait) {  // no edge, and no time of its own (deps.h)
     ++m.plan.lock_waits;
     return;
   }

@@ -88,7 +88,6 @@ struct PlanOp {
   // the kernel reports from inside it, whose gap already holds that time.
   // A process's exit event: the teardown its waiting parent still waited
   // for after it (deps.cpp, exit_holds), held before the exit counts as done.
-  // A lock wait replayed without its edge (deps.h): its recorded time.
   uint32_t own_ns = 0;
   uint64_t ref_off = 0;
   uint64_t gap = 0;                 // recorded compute gap before this op, ns
@@ -151,7 +150,7 @@ struct Plan {
   uint64_t base_ts = 0;             // earliest enter time: replay time 0
   std::vector<uint32_t> initial_ofds;  // OFDs of the first process's files at start (opened before the clock)
   uint64_t approx_deps = 0;         // ops whose causal wait fell back to //TRACE's rule
-  uint64_t lock_waits = 0;          // futex waits on a lock not held across a call: their recorded time, no edge (deps.h)
+  uint64_t lock_waits = 0;          // futex waits on a lock not held across a call: no edge (deps.h)
   uint64_t beyond_window = 0;       // ... of them because their waker lay beyond the window
   uint64_t exact_causal = 0;
   uint64_t dep_edges = 0;

@@ -153,9 +153,9 @@ TEST_F(ReplayTiming, AThreadsStartUpGapRunsFromItsCreatorNotFromItsWorker) {
 }
 
 // A contended lock taken after the holder's call (deps.h): on a mount where
-// that call is 30 ms slower the waiter does not wait it out; it spends the
-// wait's recorded 2 ms and goes on, as the original would have, taking the
-// lock while the holder was still in its call.
+// that call is 30 ms slower the waiter does not wait it out: it goes on, as
+// the original would have, taking the lock while the holder was still in its
+// call.
 TEST_F(ReplayTiming, ALockWaitDoesNotWaitOutTheHoldersSlowerCall) {
   constexpr uint64_t kThread = CLONE_THREAD | CLONE_FILES | CLONE_VM | CLONE_SIGHAND;
   constexpr uint64_t kUs = 1'000;
@@ -163,7 +163,7 @@ TEST_F(ReplayTiming, ALockWaitDoesNotWaitOutTheHoldersSlowerCall) {
   t.add(1, 1, SYS_clone, 0, 1000, 2, {kThread});
   uint32_t call = t.add(1, 2, SYS_newfstatat, 100 * kUs, 100 * kUs, 0, {kAtCwd, 0, 0, 0}, "/w/p");
   t.add(1, 2, SYS_futex, 2200 * kUs, 5 * kUs, 1, {0x7f0000001000, FUTEX_WAKE_PRIVATE, 1});
-  uint32_t wait = t.add(1, 1, SYS_futex, 250 * kUs, 2000 * kUs, 0, {0x7f0000001000, FUTEX_WAIT_PRIVATE, 2});
+  t.add(1, 1, SYS_futex, 250 * kUs, 2000 * kUs, 0, {0x7f0000001000, FUTEX_WAIT_PRIVATE, 2});
   uint32_t next = t.add(1, 1, SYS_mkdir, 3000 * kUs, 10 * kUs, 0, {0, 0755}, "/w/p/d");
   std::string trace = write_trace(t, "/w/p");
   ReplayOptions o = options(TimingMode::kThink);
@@ -174,7 +174,6 @@ TEST_F(ReplayTiming, ALockWaitDoesNotWaitOutTheHoldersSlowerCall) {
   auto ops = read_result(r->result_path);
   ASSERT_GE(ops[call].latency, 30'000 * kUs);
   EXPECT_LT(ops[next].start, ops[call].start + ops[call].latency) << "the waiter waited out the holder's call";
-  EXPECT_GE(ops[next].start - ops[wait].start, 2000 * kUs) << "the wait's recorded time was not slept";
 }
 
 TEST_F(ReplayTiming, ExactModeNeverIssuesBeforeTheRecordedOffset) {
