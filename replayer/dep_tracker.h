@@ -248,6 +248,9 @@ struct DepTracker::Impl {
   void resources(uint64_t i);
   void causal_edge(uint32_t from, uint64_t i, size_t slot);
   uint32_t approximate(uint64_t i) const;
+  // waker(): no causal wait after all (a timed-out or non-blocking call), or
+  // a lock wait replayed as its own time (lock_wait).
+  static constexpr uint32_t kNoWait = kNoOp - 1, kLockWait = kNoOp - 2;
   uint32_t waker(uint64_t i);
   void wait4(uint64_t i);
   void hold_exit(uint64_t x);
@@ -297,13 +300,24 @@ struct DepTracker::Impl {
   struct Wake {
     uint64_t ts;
     uint32_t op, thread;
+    uint64_t call_end;  // the end of the latest call its thread issued before it (call_end)
   };
   struct Futex {
     std::vector<Wake> wakes;
     std::vector<std::pair<uint64_t, uint64_t>> unresolved;  // waits with no wake: [enter, exit)
     uint32_t last = 0;  // its latest wake
+    bool other_values = false;  // waited on expecting another value than a lock's 2 (lock_wait)
   };
   std::unordered_map<uint64_t, Futex> futexes;
+  std::vector<uint64_t> call_end;  // per plan thread: the end of its latest issued op (recorded ns)
+  // A futex wait for a contended lock whose holder's latest call had ended
+  // when the wait began (waker): the holder took the lock after that call, as
+  // far as the trace tells, so the wait needs no order after the call. On a
+  // slower mount the edge would make the waiter wait out the holder's slower
+  // call, which the original, taking the lock while the holder was still in
+  // it, did not (libuv's pool threads and loop, one mutex). The wait gets
+  // no edge and no time of its own (deps.h).
+  bool lock_wait(uint64_t i, const Futex& fx, const Wake& w) const;
   uint64_t next_sweep = 0;
 };
 

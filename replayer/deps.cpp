@@ -45,6 +45,10 @@ void DepTracker::Impl::resources(uint64_t i) {
         contents(dir_contents[f.parent[k]], i, false);
     if (f.readdir_dir != kNoPath) contents(dir_contents[f.readdir_dir], i, true);
   }
+  if (op.action == OpAction::kIssue) {
+    if (op.thread >= call_end.size()) call_end.resize(size_t{op.thread} + 1, 0);
+    call_end[op.thread] = end(i);
+  }
   ofd_use(op.ofd, i);
   ofd_use(op.ofd2, i);
   ofd_use(op.new_ofd, i);
@@ -71,7 +75,8 @@ void DepTracker::Impl::resources(uint64_t i) {
       Futex& fx = futexes[futex_key(e)];
       auto at = fx.wakes.end();
       while (at != fx.wakes.begin() && (at - 1)->ts > e.ts) --at;
-      fx.wakes.insert(at, Wake{e.ts, static_cast<uint32_t>(i), op.thread});
+      fx.wakes.insert(at, Wake{e.ts, static_cast<uint32_t>(i), op.thread,
+                               op.thread < call_end.size() ? call_end[op.thread] : 0});
       fx.last = static_cast<uint32_t>(i);
       size_t old = 0;
       while (old < fx.wakes.size() && fx.wakes[old].op + 2 * window <= i) ++old;
@@ -82,6 +87,8 @@ void DepTracker::Impl::resources(uint64_t i) {
           fx.unresolved.erase(it);
           break;
         }
+    } else if ((cmd == 0 || cmd == 9) && e.args[2] != kLockContended) {
+      futexes[futex_key(e)].other_values = true;
     }
   }
 }

@@ -16,7 +16,19 @@
 //   - causal waits: wait4/waitid -> the child's last event; a read on a pipe,
 //     socketpair or eventfd -> the write that fed it; a futex wait -> the
 //     matching wake; otherwise -> the latest event of another thread that
-//     completed while the wait was blocked (approximate, counted).
+//     completed while the wait was blocked (approximate, counted);
+//   - but a futex wait for a contended lock (it expects the value 2, as every
+//     wait on that futex did) whose waker had ended its latest call before
+//     the wait began is no edge (counted: Plan::lock_waits). The holder took
+//     the lock after that call as far as the trace shows; ordering the wait
+//     after the call makes the waiter wait out the holder's call, slower on a
+//     slower mount, which the original, taking the lock while the holder was
+//     in that call, did not (libuv's thread pool and loop on one mutex). The
+//     wait takes no time of its own either: its recorded time is the
+//     recorded holder's critical section, which recording stretched (slept
+//     as think time, it made the ext4 replay of npm ci 6% slower). A lock
+//     held across a call (the wait began before the holder's call ended)
+//     keeps its edge.
 // Every edge points from an op with a smaller key to one with a larger key
 // (key = enter time, or exit time for causal waits, raised where needed so
 // that keys never decrease along a worker's issue order: a damaged trace's
@@ -82,5 +94,9 @@ class DepTracker {
 };
 
 inline constexpr uint64_t kWakeNs = 100'000;  // a wake-up's latency, at most (held exits)
+// The value a futex mutex holds when locked with waiters, which a waiter
+// expects: glibc's lll_lock, Go's runtime locks, Rust's std::sync::Mutex
+// (Drepper, "Futexes Are Tricky", mutex3).
+inline constexpr uint64_t kLockContended = 2;
 
 }  // namespace fsr

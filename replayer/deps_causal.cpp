@@ -81,12 +81,17 @@ void DepTracker::Impl::hold_exit(uint64_t x) {
   op.own_ns = std::max(op.own_ns, static_cast<uint32_t>(hold));
 }
 
+bool DepTracker::Impl::lock_wait(uint64_t i, const Futex& fx, const Wake& w) const {
+  const Event& e = ev(i);
+  return e.args[2] == kLockContended && !fx.other_values && w.call_end <= e.ts;
+}
+
 // The waker of a futex wait or a blocking read; kNoOp when none is known.
 uint32_t DepTracker::Impl::waker(uint64_t i) {
   const Event& e = ev(i);
   if (e.nr == SYS_futex) {
     const int cmd = static_cast<int>(e.args[1] & 127);
-    if (cmd != 0 && cmd != 9) return kNoOp - 1;  // not a wait
+    if (cmd != 0 && cmd != 9) return kNoWait;  // not a wait
     auto it = futexes.find(futex_key(e));
     uint32_t from = kNoOp;
     if (it != futexes.end()) {  // the latest wake entered while it waited, by another thread
@@ -96,6 +101,7 @@ uint32_t DepTracker::Impl::waker(uint64_t i) {
         const Wake& w = *--p;
         if (w.ts < e.ts) break;
         if (w.thread != plan.op(i).thread) {
+          if (lock_wait(i, it->second, w)) return kLockWait;
           from = w.op;
           break;
         }
@@ -111,11 +117,11 @@ uint32_t DepTracker::Impl::waker(uint64_t i) {
   switch (e.nr) {
     case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6: case SYS_epoll_wait:
     case SYS_epoll_pwait: case SYS_epoll_pwait2: case SYS_vfork:
-      return e.ret > 0 ? kNoOp : kNoOp - 1;
+      return e.ret > 0 ? kNoOp : kNoWait;
     default:
       break;
   }
-  if (!is_blocking_read(i)) return kNoOp - 1;
+  if (!is_blocking_read(i)) return kNoWait;
   const uint32_t ch = fact(i).chan;
   auto it = chans.find(ch);
   uint32_t from = kNoOp;
@@ -145,7 +151,7 @@ uint32_t DepTracker::Impl::waker(uint64_t i) {
     c.unresolved = c.read_pos;
     c.touched = i;
   }
-  if (from == kNoOp && e.ret == 0) return kNoOp - 1;  // EOF or empty: nothing fed it
+  if (from == kNoOp && e.ret == 0) return kNoWait;  // EOF or empty: nothing fed it
   return from;
 }
 
@@ -166,7 +172,11 @@ void DepTracker::finalize(uint64_t i) {
     m.buf.resize(1);
   } else {
   const uint32_t from = m.waker(i);
-  if (from == kNoOp - 1) return;  // no causal wait after all
+  if (from == Impl::kNoWait) return;  // no causal wait after all
+  if (from == Impl::kLockWait) {  // no edge, and no time of its own (deps.h)
+    ++m.plan.lock_waits;
+    return;
+  }
   m.buf.push_back({kNoOp, DepKind::kNone});
   m.causal_edge(from, i, 0);
   }

@@ -82,6 +82,7 @@ struct ReplaySummary {
   uint64_t beyond_window = 0;    // ... of them because their waker lay beyond the streaming window's lookahead
   uint64_t moved_edges = 0;      // orders of overlapping calls taken from their results (deps.h)
   uint64_t moves_beyond_window = 0;  // ... that came beyond the lookahead: kept as they returned
+  uint64_t lock_waits = 0;       // futex waits on a lock not held across a call: no edge (deps.h)
   uint64_t skipped = 0, escaped = 0, workers = 0;
   uint64_t recorded_ns = 0;      // the original run's duration (first event to last exit)
   std::array<uint64_t, kClassCount> count{}, total_ns{};

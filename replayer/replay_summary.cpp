@@ -79,6 +79,7 @@ std::string summary_to_json(const ReplaySummary& s) {
   j["beyond_window"] = s.beyond_window;
   j["moved_edges"] = s.moved_edges;
   j["moves_beyond_window"] = s.moves_beyond_window;
+  j["lock_waits"] = s.lock_waits;
   j["skipped"] = s.skipped;
   j["workers"] = s.workers;
   j["fallbacks"] = s.fallbacks;

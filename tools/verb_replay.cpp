@@ -30,6 +30,7 @@ void print_summary(const ReplaySummary& s) {
   fmt::print("divergences  {}{}\n", s.divergences,
              s.ops ? fmt::format(" ({:.3f}%)", 100.0 * s.divergences / s.ops) : "");
   fmt::print("approx deps  {}\n", s.approx_deps);
+  fmt::print("lock waits   {} (no edge: the lock was taken after the holder's call)\n", s.lock_waits);
   fmt::print("mappings     {} at most ({:.1f}% of vm.max_map_count {}), {} address spaces at once\n",
              s.peak_mappings, s.max_map_count ? 100.0 * double(s.peak_mappings) / double(s.max_map_count) : 0.0,
              s.max_map_count, s.peak_spaces);

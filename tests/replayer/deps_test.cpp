@@ -217,6 +217,50 @@ TEST(Deps, FutexWaitWaitsForTheMatchingWake) {
   EXPECT_EQ(p.approx_deps, 0u);
 }
 
+// A contended lock (a wait expecting 2) whose holder's latest call had ended
+// when the wait began: the holder took the lock after that call, so the wait
+// is no order after it (replayed on a slower mount, the edge made libuv's
+// loop wait out a pool thread's slower call that held no lock).
+TEST(Deps, ALockWaitAfterTheHoldersCallIsNoEdge) {
+  Synth t = two_threads();
+  uint32_t call = t.add(1, 2, SYS_newfstatat, 100, 100, 0, {kAtCwd}, "/r/x");
+  uint32_t wake = t.add(1, 2, SYS_futex, 300, 5, 1, {0xabc0, FUTEX_WAKE_PRIVATE, 1});
+  uint32_t wait = t.add(1, 1, SYS_futex, 250, 60, 0, {0xabc0, FUTEX_WAIT_PRIVATE, 2});
+  Plan p = t.plan();
+  EXPECT_FALSE(has_dep(p, wait, wake));
+  EXPECT_FALSE(has_dep(p, wait, call));
+  EXPECT_EQ(p.ops[wait].own_ns, 0u);
+  EXPECT_EQ(p.lock_waits, 1u);
+  EXPECT_EQ(p.approx_deps, 0u);
+}
+
+// The wait began while the holder was in its call: the lock was held across
+// it, and the waiter waits for the call as the original did.
+TEST(Deps, ALockHeldAcrossTheHoldersCallKeepsItsEdge) {
+  Synth t = two_threads();
+  t.add(1, 2, SYS_newfstatat, 100, 100, 0, {kAtCwd}, "/r/x");
+  uint32_t wake = t.add(1, 2, SYS_futex, 220, 5, 1, {0xabc0, FUTEX_WAKE_PRIVATE, 1});
+  uint32_t wait = t.add(1, 1, SYS_futex, 150, 80, 0, {0xabc0, FUTEX_WAIT_PRIVATE, 2});
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, wait, wake));
+  EXPECT_EQ(p.ops[wait].own_ns, 0u);
+  EXPECT_EQ(p.lock_waits, 0u);
+}
+
+// A futex also waited on expecting other values is a sequence or an event
+// (a condition variable's), whose wake a waiter needs: a 2 there is chance.
+TEST(Deps, AFutexWaitedOnForOtherValuesIsNoLock) {
+  Synth t = two_threads();
+  t.add(1, 2, SYS_futex, 40, 5, 1, {0xabc0, FUTEX_WAKE_PRIVATE, 1});
+  t.add(1, 1, SYS_futex, 10, 40, 0, {0xabc0, FUTEX_WAIT_BITSET_PRIVATE, 1});
+  t.add(1, 2, SYS_newfstatat, 100, 100, 0, {kAtCwd}, "/r/x");
+  uint32_t wake = t.add(1, 2, SYS_futex, 300, 5, 1, {0xabc0, FUTEX_WAKE_PRIVATE, 1});
+  uint32_t wait = t.add(1, 1, SYS_futex, 250, 60, 0, {0xabc0, FUTEX_WAIT_BITSET_PRIVATE, 2});
+  Plan p = t.plan();
+  EXPECT_TRUE(has_dep(p, wait, wake));
+  EXPECT_EQ(p.lock_waits, 0u);
+}
+
 TEST(Deps, UnnamedWakerFallsBackToTheLatestOtherEventAndIsCounted) {
   Synth t = two_threads();
   uint32_t poll = t.add(1, 1, SYS_poll, 20, 1000, 1, {0, 2, 5000});

@@ -5,6 +5,7 @@
 #include "replayer/engine.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -149,6 +150,30 @@ TEST_F(ReplayTiming, AThreadsStartUpGapRunsFromItsCreatorNotFromItsWorker) {
   ASSERT_EQ(sops[first3].worker, sops[last2].worker);
   EXPECT_GE(sops[first3].lateness, static_cast<int64_t>(5 * kMs)) << "its late start is reported";
   EXPECT_LT(sops[first3 + 1].gap, kMs / 2) << "the late start was not paid back from the next gap";
+}
+
+// A contended lock taken after the holder's call (deps.h): on a mount where
+// that call is 30 ms slower the waiter does not wait it out: it goes on, as
+// the original would have, taking the lock while the holder was still in its
+// call.
+TEST_F(ReplayTiming, ALockWaitDoesNotWaitOutTheHoldersSlowerCall) {
+  constexpr uint64_t kThread = CLONE_THREAD | CLONE_FILES | CLONE_VM | CLONE_SIGHAND;
+  constexpr uint64_t kUs = 1'000;
+  Synth t;
+  t.add(1, 1, SYS_clone, 0, 1000, 2, {kThread});
+  uint32_t call = t.add(1, 2, SYS_newfstatat, 100 * kUs, 100 * kUs, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  t.add(1, 2, SYS_futex, 2200 * kUs, 5 * kUs, 1, {0x7f0000001000, FUTEX_WAKE_PRIVATE, 1});
+  t.add(1, 1, SYS_futex, 250 * kUs, 2000 * kUs, 0, {0x7f0000001000, FUTEX_WAIT_PRIVATE, 2});
+  uint32_t next = t.add(1, 1, SYS_mkdir, 3000 * kUs, 10 * kUs, 0, {0, 0755}, "/w/p/d");
+  std::string trace = write_trace(t, "/w/p");
+  ReplayOptions o = options(TimingMode::kThink);
+  o.inject_ns[static_cast<size_t>(SyscallClass::kStat)] = 30'000 * kUs;
+  auto r = run_replay(trace, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(r->lock_waits, 1u);
+  auto ops = read_result(r->result_path);
+  ASSERT_GE(ops[call].latency, 30'000 * kUs);
+  EXPECT_LT(ops[next].start, ops[call].start + ops[call].latency) << "the waiter waited out the holder's call";
 }
 
 TEST_F(ReplayTiming, ExactModeNeverIssuesBeforeTheRecordedOffset) {

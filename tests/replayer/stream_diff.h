@@ -69,7 +69,7 @@ inline OpSnap snap(const Plan& p, uint64_t i) {
 struct Streamed {
   std::vector<OpSnap> ops;
   uint64_t approx_deps = 0, beyond_window = 0, dropped_edges = 0, overlapping = 0;
-  uint64_t moved_edges = 0, moves_beyond_window = 0;
+  uint64_t moved_edges = 0, moves_beyond_window = 0, lock_waits = 0;
   bool stuck = false;  // the window filled with ops not final: the planner could not go on
 };
 
@@ -108,6 +108,7 @@ inline Streamed stream_plan(const Synth& t, const PlanInputs& in, uint64_t windo
   out.dropped_edges = p.dropped_edges;
   out.overlapping = p.overlapping_ops;
   out.moved_edges = p.moved_edges;
+  out.lock_waits = p.lock_waits;
   out.moves_beyond_window = p.moves_beyond_window;
   return out;
 }

@@ -37,6 +37,7 @@ void expect_same(const Synth& t, uint64_t window, const char* what, uint64_t* wi
   EXPECT_LE(s.dropped_edges, b.dropped_edges) << what;
   if (window_edges) *window_edges = d.window_edges;
   EXPECT_EQ(s.approx_deps, b.approx_deps) << what;
+  EXPECT_EQ(s.lock_waits, b.lock_waits) << what;
   std::cerr << what << ": " << t.ev.size() << " events, window " << window << ": " << d.window_edges
             << " edges a window back (satisfied), " << d.window_causal << " waits exact only streamed, " << d.late_reaps << " exits reaped beyond the lookahead, " << d.implied_edges << " implied by program order, approx "
             << s.approx_deps << " (at once " << b.approx_deps << "), beyond the lookahead " << s.beyond_window
