@@ -9,13 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <climits>
-#include <cstdio>
 
 #include "recorder/initial_state.h"
 #include "recorder/syscall_arity.h"
-#include "traces/paths.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -114,26 +111,6 @@ StrId EventDecoder::dir_id(StrId path) {
   return intern(scratch_);
 }
 
-// The path /proc/PID/maps gives a mapping of inode `ino` (false: none, or
-// the process is gone). Only for files no recorded call named.
-bool EventDecoder::mapped_path(uint32_t pid, uint64_t ino, std::string& out) {
-  FILE* f = fopen(("/proc/" + std::to_string(pid) + "/maps").c_str(), "re");
-  if (!f) return false;
-  char line[4352];
-  bool found = false;
-  while (!found && fgets(line, sizeof line, f)) {
-    unsigned long long n = 0;
-    int at = 0;
-    // start-end perms offset dev inode path
-    if (sscanf(line, "%*s %*s %*s %*s %llu %n", &n, &at) != 1 || n != ino || line[at] != '/') continue;
-    out.assign(line + at);
-    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-    found = !out.empty();
-  }
-  fclose(f);
-  return found;
-}
-
 bool EventDecoder::decode(const void* rec, size_t size, Event& e) {
   if (!parse_record(rec, size, view_)) return false;
   return decode(view_, e);
@@ -203,30 +180,10 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
       e.args[2] = v.args[2];
       e.ret = 0;
       e.path[0] = inode_paths_.find(v.inode.dev, v.inode.ino);
-      // A file outside the root, its fault record carrying the inode's
-      // generation (the filemap tracepoints' records): no more of its faults.
-      // A file the kernel mapped itself (an executable, its interpreter) has
-      // no path here: the faulting process's maps name it, once per file.
-      if (outside_file_ && (r.flags & FSR_RF_HAS_INODE) && (r.arg_mask & (1u << 3)) && !root_.empty()) {
-        const auto gen = static_cast<uint32_t>(v.args[3]);
-        const uint64_t key = (v.inode.ino * 0x9E3779B97F4A7C15ull) ^ (uint64_t{v.inode.dev} << 32) ^ gen;
-        FaultFile& ff = fault_files_[key];
-        if (!ff.decided) {
-          std::string_view p = e.path[0] != kNoStr ? str(e.path[0]) : std::string_view();
-          std::string mapped;
-          // /proc is read once per process at most and for a few dozen at
-          // most per file: the faulting process may be gone by now.
-          if (p.empty() && ff.last_pid != r.pid && ff.tries < kMapsTries) {
-            ff.last_pid = r.pid;
-            ++ff.tries;
-            if (mapped_path(r.pid, v.inode.ino, mapped)) p = mapped;
-          }
-          const bool other_dev = p.empty() && !root_devs_.empty() &&
-                                 std::find(root_devs_.begin(), root_devs_.end(), v.inode.dev) == root_devs_.end();
-          if (other_dev || (!p.empty() && !is_beneath(p, root_))) outside_file_(v.inode.dev, v.inode.ino, gen);
-          ff.decided = other_dev || !p.empty();
-        }
-      }
+      // (the filemap tracepoints' records carry the inode's generation)
+      if (fault_files_ && (r.flags & FSR_RF_HAS_INODE) && (r.arg_mask & (1u << 3)))
+        fault_files_->fault(r.pid, static_cast<uint32_t>(v.inode.dev), v.inode.ino, static_cast<uint32_t>(v.args[3]),
+                            e.path[0] != kNoStr ? str(e.path[0]) : std::string_view());
       return true;
     }
     case FSR_REC_SYSCALL:

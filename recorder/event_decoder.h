@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "recorder/inode_paths.h"
+#include "recorder/fault_files.h"
 #include "recorder/path_resolver.h"
 #include "recorder/record_view.h"
 #include "recorder/string_interner.h"
@@ -51,24 +52,14 @@ class EventDecoder {
   // a call can lie in (the trace footer's gaps_ns).
   uint64_t gaps_ns() const { return gaps_ns_; }
 
-  // Called once for each file outside the recorded root that a fault record
-  // names (by its inode's device, number and generation): the recorder stops
-  // recording its faults (bpf/record_fault.bpf.h fault_skip).
-  using OutsideFileFn = std::function<void(uint32_t dev, uint64_t ino, uint32_t gen)>;
-  void on_outside_file(OutsideFileFn fn) { outside_file_ = std::move(fn); }
-  // The devices (as the records number them) that files under the root can
-  // be on: a file named by no call on another device is outside it. Empty:
-  // not known (an overlay under the root reports its files' own devices).
-  void set_root_devices(std::vector<uint64_t> devs) { root_devs_ = std::move(devs); }
+  // Fault records are shown to `f` (fault_files.h: which files stop being
+  // recorded); none when null.
+  void set_fault_files(FaultFiles* f) { fault_files_ = f; }
 
   // Which paths are symlinks (the recorded root, the prestate's symlinks):
   // paths are resolved as the kernel walked them (path_resolver.h).
   PathResolver& paths() { return paths_; }
-  // The recorded root (faults outside it: on_outside_file).
-  void set_root(std::string root) {
-    root_ = root;
-    paths_.set_root(std::move(root));
-  }
+
 
  private:
   struct FdSlot {
@@ -98,7 +89,6 @@ class EventDecoder {
   StrId resolve(Task& t, int64_t dirfd, std::string_view p, bool* unresolved);
   StrId dir_id(StrId path);
   bool decode(const RecordView& rec, Event& out);
-  static bool mapped_path(uint32_t pid, uint64_t ino, std::string& out);
   void apply(const RecordView& rec, Task& t, Event& e);
   uint64_t note_ns_pids(const RecordView& rec);
   void map_ns_pids(const Task& t, Event& e);
@@ -116,19 +106,7 @@ class EventDecoder {
   RecordView view_;
   uint64_t unresolved_ = 0;
   uint64_t gaps_ns_ = 0;
-  OutsideFileFn outside_file_;
-  std::string root_;  // (set_root)
-  std::vector<uint64_t> root_devs_;
-  // Files of fault records (by a hash of device, inode, generation): known
-  // to be outside the root (outside_file_ told) or under it, or how often
-  // /proc was asked for their path, last for which process.
-  struct FaultFile {
-    bool decided = false;
-    uint8_t tries = 0;
-    uint32_t last_pid = 0;
-  };
-  std::unordered_map<uint64_t, FaultFile> fault_files_;
-  static constexpr uint8_t kMapsTries = 32;
+  FaultFiles* fault_files_ = nullptr;
   std::array<uint8_t, FSR_MAX_NR> arity_{};
 };
 

@@ -16,12 +16,12 @@
 
 #include "recorder/drain_governor.h"
 #include "recorder/event_decoder.h"
+#include "recorder/fault_files.h"
 #include "recorder/heap_warmup.h"
 #include "recorder/initial_state.h"
 #include "recorder/launcher.h"
 #include "recorder/record_cost.h"
 #include "recorder/ring_merger.h"
-#include "traces/paths.h"
 #include "traces/trace_writer.h"
 
 namespace fsr {
@@ -41,23 +41,6 @@ int push_record(void* ctx, uint32_t cpu, const void* data, size_t size, uint64_t
 void free_lanes(BpfSession& session, const RingMerger& merger) {
   for (uint32_t cpu = 0; cpu < session.cpu_count(); ++cpu)
     session.free_through(cpu, merger.staged(cpu) ? merger.released_through(cpu) : session.read_through(cpu));
-}
-
-// The devices of the mount holding `root` and of every mount below it
-// (mountinfo's, the super blocks' own numbers: what fault records carry);
-// none when one is an overlay, whose files are on other devices.
-std::vector<uint64_t> root_devices(const std::vector<MountEntry>& mounts, const std::string& root) {
-  std::vector<uint64_t> devs;
-  const MountEntry* holder = nullptr;
-  for (const MountEntry& m : mounts) {
-    if (is_beneath(root, m.mount_point) && (!holder || m.mount_point.size() >= holder->mount_point.size())) holder = &m;
-    if (is_beneath(m.mount_point, root) && m.mount_point != root) devs.push_back(m.dev);
-  }
-  if (!holder) return {};
-  devs.push_back(holder->dev);
-  for (const MountEntry& m : mounts)
-    if ((&m == holder || is_beneath(m.mount_point, root)) && m.fs_type.find("overlay") != std::string::npos) return {};
-  return devs;
 }
 
 std::string canonical(const std::string& p) {
@@ -130,13 +113,15 @@ Result<RecordSummary> record(const RecordOptions& o) {
                        session->plan().pidns.inum);
   // The prestate also tells the decoder which paths under the root are
   // symlinks (physical path resolution: path_resolver.h).
-  decoder.set_root(root);
+  decoder.paths().set_root(root);
   // Faults on files outside the root are recorded only until their file is
   // known (bpf/record_fault.bpf.h fault_skip): a replay puts those files on
   // the local disk, where they cost what they did here.
+  std::unique_ptr<FaultFiles> fault_files;
   if (skip_outside) {
-    decoder.on_outside_file([&](uint32_t dev, uint64_t ino, uint32_t gen) { session->skip_faults_of(dev, ino, gen); });
-    decoder.set_root_devices(root_devices(h.mounts, root));
+    fault_files = std::make_unique<FaultFiles>(root, root_devices(h.mounts, root),
+                                               [&](uint32_t dev, uint64_t ino, uint32_t gen) { session->skip_faults_of(dev, ino, gen); });
+    decoder.set_fault_files(fault_files.get());
   }
   uint64_t unreadable = 0;
   Status ps = walk_prestate(

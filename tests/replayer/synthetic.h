@@ -12,6 +12,9 @@
 #include "traces/event.h"
 #include "traces/syscalls.h"
 
+#include <linux/sched.h>
+#include <sys/syscall.h>
+
 namespace fsr::test {
 
 struct Synth {
@@ -88,6 +91,14 @@ inline DepKind dep_kind(const Plan& p, uint32_t op, uint32_t dep) {
   for (uint32_t k = p.op(op).dep_begin; k != p.op(op).dep_end; ++k)
     if (p.dep(k) == dep) return p.dep_kind(k);
   return DepKind::kNone;
+}
+
+// clone flags of a new thread, and two threads of one process (shared fd table).
+inline constexpr uint64_t kThreadFlags = CLONE_THREAD | CLONE_FILES | CLONE_VM | CLONE_SIGHAND;
+inline Synth two_threads() {
+  Synth t;
+  t.add(1, 1, SYS_clone, 0, 1, 2, {kThreadFlags});
+  return t;
 }
 
 }  // namespace fsr::test
