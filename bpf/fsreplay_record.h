@@ -51,8 +51,9 @@
 #define FSR_CNT_ENTER_MISS 2      /* sys_exit without task storage (entered before tracking) */
 #define FSR_CNT_FOREIGN 3         /* children of tracked tasks outside the recording's PID namespace: not followed */
 #define FSR_CNT_STOLEN_NS 4       /* ns the recorder's threads ran in place of a runnable tracked task (on_switch) */
-#define FSR_CNT_FAULTS 5          /* user page faults of tracked tasks, recorded or not */
-#define FSR_CNT_EXTRA 6
+#define FSR_CNT_FAULTS 5          /* user page faults of tracked tasks that exited, recorded or not */
+#define FSR_CNT_FAULT_SKIPS 6     /* of those, file faults fault_skip left out (record_fault.bpf.h) */
+#define FSR_CNT_EXTRA 7
 
 struct fsr_counters {
   __u64 seen[FSR_CLASS_MAX];
@@ -107,6 +108,11 @@ struct fsr_task {
   __u32 fault_armed;
   __u32 pid;         /* tgid in the recording's PID namespace */
   __u32 tid;
+  /* The task's user page faults, and the file faults of them fault_skip
+   * left out: added to the counters at its exit (FSR_CNT_FAULTS), for the
+   * replay clock (the programs' time lies in the recorded gaps). */
+  __u32 faults;
+  __u32 fault_skips;
 };
 
 /* Fork records: args[0] the child's tid, args[1] its tgid; when the parent
@@ -118,7 +124,7 @@ struct fsr_task {
 
 #define FSR_REC_SIZE 40
 #define FSR_INODE_SIZE 32
-#define FSR_TASK_SIZE 88
+#define FSR_TASK_SIZE 96
 #define FSR_ARGS_MAX 6
 /* The largest record: header, every argument, inode facts, two full paths. */
 #define FSR_REC_MAX (FSR_REC_SIZE + 8 * FSR_ARGS_MAX + FSR_INODE_SIZE + 2 * FSR_PATH_MAX)

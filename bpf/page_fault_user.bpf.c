@@ -14,6 +14,7 @@ int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned lon
   s->fault_addr = address;
   s->fault_err = error_code;
   s->fault_armed = 1;
+  s->faults++;
   return 0;
 }
 
@@ -52,6 +53,7 @@ int BPF_PROG(on_fault_vma, unsigned long address, struct pt_regs *regs, unsigned
   s = task_get(task);
   if (!s)
     return 0;
+  s->faults++;
   gen = bpf_map_lookup_elem(&tracked, &s->pid);
   if (!gen)
     return 0;

@@ -52,8 +52,10 @@ static __always_inline void emit_file_fault(struct address_space *mapping, __u64
     return;
   struct fault_skip_key k = {
       .ino = BPF_CORE_READ(ino, i_ino), .dev = (__u32)user_dev(BPF_CORE_READ(ino, i_sb, s_dev)), .gen = BPF_CORE_READ(ino, i_generation)};
-  if (bpf_map_lookup_elem(&fault_skip, &k))
+  if (bpf_map_lookup_elem(&fault_skip, &k)) {
+    s->fault_skips++;
     return;
+  }
   sc = get_scratch();
   if (!sc)
     return;

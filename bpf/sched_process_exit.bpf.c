@@ -12,6 +12,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
   struct fsr_task *s = task_get_or_lazy(task, class_process);
   struct scratch *sc;
   struct fsr_rec *r;
+  struct fsr_counters *c;
   __u32 tgid;
   int live;
   if (!s)
@@ -20,6 +21,11 @@ int BPF_PROG(on_exit, struct task_struct *p)
   if (s->active)
     emit_syscall(task, s, 0, FSR_RF_UNFINISHED);
   live = BPF_CORE_READ(p, signal, live.counter);
+  c = get_counters();
+  if (c) {
+    c->extra[FSR_CNT_FAULTS] += s->faults;
+    c->extra[FSR_CNT_FAULT_SKIPS] += s->fault_skips;
+  }
   sc = get_scratch();
   if (sc) {
     r = begin_rec(sc, FSR_REC_EXIT, tgid, s->tid, 2);

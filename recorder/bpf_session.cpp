@@ -220,14 +220,27 @@ Status BpfSession::track(uint32_t tgid) {
   return Status::ok();
 }
 
-bool BpfSession::skip_faults_of(uint32_t dev, uint64_t ino, uint32_t gen) {
+bool BpfSession::skip_faults_of(uint32_t dev, uint64_t ino, uint32_t gen, bool skip) {
   struct {
     uint64_t ino;
     uint32_t dev, gen;
   } key{ino, dev, gen};  // (bpf/record_fault.bpf.h fault_skip_key)
   static_assert(sizeof(key) == 16);
   const uint8_t one = 1;
+  if (!skip) return bpf_map_delete_elem(bpf_map__fd(skel_->maps.fault_skip), &key) == 0;
   return bpf_map_update_elem(bpf_map__fd(skel_->maps.fault_skip), &key, &one, BPF_ANY) == 0;
+}
+
+uint64_t BpfSession::fault_programs_run_ns() const {
+  uint64_t ns = 0;
+  for (const bpf_program* p : {skel_->progs.on_fault, skel_->progs.on_fault_vma, skel_->progs.on_filemap_fault,
+                               skel_->progs.on_filemap_map_pages}) {
+    bpf_prog_info info{};
+    uint32_t len = sizeof(info);
+    const int fd = bpf_program__fd(p);
+    if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0) ns += info.run_time_ns;
+  }
+  return ns;
 }
 
 void BpfSession::enable_lazy_tracking() { skel_->bss->lazy_track = 1; }
@@ -318,6 +331,8 @@ KernelCounters BpfSession::counters() const {
       k.io_uring += c.extra[FSR_CNT_IO_URING];
       k.foreign_children += c.extra[FSR_CNT_FOREIGN];
       k.stolen_ns += c.extra[FSR_CNT_STOLEN_NS];
+      k.user_faults += c.extra[FSR_CNT_FAULTS];
+      k.fault_skips += c.extra[FSR_CNT_FAULT_SKIPS];
     }
   }
   for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) {

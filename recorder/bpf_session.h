@@ -36,6 +36,10 @@ struct KernelCounters {
   // (bpf/sched_switch.bpf.c); meaningful only when stolen_measured.
   uint64_t stolen_ns = 0;
   bool stolen_measured = false;
+  // User page faults of tracked tasks that have exited, and the file faults
+  // of them that fault_skip left out (bpf/fsreplay_record.h FSR_CNT_FAULTS).
+  uint64_t user_faults = 0;
+  uint64_t fault_skips = 0;
 };
 
 // Called for every record, in lane order of one CPU. `cpu` is the lane index;
@@ -61,8 +65,14 @@ class BpfSession {
   // --pid, whose threads predate the recording.
   void enable_lazy_tracking();
   // Stops recording the faults of the file with this inode identity (the
-  // kernel side's fault_skip); false when that table is full.
-  bool skip_faults_of(uint32_t dev, uint64_t ino, uint32_t gen);
+  // kernel side's fault_skip); false when that table is full. `skip` false
+  // records them again.
+  bool skip_faults_of(uint32_t dev, uint64_t ino, uint32_t gen, bool skip = true);
+
+  // The run time (ns) the kernel has counted for the loaded page-fault
+  // programs, summed; counted only while BPF run-time stats are enabled
+  // (bpf_enable_stats), as record_cost.cpp does for its fault passes.
+  uint64_t fault_programs_run_ns() const;
   // True while `tgid` is in the filter (removed by the kernel on group exit).
   bool tracked(uint32_t tgid) const;
   size_t tracked_count() const;

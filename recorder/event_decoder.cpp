@@ -174,6 +174,7 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
       tasks_.erase(r.tid);
       return true;
     case FSR_REC_FAULT: {
+      ++fault_records_;
       e.nr = kEvPageFault;
       e.args[0] = v.args[0];
       e.args[1] = v.args[1];

@@ -52,6 +52,9 @@ class EventDecoder {
   // a call can lie in (the trace footer's gaps_ns).
   uint64_t gaps_ns() const { return gaps_ns_; }
 
+  // Fault records decoded (the trace footer's fault_records).
+  uint64_t fault_records() const { return fault_records_; }
+
   // Fault records are shown to `f` (fault_files.h: which files stop being
   // recorded); none when null.
   void set_fault_files(FaultFiles* f) { fault_files_ = f; }
@@ -106,6 +109,7 @@ class EventDecoder {
   RecordView view_;
   uint64_t unresolved_ = 0;
   uint64_t gaps_ns_ = 0;
+  uint64_t fault_records_ = 0;
   FaultFiles* fault_files_ = nullptr;
   std::array<uint8_t, FSR_MAX_NR> arity_{};
 };

@@ -1,23 +1,21 @@
 #include "recorder/record_cost.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "recorder/event_decoder.h"
+#include "recorder/calibration_child.h"
+#include "recorder/fault_cost.h"
 #include "traces/clock.h"
 #include "traces/syscalls.h"
 
@@ -205,59 +203,13 @@ bool add_recorded(const std::vector<Event>& ev, uint32_t n, Samples& s) {
   return true;
 }
 
-void release_all(BpfSession& session, RingMerger& merger, uint64_t horizon,
-                 const std::function<void(const void*, size_t)>& sink) {
-  merger.release(horizon, sink);
-  for (uint32_t cpu = 0; cpu < session.cpu_count(); ++cpu)
-    session.free_through(cpu, merger.staged(cpu) ? merger.released_through(cpu) : session.read_through(cpu));
-}
-
-// One pass: a child, tracked or not; its recorded events (tracked) in `ev`.
+// One pass: a child making the call shapes, tracked or not; its recorded
+// events (tracked) in `ev`.
 Status run_pass(BpfSession& session, RingMerger& merger, const Files& f, ChildLog* log, bool tracked,
                 std::vector<Event>& ev) {
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) return Status::error(std::string("pipe: ") + strerror(errno));
   log->ok = 0;
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(p[0]);
-    close(p[1]);
-    return Status::error(std::string("fork: ") + strerror(errno));
-  }
-  if (pid == 0) {
-    close(p[1]);
-    child_main(p[0], f, log);
-  }
-  close(p[0]);
-  Status st = tracked ? session.track(static_cast<uint32_t>(pid)) : Status::ok();
-  EventDecoder decoder(0, [n = StrId{0}](std::string_view) mutable { return ++n; });
-  Event e;
-  auto sink = [&](const void* rec, size_t size) {
-    if (decoder.decode(rec, size, e) && e.pid == static_cast<uint32_t>(pid) && e.nr < kEvProcExec) ev.push_back(e);
-  };
-  if (!st || write(p[1], "g", 1) != 1) {
-    close(p[1]);
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    return st ? Status::error("cannot start the calibration child") : st;
-  }
-  close(p[1]);
-  int ws = 0;
-  while (waitpid(pid, &ws, WNOHANG) == 0) {
-    // Drained as the real drain does while the workload runs.
-    timespec d{0, 5'000'000};
-    nanosleep(&d, nullptr);
-    if (tracked) {
-      FSR_RETURN_IF_ERROR(session.consume());
-      uint64_t now = now_ns();
-      release_all(session, merger, now > 2'000'000 ? now - 2'000'000 : 0, sink);
-    }
-  }
-  if (tracked) {
-    FSR_RETURN_IF_ERROR(session.consume());
-    release_all(session, merger, UINT64_MAX, sink);
-  }
-  if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0 || !log->ok) return Status::error("the calibration child failed");
+  FSR_RETURN_IF_ERROR(run_calibration_child(session, merger, tracked, [&](int go) { child_main(go, f, log); }, ev));
+  if (!log->ok) return Status::error("the calibration child failed");
   return Status::ok();
 }
 
@@ -273,6 +225,8 @@ void subtract_counters(KernelCounters& a, const KernelCounters& b) {
   }
   sub(a.string_drops, b.string_drops);
   sub(a.stolen_ns, b.stolen_ns);
+  sub(a.user_faults, b.user_faults);
+  sub(a.fault_skips, b.fault_skips);
 }
 
 RecordCostRun measure_record_cost(BpfSession& session, RingMerger& merger, uint32_t iterations) {
@@ -306,6 +260,7 @@ RecordCostRun measure_record_cost(BpfSession& session, RingMerger& merger, uint3
       st = Status::error(fmt::format("{} recorded calls do not match the calibration's (drops?)", ev.size()));
   }
   munmap(mem, bytes);
+  const FaultCostRun faults = st ? measure_fault_cost(session, merger, f.dir) : FaultCostRun{};
   const KernelCounters after = session.counters();
   run.counters = after;
   subtract_counters(run.counters, before);
@@ -346,13 +301,18 @@ RecordCostRun measure_record_cost(BpfSession& session, RingMerger& merger, uint3
       cost.dur_ns[c] = dd;
     }
   // Pseudo events (fork, exec, exit, faults) have no sys_enter of their own:
-  // their class's figure stands for the syscalls of that class only.
+  // their class's figure stands for the syscalls of that class only; user
+  // faults have their own (fault_cost.h).
+  cost.fault_ns = faults.ns;
   cost.present = true;
   cost.samples = n * 2;
   cost.method = fmt::format(
       "calibration child under the live recorder, {} calls per shape, 2 untracked and 2 tracked passes; "
-      "syscall round trip {} ns",
-      n * 2, rt);
+      "syscall round trip {} ns; {}",
+      n * 2, rt,
+      !faults.measured ? std::string("page faults not measured (no BPF run-time stats)")
+                       : fmt::format("page faults: the fault programs' run time over {} touches per kind{}", kFaultTouches,
+                                     faults.skipped_measured ? "" : " (a skipped file's not measured: $TMPDIR has no inode generations)"));
   if (getenv("FSREPLAY_RECORD_COST_DEBUG")) {
     for (int sh = 0; sh < kShapes; ++sh)
       for (int c = 0; c < kDefs[sh].calls; ++c)

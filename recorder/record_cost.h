@@ -20,6 +20,9 @@
 // entry and exit that an untraced in-kernel gap would hold). Classes the
 // shapes do not cover get the median of those that are measured.
 //
+// User page faults lie in the gaps too: what their programs cost is
+// measured after the call shapes (fault_cost.h) into RecordCost::fault_ns.
+//
 // Must run before the workload is tracked: every record it drains is taken
 // as the calibration child's, and none reaches the trace.
 #pragma once

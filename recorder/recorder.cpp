@@ -20,6 +20,7 @@
 #include "recorder/heap_warmup.h"
 #include "recorder/initial_state.h"
 #include "recorder/launcher.h"
+#include "recorder/fault_cost.h"
 #include "recorder/record_cost.h"
 #include "recorder/ring_merger.h"
 #include "traces/trace_writer.h"
@@ -257,6 +258,10 @@ Result<RecordSummary> record(const RecordOptions& o) {
   f.recorder_stolen_ns = sum.kernel.stolen_ns;
   f.stolen_measured = sum.kernel.stolen_measured;
   f.gaps_ns = decoder.gaps_ns();
+  f.user_faults = sum.kernel.user_faults;
+  f.fault_records = decoder.fault_records();
+  f.fault_skips = sum.kernel.fault_skips;
+  f.fault_cost_ns = fault_cost_ns(cost.cost, f.user_faults, f.fault_records, f.fault_skips);
   for (auto d : sum.kernel.drops) sum.drops += d;
   if (sum.kernel.prog_misses) {
     sum.warnings += fmt::format("{} BPF program runs were skipped by the kernel (recursion): events may be missing\n",

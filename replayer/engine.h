@@ -33,19 +33,23 @@ enum class TimingMode { kThink, kAfap, kExact };
 // itself spends per op (replay_cost.h calibrates it at replay start).
 struct ThinkClock {
   RecordCost recorded;      // recorder/record_cost.h; present = false: nothing to take out
-  // The share of every recorded gap the recorder's own threads took from the
-  // workload, parts per million (stolen_share_ppm: the trace footer); 0: none known.
+  // The share of every recorded gap the recorder took from the workload (its
+  // threads, its fault programs), parts per million (stolen_share_ppm: the
+  // trace footer); 0: none known.
   uint32_t stolen_ppm = 0;
   uint64_t syscall_ns = 0;  // an issued call's entry and exit, which the recorded gap holds
   std::array<uint32_t, kMaxSyscallNr> issue_ns{};  // the executor's work beyond the plain call, per syscall
 };
 
-// The trace footer's time the recorder's threads ran in place of a runnable
-// tracked task, as a share of every thread's recorded gaps (ppm, at most
-// half); 0 for a trace that did not measure it.
+// The trace footer's time the recorder took from the recorded gaps that no
+// one call carries: its threads running in place of a runnable tracked task,
+// and its fault programs on the tasks' user page faults; as a share of every
+// thread's recorded gaps (ppm, at most half); 0 for a trace that measured
+// neither.
 inline uint32_t stolen_share_ppm(const std::optional<TraceFooter>& f) {
-  if (!f || !f->stolen_measured || f->gaps_ns == 0) return 0;
-  const long double share = static_cast<long double>(f->recorder_stolen_ns) / static_cast<long double>(f->gaps_ns);
+  if (!f || f->gaps_ns == 0) return 0;
+  const uint64_t took = (f->stolen_measured ? f->recorder_stolen_ns : 0) + f->fault_cost_ns;
+  const long double share = static_cast<long double>(took) / static_cast<long double>(f->gaps_ns);
   return static_cast<uint32_t>(std::min<long double>(share, 0.5L) * 1e6L);
 }
 

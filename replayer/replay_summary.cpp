@@ -44,7 +44,7 @@ nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockT
   } else {
     j["recorder"] = nullptr;  // the trace predates the measurement: gaps replayed as recorded
   }
-  j["recorder_stolen_ppm"] = c.stolen_ppm;  // share of every gap the recorder's threads took (trace footer)
+  j["recorder_stolen_ppm"] = c.stolen_ppm;  // share of every gap the recorder took: threads, fault programs (trace footer)
   nlohmann::json issue = nlohmann::json::object();
   for (uint16_t nr : ic.measured) issue[syscall_name(nr)] = ic.ns[nr];
   j["replayer"] = {{"syscall_ns", c.syscall_ns}, {"issue_ns", issue}, {"calibration_ns", ic.took_ns}};

@@ -67,7 +67,7 @@ void print_clock(const std::string& text) {
     fmt::print("\n");
   }
   if (j.contains("recorder_stolen_ppm") && j["recorder_stolen_ppm"].get<uint64_t>() > 0)
-    fmt::print("             recorder's threads took {:.2f}% of every gap from the workload: taken out\n",
+    fmt::print("             recorder's threads and fault programs took {:.2f}% of every gap from the workload: taken out\n",
                j["recorder_stolen_ppm"].get<uint64_t>() / 1e4);
   const auto& rep = j["replayer"];
   fmt::print("             replayer: syscall round trip {} ns", rep["syscall_ns"].get<uint64_t>());

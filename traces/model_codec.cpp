@@ -89,6 +89,10 @@ void encode_header(const TraceHeader& h, std::vector<uint8_t>& out) {
       dur.set(i, h.record_cost.dur_ns[i]);
     }
     rc.setUnrecordedNs(h.record_cost.unrecorded_ns);
+    if (h.record_cost.fault_ns != decltype(h.record_cost.fault_ns){}) {
+      auto fl = rc.initFaultNs(RecordCost::kFaultKinds);
+      for (int i = 0; i < RecordCost::kFaultKinds; ++i) fl.set(i, h.record_cost.fault_ns[i]);
+    }
     rc.setSamples(h.record_cost.samples);
     rc.setMethod(h.record_cost.method);
   }
@@ -152,6 +156,8 @@ Status decode_header(std::span<const capnp::word> msg, TraceHeader& h) {
       for (unsigned i = 0; i < gap.size() && i < kClassCount; ++i) h.record_cost.gap_ns[i] = gap[i];
       for (unsigned i = 0; i < dur.size() && i < kClassCount; ++i) h.record_cost.dur_ns[i] = dur[i];
       h.record_cost.unrecorded_ns = rc.getUnrecordedNs();
+      auto fl = rc.getFaultNs();
+      for (unsigned i = 0; i < fl.size() && i < RecordCost::kFaultKinds; ++i) h.record_cost.fault_ns[i] = fl[i];
       h.record_cost.samples = rc.getSamples();
       h.record_cost.method = rc.getMethod();
     }
@@ -178,6 +184,10 @@ void encode_footer(const TraceFooter& f, std::vector<uint8_t>& out) {
   w.setApproxDeps(f.approx_deps);
   w.setRecorderStolenNs(f.recorder_stolen_ns);
   w.setStolenMeasured(f.stolen_measured);
+  w.setUserFaults(f.user_faults);
+  w.setFaultRecords(f.fault_records);
+  w.setFaultSkips(f.fault_skips);
+  w.setFaultCostNs(f.fault_cost_ns);
   w.setGapsNs(f.gaps_ns);
   serialise(mb, out);
 }
@@ -201,6 +211,10 @@ Status decode_footer(std::span<const capnp::word> msg, TraceFooter& f) {
     f.approx_deps = r.getApproxDeps();
     f.recorder_stolen_ns = r.getRecorderStolenNs();
     f.stolen_measured = r.getStolenMeasured();
+    f.user_faults = r.getUserFaults();
+    f.fault_records = r.getFaultRecords();
+    f.fault_skips = r.getFaultSkips();
+    f.fault_cost_ns = r.getFaultCostNs();
     f.gaps_ns = r.getGapsNs();
     return Status::ok();
   });

@@ -81,6 +81,10 @@ struct RecordCost {
   unrecordedNs @2 :UInt32;       # ns an unrecorded syscall of a traced task cost under the recorder
   samples @3 :UInt32;            # calibration calls the medians are taken over
   method @4 :Text;               # how it was measured, for `inspect`
+  # ns a tracked task's user page fault cost more under the recorder: an
+  # anonymous one, a file fault recorded, a file fault left unrecorded
+  # (fault_skip); empty: not measured.
+  faultNs @5 :List(UInt32);
 }
 
 # Frame type 2: strings interned since the previous string block. Ids are
@@ -260,6 +264,13 @@ struct Footer {
   recorderStolenNs @10 :UInt64;
   stolenMeasured @11 :Bool;
   gapsNs @12 :UInt64;
+  # Traces: the tracked tasks' user page faults (tasks that exited), the
+  # fault records among them, the file faults left unrecorded, and what the
+  # fault programs added to the gaps (from those and RecordCost.faultNs).
+  userFaults @13 :UInt64;
+  faultRecords @14 :UInt64;
+  faultSkips @15 :UInt64;
+  faultCostNs @16 :UInt64;
 }
 
 # Frame type 7: where every frame is, for random access.

@@ -72,6 +72,10 @@ struct RecordCost {
   std::array<uint32_t, kClassCount> gap_ns{};  // added to the gap before a call of the class
   std::array<uint32_t, kClassCount> dur_ns{};  // added inside a call's recorded duration
   uint32_t unrecorded_ns = 0;                  // per unrecorded syscall of a traced task
+  // What a tracked task's user page fault costs more under the recorder, by
+  // kind (RecordCost::kFault*); 0: not measured.
+  static constexpr int kFaultAnon = 0, kFaultRecorded = 1, kFaultSkipped = 2, kFaultKinds = 3;
+  std::array<uint32_t, kFaultKinds> fault_ns{};
   uint32_t samples = 0;
   std::string method;
 };
@@ -124,6 +128,14 @@ struct TraceFooter {
   uint64_t recorder_stolen_ns = 0;
   bool stolen_measured = false;
   uint64_t gaps_ns = 0;
+  // Traces: the tracked tasks' user page faults (of tasks that exited), the
+  // fault records among them, the file faults left unrecorded (fault_skip),
+  // and what the fault programs added to the gaps they lie in, estimated
+  // from those counts and the header's RecordCost fault_ns (0: not known).
+  uint64_t user_faults = 0;
+  uint64_t fault_records = 0;
+  uint64_t fault_skips = 0;
+  uint64_t fault_cost_ns = 0;
 };
 
 }  // namespace fsr

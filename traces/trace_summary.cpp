@@ -91,6 +91,9 @@ std::string summary_to_json(const TraceSummary& s) {
   j["drops"] = s.drops;
   if (s.footer && s.footer->stolen_measured)
     j["recorder_stolen"] = {{"ns", s.footer->recorder_stolen_ns}, {"gaps_ns", s.footer->gaps_ns}};
+  if (s.footer && s.footer->user_faults)
+    j["recorder_faults"] = {{"user_faults", s.footer->user_faults}, {"records", s.footer->fault_records},
+                            {"skipped", s.footer->fault_skips}, {"cost_ns", s.footer->fault_cost_ns}};
   nlohmann::ordered_json bc = nlohmann::ordered_json::object();
   for (int c = 0; c < kClassCount; ++c)
     if (s.by_class[c]) bc[std::string(class_name(static_cast<SyscallClass>(c)))] = s.by_class[c];
@@ -167,7 +170,11 @@ std::string summary_to_text(const TraceSummary& s) {
       for (SyscallClass c : {SyscallClass::kStat, SyscallClass::kOpen, SyscallClass::kClose, SyscallClass::kRead,
                              SyscallClass::kWrite, SyscallClass::kReaddir, SyscallClass::kFd})
         v += fmt::format(" {} {}/{}", class_name(c), rc.gap_ns[static_cast<size_t>(c)], rc.dur_ns[static_cast<size_t>(c)]);
-      line("recorder cost", v + fmt::format("; unrecorded call {}", rc.unrecorded_ns));
+      v += fmt::format("; unrecorded call {}", rc.unrecorded_ns);
+      if (rc.fault_ns != decltype(rc.fault_ns){})
+        v += fmt::format("; user fault {} (file recorded {}, skipped {})", rc.fault_ns[RecordCost::kFaultAnon],
+                         rc.fault_ns[RecordCost::kFaultRecorded], rc.fault_ns[RecordCost::kFaultSkipped]);
+      line("recorder cost", v);
     }
   }
   if (s.footer) {
@@ -181,6 +188,12 @@ std::string summary_to_text(const TraceSummary& s) {
                                          f.recorder_stolen_ns / 1e6,
                                          f.gaps_ns ? 100.0 * static_cast<double>(f.recorder_stolen_ns) / static_cast<double>(f.gaps_ns) : 0.0,
                                          f.gaps_ns / 1e9));
+      if (f.user_faults)
+        line("recorder faults",
+             fmt::format("{} user page faults ({} recorded, {} of files left out): {:.1f} ms of the fault programs in "
+                         "the gaps ({:.2f}%), taken out as well",
+                         f.user_faults, f.fault_records, f.fault_skips, f.fault_cost_ns / 1e6,
+                         f.gaps_ns ? 100.0 * static_cast<double>(f.fault_cost_ns) / static_cast<double>(f.gaps_ns) : 0.0));
     }
     if (s.footer->io_uring_submissions)
       line("io_uring", fmt::format("{} submissions: their I/O is NOT in the trace (try UV_USE_IO_URING=0)", s.footer->io_uring_submissions));

@@ -4,6 +4,10 @@
 #include <sched.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "recorder/fault_cost.h"
+#include "recorder/record_cost.h"
 #include "tests/recorder/record_helper.h"
 #include "traces/syscalls.h"
 
@@ -74,6 +78,52 @@ TEST(RecordCost, TheTimeTheRecorderTakesFromTheWorkloadIsMeasured) {
   EXPECT_GT(f.recorder_stolen_ns, 0u) << "drain CPU " << r.summary.drain_cpu_ns << " ns";
   EXPECT_LE(f.recorder_stolen_ns, r.summary.drain_cpu_ns + 2'000'000) << "the recorder cannot take more than it ran";
   EXPECT_LT(f.recorder_stolen_ns, f.gaps_ns);
+}
+
+// What the fault programs cost a workload: measured per kind of fault at
+// record time (the header), the workload's faults counted (the footer: the
+// calibration's thousands left out), and their programs' time in the gaps
+// estimated from both, which replays take out with the recorder's threads'.
+TEST(RecordCost, AWorkloadsPageFaultsAreCountedAndWhatTheirProgramsCostIsStored) {
+  TempDir d;
+  const std::string file = d.path() + "/mapped.bin";
+  {
+    std::ofstream o(file, std::ios::binary);
+    const std::string page(4096, 'x');
+    for (int k = 0; k < 64; ++k) o << page;
+  }
+  constexpr int kRounds = 4;
+  Recorded r = record_command({FSR_MAPPER_PATH, std::to_string(kRounds), "0", file}, d.path());
+  ASSERT_TRUE(r.reader);
+  const RecordCost& c = r.reader->header().record_cost;
+  ASSERT_TRUE(c.present) << r.summary.warnings;
+  ASSERT_NE(c.method.find("page faults: the fault programs' run time"), std::string::npos) << c.method;
+  for (int k = 0; k < RecordCost::kFaultKinds; ++k) {
+    EXPECT_GT(c.fault_ns[k], 0u) << "fault kind " << k << ": " << c.method;
+    EXPECT_LT(c.fault_ns[k], 50'000u) << "fault kind " << k;
+  }
+  ASSERT_TRUE(r.reader->footer().has_value());
+  const TraceFooter& f = *r.reader->footer();
+  uint64_t fault_events = 0;
+  for (const Event& e : r.events) fault_events += e.nr == kEvPageFault;
+  // Every round's child reads the 64 pages of a file under the root: at
+  // least one fault-around of 16 pages per 16.
+  EXPECT_GE(fault_events, uint64_t{kRounds} * 4);
+  EXPECT_EQ(f.fault_records, fault_events);
+  EXPECT_GE(f.user_faults, f.fault_records);
+  EXPECT_LT(f.user_faults, 4'000u) << "the calibration's ~6,000 touches are not the workload's";
+  EXPECT_EQ(f.fault_cost_ns, fault_cost_ns(c, f.user_faults, f.fault_records, f.fault_skips));
+  EXPECT_GT(f.fault_cost_ns, 0u);
+}
+
+TEST(RecordCost, FaultCostChargesEveryFaultItsProgramsAndRecordsAndSkipsWhatTheyCostMore) {
+  RecordCost c;
+  c.fault_ns = {50, 400, 200};
+  EXPECT_EQ(fault_cost_ns(c, 100, 10, 20), 0u) << "not measured: nothing";
+  c.present = true;
+  EXPECT_EQ(fault_cost_ns(c, 100, 10, 20), 100u * 50 + 10 * 350 + 20 * 150);
+  c.fault_ns = {50, 40, 0};  // a kind measured below the anonymous one adds nothing
+  EXPECT_EQ(fault_cost_ns(c, 100, 10, 20), 100u * 50);
 }
 
 }  // namespace

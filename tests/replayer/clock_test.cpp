@@ -116,6 +116,19 @@ TEST(StolenShare, IsZeroWhereTheTraceDidNotMeasureItAndAtMostHalf) {
   EXPECT_EQ(stolen_share_ppm(f), 500'000u);
 }
 
+// The fault programs' time in the gaps counts with the recorder's threads',
+// also in a trace that did not measure the threads.
+TEST(StolenShare, TheFaultProgramsTimeInTheGapsCountsToo) {
+  TraceFooter f;
+  f.gaps_ns = 1000;
+  f.fault_cost_ns = 20;
+  EXPECT_EQ(stolen_share_ppm(f), 20'000u);
+  f.recorder_stolen_ns = 30;
+  EXPECT_EQ(stolen_share_ppm(f), 20'000u);  // (threads not measured)
+  f.stolen_measured = true;
+  EXPECT_EQ(stolen_share_ppm(f), 50'000u);
+}
+
 // dup2 never reaches the target (the fd table is the replayer's), but the
 // original's kernel spent its recorded duration on it, less what recording
 // added inside that duration: think mode sleeps the rest (here 400 of 800 µs).

@@ -40,6 +40,10 @@ Event full_event(uint64_t ts, uint32_t path0, uint32_t path1) {
 TEST(ContainerRoundTrip, HeaderEveryField) {
   TempFile f;
   TraceHeader h = test::sample_header();
+  h.record_cost.present = true;
+  h.record_cost.gap_ns[1] = 44;
+  h.record_cost.unrecorded_ns = 12;
+  h.record_cost.fault_ns = {61, 480, 250};
   {
     auto w = TraceWriter::create(f.path(), h);
     ASSERT_TRUE(w) << w.message();
@@ -82,6 +86,10 @@ TEST(ContainerRoundTrip, HeaderEveryField) {
   EXPECT_EQ(g.initial.fds[1].path, h.initial.fds[1].path);
   EXPECT_EQ(g.initial.fds[1].flags, h.initial.fds[1].flags);
   EXPECT_EQ(g.initial.fds[1].pos, h.initial.fds[1].pos);
+  ASSERT_TRUE(g.record_cost.present);
+  EXPECT_EQ(g.record_cost.gap_ns[1], 44u);
+  EXPECT_EQ(g.record_cost.unrecorded_ns, 12u);
+  EXPECT_EQ(g.record_cost.fault_ns, h.record_cost.fault_ns);
 }
 
 TEST(ContainerRoundTrip, ResultHeaderFieldsAndOps) {
@@ -120,6 +128,10 @@ TEST(ContainerRoundTrip, ResultHeaderFieldsAndOps) {
     ft.recorder_stolen_ns = 4242;
     ft.stolen_measured = true;
     ft.gaps_ns = 1'000'000;
+    ft.user_faults = 5000;
+    ft.fault_records = 300;
+    ft.fault_skips = 1200;
+    ft.fault_cost_ns = 777'000;
     ASSERT_TRUE((*w)->finish(ft).is_ok());
   }
   auto r = TraceReader::open(f.path());
@@ -161,6 +173,10 @@ TEST(ContainerRoundTrip, ResultHeaderFieldsAndOps) {
   EXPECT_EQ((*r)->footer()->recorder_stolen_ns, 4242u);
   EXPECT_TRUE((*r)->footer()->stolen_measured);
   EXPECT_EQ((*r)->footer()->gaps_ns, 1'000'000u);
+  EXPECT_EQ((*r)->footer()->user_faults, 5000u);
+  EXPECT_EQ((*r)->footer()->fault_records, 300u);
+  EXPECT_EQ((*r)->footer()->fault_skips, 1200u);
+  EXPECT_EQ((*r)->footer()->fault_cost_ns, 777'000u);
   EXPECT_TRUE((*r)->problems().complete());
 }
 
