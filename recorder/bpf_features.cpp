@@ -73,6 +73,11 @@ Result<KernelFeatures> probe_kernel(const std::set<std::string>& without) {
   tracepoint(kFeatPageFaultUser);
   tracepoint(kFeatFilemapFault);
   tracepoint(kFeatFilemapMapPages);
+  // (Whether the kernel gives them a trampoline shows only at attach:
+  // BpfSession::open falls back when it does not.)
+  if (btf__find_by_name_kind(vmlinux.get(), "filemap_fault", BTF_KIND_FUNC) > 0 &&
+      btf__find_by_name_kind(vmlinux.get(), "filemap_map_pages", BTF_KIND_FUNC) > 0)
+    f.present.insert(kFeatFentryFilemap);
   // tp_btf programs get the raw tracepoint helper set and more, so a raw
   // tracepoint probe answers for the helpers the programs call.
   auto helper = [&](const char* feature, bpf_func_id id) {

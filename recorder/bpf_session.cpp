@@ -95,6 +95,24 @@ static constexpr uint64_t kLaneMinCycleNs = 200'000'000;
 // Threads the task hash holds at most (task state without task storage).
 static constexpr uint32_t kTaskHashEntries = 65536;
 
+// The kernel has filemap_fault's and filemap_map_pages' BTF but refuses
+// fentry programs on them (no ftrace, not traceable, or a lockdown or LSM
+// that forbids tracing programs): the session again, with the VMA lookup.
+Result<std::unique_ptr<BpfSession>> BpfSession::open_without_fentry(const BpfOptions& options, RecordFn fn, void* ctx,
+                                                                    const std::string& why) {
+  BpfOptions again = options;
+  again.without.insert(kFeatFentryFilemap);
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<BpfSession> s, open(again, fn, ctx));
+  s->plan_.fentry_refused = why;
+  if (!options.without.count(kFeatFentryFilemap)) s->plan_.forced.erase(kFeatFentryFilemap);  // refused, not forced
+  if (s->plan_.faults == FaultSource::kVmaLookup)
+    s->warnings_ += fmt::format(
+        "page faults through the VMA lookup, which costs every user fault microseconds (the kernel refused fentry "
+        "on filemap_fault: {}); ",
+        why);
+  return s;
+}
+
 Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, RecordFn fn,
                                                      void* ctx) {
   libbpf_set_print(options.libbpf_log ? libbpf_print_all : libbpf_print_none);
@@ -139,15 +157,21 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   bpf_map__set_autocreate(skel->maps.task_hash, !storage);
   if (!storage) bpf_map__set_max_entries(skel->maps.task_hash, kTaskHashEntries);
   // File page faults (program_plan.h): through the page cache's fault
-  // tracepoints (anonymous faults make no record and no lookup), or a VMA
-  // lookup on every user fault of a tracked task.
-  const bool filemap = p.faults == FaultSource::kFilemapTracepoints;
-  bpf_program__set_autoload(skel->progs.on_fault, filemap);
+  // tracepoints, or fentry on the functions they are in (anonymous faults
+  // make no record and no lookup either way), or a VMA lookup on every user
+  // fault of a tracked task.
+  const bool filemap = p.faults == FaultSource::kFilemapTracepoints, fentry = p.faults == FaultSource::kFentry;
+  bpf_program__set_autoload(skel->progs.on_fault, filemap || fentry);
   bpf_program__set_autoload(skel->progs.on_filemap_fault, filemap);
   bpf_program__set_autoload(skel->progs.on_filemap_map_pages, filemap);
+  bpf_program__set_autoload(skel->progs.on_fentry_filemap_fault, fentry);
+  bpf_program__set_autoload(skel->progs.on_fentry_filemap_map_pages, fentry);
   bpf_program__set_autoload(skel->progs.on_fault_vma, p.faults == FaultSource::kVmaLookup);
 
-  if (int err = fsr_bpf__load(skel); err != 0) return load_error(-err);
+  if (int err = fsr_bpf__load(skel); err != 0) {
+    if (fentry) return open_without_fentry(options, fn, ctx, fmt::format("loading them: {}", strerror(-err)));
+    return load_error(-err);
+  }
 
   if (Status st = map_array(skel->maps.lanes, PROT_READ, &s->lanes_.addr, &s->lanes_.len); !st)
     return Status::error(st.message() + fmt::format(" ({} MiB per CPU: try a smaller --buffer-mib)", options.buffer_mib));
@@ -174,6 +198,8 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
       {skel->progs.on_fault, &skel->links.on_fault, true},
       {skel->progs.on_filemap_fault, &skel->links.on_filemap_fault, true},
       {skel->progs.on_filemap_map_pages, &skel->links.on_filemap_map_pages, true},
+      {skel->progs.on_fentry_filemap_fault, &skel->links.on_fentry_filemap_fault, true},
+      {skel->progs.on_fentry_filemap_map_pages, &skel->links.on_fentry_filemap_map_pages, true},
       {skel->progs.on_fault_vma, &skel->links.on_fault_vma, true},
       {skel->progs.on_switch, &skel->links.on_switch, true},
   };
@@ -182,6 +208,11 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
     *p.link = bpf_program__attach(p.prog);
     if (!*p.link) {
       int err = errno;
+      if (p.prog == skel->progs.on_fentry_filemap_fault || p.prog == skel->progs.on_fentry_filemap_map_pages) {
+        const std::string why = fmt::format("attaching {}: {}", bpf_program__section_name(p.prog), strerror(err));
+        s.reset();
+        return open_without_fentry(options, fn, ctx, why);
+      }
       if (p.optional) {
         s->warnings_ += p.prog == skel->progs.on_switch
                             ? fmt::format("the CPU time the recorder takes from the workload is not measured ({}: {}); ",
@@ -234,7 +265,8 @@ bool BpfSession::skip_faults_of(uint32_t dev, uint64_t ino, uint32_t gen, bool s
 uint64_t BpfSession::fault_programs_run_ns() const {
   uint64_t ns = 0;
   for (const bpf_program* p : {skel_->progs.on_fault, skel_->progs.on_fault_vma, skel_->progs.on_filemap_fault,
-                               skel_->progs.on_filemap_map_pages}) {
+                               skel_->progs.on_filemap_map_pages, skel_->progs.on_fentry_filemap_fault,
+                               skel_->progs.on_fentry_filemap_map_pages}) {
     bpf_prog_info info{};
     uint32_t len = sizeof(info);
     const int fd = bpf_program__fd(p);

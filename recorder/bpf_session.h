@@ -137,6 +137,8 @@ class BpfSession {
   std::vector<uint64_t> read_pos_;  // per lane: where the next consume() reads
   bool lane_damage_ = false;
   std::string warnings_;
+  static Result<std::unique_ptr<BpfSession>> open_without_fentry(const BpfOptions& options, RecordFn fn, void* ctx,
+                                                                 const std::string& why);
   ProgramPlan plan_;
   RecordFn fn_ = nullptr;
   void* ctx_ = nullptr;

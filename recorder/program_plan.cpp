@@ -6,7 +6,7 @@ namespace fsr {
 
 std::vector<std::string> known_features() {
   std::vector<std::string> v = {kFeatTaskStorage,   kFeatFindVma,      kFeatCurrentTaskBtf,
-                                kFeatPageFaultUser, kFeatFilemapFault, kFeatFilemapMapPages};
+                                kFeatPageFaultUser, kFeatFilemapFault, kFeatFilemapMapPages, kFeatFentryFilemap};
   for (const char* t : kRequiredTracepoints) v.emplace_back(t);
   return v;
 }
@@ -35,6 +35,8 @@ Result<ProgramPlan> plan_programs(const KernelFeatures& f, const PidNamespace& n
     p.faults_off_reason = std::string("no ") + kFeatPageFaultUser;
   } else if (f.has(kFeatFilemapFault) && f.has(kFeatFilemapMapPages)) {
     p.faults = FaultSource::kFilemapTracepoints;
+  } else if (f.has(kFeatFentryFilemap)) {
+    p.faults = FaultSource::kFentry;
   } else if (f.has(kFeatFindVma)) {
     p.faults = FaultSource::kVmaLookup;
   } else {
@@ -52,8 +54,14 @@ std::vector<std::string> ProgramPlan::describe() const {
     case FaultSource::kFilemapTracepoints:
       out.emplace_back("page_faults=filemap_tracepoints");
       break;
+    case FaultSource::kFentry:
+      out.emplace_back("page_faults=fentry (no filemap fault tracepoints: fentry on filemap_fault, filemap_map_pages)");
+      break;
     case FaultSource::kVmaLookup:
-      out.emplace_back("page_faults=vma_lookup (no filemap fault tracepoints)");
+      out.emplace_back(fentry_refused.empty()
+                           ? "page_faults=vma_lookup (no filemap fault tracepoints nor fentry on filemap_fault)"
+                           : "page_faults=vma_lookup (no filemap fault tracepoints; the kernel refused fentry on "
+                             "filemap_fault, " + fentry_refused + ")");
       break;
     case FaultSource::kOff:
       out.push_back("page_faults=off (" + faults_off_reason + ")");

@@ -22,6 +22,10 @@ inline constexpr const char* kFeatCurrentTaskBtf = "helper/get_current_task_btf"
 inline constexpr const char* kFeatPageFaultUser = "tp_btf/page_fault_user";
 inline constexpr const char* kFeatFilemapFault = "tp_btf/mm_filemap_fault";
 inline constexpr const char* kFeatFilemapMapPages = "tp_btf/mm_filemap_map_pages";
+// fentry on the two functions those tracepoints are in (BTF of the functions
+// and the kernel's BPF trampolines; an attach the kernel refuses, as without
+// ftrace, falls back to the VMA lookup).
+inline constexpr const char* kFeatFentryFilemap = "fentry/filemap_fault";
 // The tracepoints the recorder cannot do without.
 inline constexpr const char* kRequiredTracepoints[] = {"tp_btf/sys_enter", "tp_btf/sys_exit",
                                                       "tp_btf/sched_process_fork", "tp_btf/sched_process_exec",
@@ -36,7 +40,7 @@ struct KernelFeatures {
 };
 
 // Where the file page-fault records come from.
-enum class FaultSource { kFilemapTracepoints, kVmaLookup, kOff };
+enum class FaultSource { kFilemapTracepoints, kFentry, kVmaLookup, kOff };
 // Where the per-task state lives.
 enum class TaskStateStore { kTaskStorage, kHash };
 
@@ -45,6 +49,7 @@ struct ProgramPlan {
   FaultSource faults = FaultSource::kOff;
   std::string faults_off_reason;  // when faults is kOff
   bool find_vma = false;          // bpf_find_vma: file mappings on overlayfs get the mapped file's facts
+  std::string fentry_refused;     // the kernel refused the fentry programs (why), so kVmaLookup
   PidNamespace pidns;
   std::set<std::string> forced;   // features forced off
   // "name=value" lines, for the trace header and `record --verbose`.

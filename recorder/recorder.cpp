@@ -66,7 +66,8 @@ Result<RecordSummary> record(const RecordOptions& o) {
   merger.reserve(session->lane_bytes() / 4 / 64);
   if (!session->warnings().empty()) sum.warnings += session->warnings() + "\n";
   sum.choices = session->plan().describe();
-  const bool skip_outside = !o.bpf.all_page_faults && session->plan().faults == FaultSource::kFilemapTracepoints;
+  const bool skip_outside = !o.bpf.all_page_faults && (session->plan().faults == FaultSource::kFilemapTracepoints ||
+                                                       session->plan().faults == FaultSource::kFentry);
   if (skip_outside)
     sum.choices.emplace_back("fault_files=under_root (a file outside the root: its faults are recorded until its path is known)");
   else if (o.bpf.all_page_faults && session->plan().faults != FaultSource::kOff)

@@ -39,10 +39,20 @@ TEST(ProgramPlan, EachMissingOptionalPieceHasItsFallback) {
   EXPECT_EQ(p->task_state, TaskStateStore::kHash);
 
   f = all_features();
-  f.present.erase(kFeatFilemapMapPages);  // one of the pair is not enough (6.1 has neither)
+  f.present.erase(kFeatFilemapMapPages);  // one of the pair is not enough (6.1 and 6.6 have neither)
+  p = plan_programs(f, PidNamespace{}, true);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->faults, FaultSource::kFentry);
+  EXPECT_TRUE(has_line(*p, "page_faults=fentry"));
+
+  f.present.erase(kFeatFentryFilemap);
   p = plan_programs(f, PidNamespace{}, true);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->faults, FaultSource::kVmaLookup);
+  EXPECT_TRUE(has_line(*p, "page_faults=vma_lookup (no filemap fault tracepoints nor fentry"));
+  p->fentry_refused = "loading them: Operation not permitted";  // (BpfSession::open's second try)
+  EXPECT_TRUE(has_line(*p, "page_faults=vma_lookup (no filemap fault tracepoints; the kernel refused fentry on "
+                           "filemap_fault, loading them: Operation not permitted)"));
 
   f.present.erase(kFeatFindVma);
   p = plan_programs(f, PidNamespace{}, true);
@@ -64,8 +74,12 @@ TEST(ProgramPlan, ForcedFeaturesCountAsMissingAndAreNamed) {
   auto p = plan_programs(f, PidNamespace{}, true);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->task_state, TaskStateStore::kHash);
-  EXPECT_EQ(p->faults, FaultSource::kVmaLookup);
+  EXPECT_EQ(p->faults, FaultSource::kFentry);
   EXPECT_TRUE(has_line(*p, "forced_off=map/task_storage,tp_btf/mm_filemap_fault"));
+  f.forced.insert(kFeatFentryFilemap);
+  p = plan_programs(f, PidNamespace{}, true);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->faults, FaultSource::kVmaLookup);
 }
 
 TEST(ProgramPlan, MissingRequiredPieceIsARefusalNamingIt) {
