@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fault-paths.sh [-n ROUNDS] [BUILD_DIR]
+# [ROUNDS=N] fault-paths.sh [BUILD_DIR]
 #
 # What each page-fault path costs a recorded build: the c-build workload
 # (C_BUILD_FILES, default 500) untraced, then recorded through the page
@@ -11,14 +11,7 @@
 # does and is printed as what it became. Prints every run's wall time and
 # the ratio of each path's median to the untraced one. Asserts nothing. Root.
 set -euo pipefail
-runs=2
-while getopts "n:" o; do
-  case $o in
-    n) runs=$OPTARG ;;
-    *) echo "usage: fault-paths.sh [-n ROUNDS] [BUILD_DIR]" >&2; exit 2 ;;
-  esac
-done
-shift $((OPTIND - 1))
+runs=${ROUNDS:-2}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=$(cd "${1:-$here/../../build}" && pwd)
 export FSREPLAY=$build/tools/fsreplay C_BUILD_FILES=${C_BUILD_FILES:-500}
