@@ -21,7 +21,7 @@ Action add_probe_verb(CLI::App& app) {
     std::string dir, output, name;
     double duration = 60;
     uint32_t samples = 8;
-    bool no_drop = false, json = false;
+    bool no_drop = false, json = false, busy = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("probe", "Measure a mount's latencies (stat, open, read, write, readdir, ...) into a profile");
@@ -32,6 +32,11 @@ Action add_probe_verb(CLI::App& app) {
   sub->add_option("--name", o->name, "Name of the profile (default: the mount kind, e.g. 9p-drvfs)");
   sub->add_option("--samples", o->samples, "Samples per case and round (default 8)")->check(CLI::Range(1, 64));
   sub->add_flag("--no-drop-caches", o->no_drop, "Never drop the kernel's caches (as root they are dropped before cold rounds)");
+  sub->add_flag("--busy-cpus", o->busy,
+                "Keep the other CPUs busy with spinners at nice 19 while measuring, as a replay's own threads keep "
+                "them: a server in another process (FUSE, sshfs) wakes faster on a busy CPU than on a halted vCPU "
+                "(bindfs on a 2-vCPU VM: 4-6x); the profile says so. For predicting replays, and workloads that keep "
+                "every CPU busy");
   sub->add_flag("--json", o->json, "Print the profile as JSON instead of a table");
   sub->footer("Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted (the private directory is removed).");
   return [o]() -> int {
@@ -46,6 +51,7 @@ Action add_probe_verb(CLI::App& app) {
     po.duration_s = o->duration;
     po.samples = o->samples;
     po.drop_caches = !o->no_drop;
+    po.busy_cpus = o->busy;
     po.stop = &g_stop;
     const bool tty = stderr_is_tty();
     if (tty)

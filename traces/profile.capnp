@@ -42,4 +42,5 @@ struct Profile {
   notes @10 :List(Text);
   cases @11 :List(ProfileCase);
   rounds @12 :UInt32;
+  busyCpus @13 :UInt32;          # other CPUs kept busy by spinners at nice 19 while it measured (0: left idle)
 }

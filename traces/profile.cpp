@@ -102,6 +102,7 @@ void encode_profile(const Profile& p, std::vector<uint8_t>& out) {
   w.setCacheLifetimeNs(p.cache_lifetime_ns);
   w.setColdMeasured(p.cold_measured);
   w.setRounds(p.rounds);
+  w.setBusyCpus(p.busy_cpus);
   auto notes = w.initNotes(static_cast<unsigned>(p.notes.size()));
   for (size_t i = 0; i < p.notes.size(); ++i) notes.set(i, p.notes[i]);
   auto cases = w.initCases(static_cast<unsigned>(p.cases.size()));
@@ -144,6 +145,7 @@ Status decode_profile(std::span<const uint64_t> words, Profile& p) {
     p.cache_lifetime_ns = r.getCacheLifetimeNs();
     p.cold_measured = r.getColdMeasured();
     p.rounds = r.getRounds();
+    p.busy_cpus = r.getBusyCpus();
     p.notes.clear();
     for (auto n : r.getNotes()) p.notes.emplace_back(n);
     p.cases.clear();

@@ -101,6 +101,7 @@ struct Profile {
   uint64_t cache_lifetime_ns = kNoExpiry;
   bool cold_measured = false;
   uint32_t rounds = 0;
+  uint32_t busy_cpus = 0;        // other CPUs kept busy by spinners at nice 19 (probe --busy-cpus)
   std::vector<std::string> notes;
   std::vector<ProfileCase> cases;
 

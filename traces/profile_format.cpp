@@ -50,6 +50,9 @@ std::string profile_to_text(const Profile& p) {
                                                        : "not measured (needs root to drop caches)");
   o += fmt::format("  caching    {}\n", lifetime(p.cache_lifetime_ns));
   o += fmt::format("  syscall    {} us round trip (getppid)\n", us(double(p.syscall_overhead_ns)));
+  if (p.busy_cpus)
+    o += fmt::format("  cpus       {} other{} kept busy by spinners at nice 19 while measuring (--busy-cpus)\n",
+                     p.busy_cpus, p.busy_cpus == 1 ? "" : "s");
   for (const std::string& n : p.notes) o += "  note: " + n + "\n";
   o += fmt::format("\n{:<13} {:<5} {:>14} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "kind", "temp", "param",
                    "count", "mean us", "p50 us", "p90 us", "p99 us", "max us");
@@ -80,6 +83,7 @@ std::string profile_to_json(const Profile& p) {
   j["cache_lifetime_ns"] = p.cache_lifetime_ns == kNoExpiry ? nlohmann::ordered_json(nullptr)
                                                             : nlohmann::ordered_json(p.cache_lifetime_ns);
   j["syscall_overhead_ns"] = p.syscall_overhead_ns;
+  j["busy_cpus"] = p.busy_cpus;
   j["notes"] = p.notes;
   auto cases = nlohmann::ordered_json::array();
   for (const ProfileCase& c : p.cases) {

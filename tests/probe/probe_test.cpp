@@ -4,10 +4,18 @@
 // probe_root_test.cpp).
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "tests/probe/probe_fixture.h"
+#include "tools/probe/cpu_spinners.h"
 #include "tools/probe/probe_cases.h"
 #include "tools/probe/probe_profile.h"
 #include "tools/probe/prober.h"
@@ -48,6 +56,75 @@ TEST(Probe, MeasuresEveryKindAndRemovesItsDirectory) {
   for (uint64_t us : {0, 250, 2000}) EXPECT_NE(p->find(ProbeKind::kStatWritten, Temp::kWarm, us), nullptr) << us;
   // Misses of fresh names are cold in every round, with or without root.
   EXPECT_NE(p->find(ProbeKind::kStatMissing, Temp::kCold, 3), nullptr);
+}
+
+// This process's threads and the nice value of each (field 19 of
+// /proc/self/task/TID/stat).
+std::vector<int> thread_nices() {
+  std::vector<int> out;
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream f(std::string("/proc/self/task/") + e->d_name + "/stat");
+    std::string s((std::istreambuf_iterator<char>(f)), {});
+    std::istringstream rest(s.substr(s.rfind(')') + 2));  // after "pid (comm) "
+    std::string field;
+    for (int i = 3; i <= 19 && rest >> field; ++i) {}
+    out.push_back(std::stoi(field));
+  }
+  closedir(d);
+  return out;
+}
+
+// pthread_join returns once the kernel cleared the thread's tid, which is
+// before the exiting task leaves /proc/self/task: wait up to a second for it.
+size_t threads_after_join(size_t expected) {
+  size_t n = thread_nices().size();
+  for (int i = 0; i < 1000 && n != expected; ++i) {
+    usleep(1000);
+    n = thread_nices().size();
+  }
+  return n;
+}
+
+uint32_t other_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  EXPECT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  return static_cast<uint32_t>(CPU_COUNT(&set) - 1);
+}
+
+TEST(CpuSpinners, OneNice19SpinnerPerOtherCpuUntilDestroyed) {
+  const size_t before = thread_nices().size();
+  {
+    CpuSpinners sp;
+    EXPECT_EQ(sp.count(), other_cpus());
+    EXPECT_EQ(sp.niced(), sp.count()) << "lowering a thread's own priority needs no privilege";
+    const std::vector<int> nice = thread_nices();
+    EXPECT_EQ(nice.size(), before + sp.count());
+    EXPECT_EQ(static_cast<uint32_t>(std::count(nice.begin(), nice.end(), 19)), sp.count());
+  }
+  EXPECT_EQ(threads_after_join(before), before) << "the spinners are joined when the object goes";
+}
+
+TEST(Probe, BusyCpusSaysHowManyAndStopsTheSpinners) {
+  Tmp t;
+  const size_t before = thread_nices().size();
+  ProbeOptions o = quick(t.dir);
+  o.busy_cpus = true;
+  auto p = run_probe(o);
+  ASSERT_TRUE(p) << p.message();
+  EXPECT_EQ(p->busy_cpus, other_cpus());
+  EXPECT_TRUE(t.empty());
+  EXPECT_EQ(threads_after_join(before), before);
+  if (other_cpus() > 0) {
+    EXPECT_NE(profile_to_text(*p).find("kept busy by spinners at nice 19"), std::string::npos) << profile_to_text(*p);
+  }
+  auto plain = run_probe(quick(t.dir));
+  ASSERT_TRUE(plain) << plain.message();
+  EXPECT_EQ(plain->busy_cpus, 0u);
+  EXPECT_EQ(profile_to_text(*plain).find("kept busy"), std::string::npos);
 }
 
 TEST(Probe, StopRemovesItsDirectoryAndWritesNothing) {

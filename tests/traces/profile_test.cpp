@@ -33,6 +33,7 @@ Profile sample_profile() {
   p.cache_lifetime_ns = 750'000'000ull;
   p.cold_measured = true;
   p.rounds = 17;
+  p.busy_cpus = 3;
   p.notes = {"link: 8 timed calls returned -1 (Operation not permitted); not measured on this mount"};
   for (uint64_t d : {2, 3, 9}) {
     std::vector<uint64_t> s;
@@ -68,6 +69,7 @@ TEST(Profile, RoundTrip) {
   EXPECT_EQ(q.cache_lifetime_ns, p.cache_lifetime_ns);
   EXPECT_EQ(q.cold_measured, p.cold_measured);
   EXPECT_EQ(q.rounds, p.rounds);
+  EXPECT_EQ(q.busy_cpus, p.busy_cpus);
   EXPECT_EQ(q.notes, p.notes);
   EXPECT_EQ(q.mount_kind(), "9p-drvfs");
   ASSERT_EQ(q.cases.size(), p.cases.size());

@@ -6,6 +6,7 @@
 #   tools/bench/predict-validate.sh [-n RUNS] [--duration S] [--targets "T..."]
 #                                   [--workloads "W..."] [--profiles-out DIR]
 #   WORK=DIR tools/bench/predict-validate.sh --reuse   (predict again against DIR's replays)
+#   PROBE_ARGS=--busy-cpus tools/bench/predict-validate.sh ...   (extra options of the new binary's probe)
 #   FSREPLAY_BEFORE=OLD-BINARY tools/bench/predict-validate.sh ...   (A/B: each target probed
 #       by both binaries, back to back, and a second row "T/before" per workload, same replays)
 #
@@ -28,6 +29,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin=${FSREPLAY:-$repo/build/tools/fsreplay}
 before=${FSREPLAY_BEFORE:-}
+probe_args=${PROBE_ARGS:-}
 runs=3 duration=20
 targets="wsl2-9p wsl2-virtiofs wsl1-drvfs bindfs sshfs"
 workloads="git-clone small-files make-j2"
@@ -41,7 +43,7 @@ while [[ $# -gt 0 ]]; do
     --workloads) workloads=$2; shift 2 ;;
     --profiles-out) profiles_out=$2; shift 2 ;;
     --reuse) reuse=1; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "predict-validate: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -172,7 +174,8 @@ for t in $targets; do
     "$before" probe "$mnt" --duration "$duration" --name "$t" -o "$profiles_out/$t.before.profile" >/dev/null \
       2>"$work/probe-$t.before.log" || { cat "$work/probe-$t.before.log" >&2; exit 1; }
   fi
-  "$bin" probe "$mnt" --duration "$duration" --name "$t" -o "$profiles_out/$t.profile" >/dev/null 2>"$work/probe-$t.log" ||
+  # shellcheck disable=SC2086
+  "$bin" probe "$mnt" --duration "$duration" --name "$t" $probe_args -o "$profiles_out/$t.profile" >/dev/null 2>"$work/probe-$t.log" ||
     { cat "$work/probe-$t.log" >&2; exit 1; }
   for w in $workloads; do
     tr=$work/traces/$w.trace res=$work/results/$t-$w

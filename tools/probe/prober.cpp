@@ -9,6 +9,7 @@
 #include <cstring>
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -18,6 +19,7 @@
 #include "replayer/features.h"
 #include "replayer/prepare.h"
 #include "tools/detect/detect.h"
+#include "tools/probe/cpu_spinners.h"
 #include "tools/probe/probe_cases.h"
 #include "tools/probe/probe_profile.h"
 #include "traces/clock.h"
@@ -160,6 +162,13 @@ Result<Profile> run_probe(const ProbeOptions& o) {
   p.environment_json = env ? environment_to_json(env.value()) : std::string("{}");
   p.name = !o.name.empty() ? o.name : env ? env->mount_class.kind : std::string("unknown");
   p.syscall_overhead_ns = measure_syscall_overhead_ns();
+  std::optional<CpuSpinners> spinners;  // stopped on every way out, before the private directory goes
+  if (o.busy_cpus) {
+    spinners.emplace();
+    p.busy_cpus = spinners->count();
+    if (spinners->niced() < spinners->count())
+      p.notes.push_back("the kernel refused nice 19 to the CPU spinners: they ran at the probe's priority");
+  }
   const double budget = o.duration_s;
   auto elapsed = [&] { return double(mono_ns() - start) / 1e9; };
   auto report = [&](uint32_t rounds) {

@@ -24,6 +24,12 @@ struct ProbeOptions {
   uint32_t max_rounds = 200;
   uint32_t cold_rounds = 6;
   uint32_t samples = 8;        // per case and round
+  // Keep every other CPU busy with a spinner at nice 19 while measuring,
+  // as a replay's own threads keep them: a file system served by another
+  // process (FUSE, sshfs) answers faster when its server wakes on a busy CPU
+  // than on a halted vCPU (bindfs on this project's VM: 4-6x; see
+  // tools/bench/idle-cpu.sh). The profile records how many.
+  bool busy_cpus = false;
   const std::atomic<bool>* stop = nullptr;  // set (Ctrl-C): stop, clean up, fail
   std::function<void(double elapsed_s, double budget_s, uint32_t rounds)> progress;
 };
