@@ -35,8 +35,8 @@ Action add_probe_verb(CLI::App& app) {
   sub->add_flag("--busy-cpus", o->busy,
                 "Keep the other CPUs busy with spinners at nice 19 while measuring, as a replay's own threads keep "
                 "them: a server in another process (FUSE, sshfs) wakes faster on a busy CPU than on a halted vCPU "
-                "(bindfs on a 2-vCPU VM: 4-6x); the profile says so. For predicting replays, and workloads that keep "
-                "every CPU busy");
+                "(bindfs on a 2-vCPU VM: 4-6x); the profile says so. Which state a workload and its replay run in "
+                "varies (tools/bench/idle-cpu.sh); off by default");
   sub->add_flag("--json", o->json, "Print the profile as JSON instead of a table");
   sub->footer("Exit codes: 0 ok, 1 error, 2 usage, 130 interrupted (the private directory is removed).");
   return [o]() -> int {

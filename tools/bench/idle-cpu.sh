@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
     -n) rounds=$2; shift 2 ;;
     --duration) duration=$2; shift 2 ;;
     --target) target=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "idle-cpu: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
