@@ -5,8 +5,8 @@
 // such spinners measured the idle state's latencies in one run of two.
 // On a VM a halted vCPU takes an IPI and a VM entry to wake: a file system
 // whose server is another process (FUSE, sshfs) pays that on every round trip
-// when the other CPUs are idle, and not when something runs there, as a
-// replay's own threads do (tools/bench/idle-cpu.sh).
+// when the other CPUs are idle, and not when something runs there, as some
+// replays' own threads do (tools/bench/idle-cpu.sh).
 #pragma once
 
 #include <atomic>

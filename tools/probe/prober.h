@@ -25,7 +25,7 @@ struct ProbeOptions {
   uint32_t cold_rounds = 6;
   uint32_t samples = 8;        // per case and round
   // Keep every other CPU busy with a spinner at nice 19 while measuring,
-  // as a replay's own threads keep them: a file system served by another
+  // as some replays' own threads keep them: a file system served by another
   // process (FUSE, sshfs) answers faster when its server wakes on a busy CPU
   // than on a halted vCPU (bindfs on this project's VM: 4-6x; see
   // tools/bench/idle-cpu.sh). The profile records how many.
