@@ -14,10 +14,11 @@
 SEC("fentry/filemap_fault")
 int BPF_PROG(on_fentry_filemap_fault, struct vm_fault *vmf)
 {
+  __u64 t0 = fault_clock_start();
   struct file *f = BPF_CORE_READ(vmf, vma, vm_file);
-  if (!f)
-    return 0;
-  emit_file_fault(BPF_CORE_READ(f, f_mapping), BPF_CORE_READ(vmf, pgoff));
+  if (f)
+    emit_file_fault(BPF_CORE_READ(f, f_mapping), BPF_CORE_READ(vmf, pgoff));
+  fault_clock_stop(t0);
   return 0;
 }
 
@@ -26,9 +27,10 @@ int BPF_PROG(on_fentry_filemap_fault, struct vm_fault *vmf)
 SEC("fentry/filemap_map_pages")
 int BPF_PROG(on_fentry_filemap_map_pages, struct vm_fault *vmf, unsigned long start_pgoff, unsigned long end_pgoff)
 {
+  __u64 t0 = fault_clock_start();
   struct file *f = BPF_CORE_READ(vmf, vma, vm_file);
-  if (!f)
-    return 0;
-  emit_file_fault(BPF_CORE_READ(f, f_mapping), start_pgoff);
+  if (f)
+    emit_file_fault(BPF_CORE_READ(f, f_mapping), start_pgoff);
+  fault_clock_stop(t0);
   return 0;
 }

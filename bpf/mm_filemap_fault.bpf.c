@@ -6,6 +6,8 @@
 SEC("tp_btf/mm_filemap_fault")
 int BPF_PROG(on_filemap_fault, struct address_space *mapping, unsigned long index)
 {
+  __u64 t0 = fault_clock_start();
   emit_file_fault(mapping, index);
+  fault_clock_stop(t0);
   return 0;
 }

@@ -8,13 +8,15 @@
 SEC("tp_btf/page_fault_user")
 int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned long error_code)
 {
+  __u64 t0 = fault_clock_start();
   struct fsr_task *s = task_get(bpf_get_current_task_btf());
-  if (!s)
-    return 0;
-  s->fault_addr = address;
-  s->fault_err = error_code;
-  s->fault_armed = 1;
-  s->faults++;
+  if (s) {
+    s->fault_addr = address;
+    s->fault_err = error_code;
+    s->fault_armed = 1;
+    s->faults++;
+  }
+  fault_clock_stop(t0);
   return 0;
 }
 
@@ -35,8 +37,7 @@ static long fault_vma(struct task_struct *task, struct vm_area_struct *vma, void
   return 0;
 }
 
-SEC("tp_btf/page_fault_user")
-int BPF_PROG(on_fault_vma, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+static __always_inline void fault_vma_record(unsigned long address, unsigned long error_code)
 {
   struct task_struct *task = bpf_get_current_task_btf();
   struct fsr_task *s;
@@ -49,34 +50,42 @@ int BPF_PROG(on_fault_vma, unsigned long address, struct pt_regs *regs, unsigned
   __u32 *gen;
   __u8 one = 1;
   if (!record_faults)
-    return 0;
+    return;
   s = task_get(task);
   if (!s)
-    return 0;
+    return;
   s->faults++;
   gen = bpf_map_lookup_elem(&tracked, &s->pid);
   if (!gen)
-    return 0;
+    return;
   if (bpf_find_vma(task, address, fault_vma, &c, 0) != 0 || !c.file)
-    return 0;
+    return;
   fp = c.file;
   ino = BPF_CORE_READ(fp, f_inode);
   if (!ino)
-    return 0;
+    return;
   k.gen = *gen;
   k.dev = BPF_CORE_READ(ino, i_sb, s_dev);
   k.ino = BPF_CORE_READ(ino, i_ino);
   k.pgoff = c.off >> 12;
   if (bpf_map_update_elem(&faulted, &k, &one, BPF_NOEXIST) == -17 /* EEXIST */)
-    return 0;  /* already reported for this address space */
+    return;  /* already reported for this address space */
   sc = get_scratch();
   if (!sc)
-    return 0;
+    return;
   r = begin_rec(sc, FSR_REC_FAULT, s->pid, s->tid, 3);
   sc->args[0] = c.off;
   sc->args[1] = address;
   sc->args[2] = error_code;
   file_facts(r, inode_at(sc, 3 * 8), fp, 1);
   emit(sc, sizeof(*r) + 3 * 8 + ((r->flags & FSR_RF_HAS_INODE) ? FSR_INODE_SIZE : 0), class_mmap);
+}
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(on_fault_vma, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+{
+  __u64 t0 = fault_clock_start();
+  fault_vma_record(address, error_code);
+  fault_clock_stop(t0);
   return 0;
 }

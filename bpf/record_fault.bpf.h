@@ -32,6 +32,28 @@ struct {
   __type(value, __u8);
 } fault_skip __weak SEC(".maps");
 
+/* The fault programs' own run time, while the recorder calibrates what
+ * they cost the workload (recorder/fault_cost.cpp): with time_faults set,
+ * each fault program adds its body's duration to fault_run_ns. Not the
+ * kernel's BPF run-time stats: turning those on and off patches a static
+ * key in every BPF program's dispatch, machine-wide, and needs
+ * CAP_SYS_ADMIN, which a container given CAP_BPF and CAP_PERFMON lacks; in
+ * the lab's 6.1 guest under TCG, that patching of a site every syscall runs
+ * through livelocked both vCPUs (a soft lockup). */
+__weak __u32 time_faults = 0;
+__weak __u64 fault_run_ns = 0;
+
+static __always_inline __u64 fault_clock_start(void)
+{
+  return time_faults ? bpf_ktime_get_ns() : 0;
+}
+
+static __always_inline void fault_clock_stop(__u64 t0)
+{
+  if (t0)
+    __sync_fetch_and_add(&fault_run_ns, bpf_ktime_get_ns() - t0);
+}
+
 static __always_inline void emit_file_fault(struct address_space *mapping, __u64 pgoff)
 {
   struct task_struct *task = bpf_get_current_task_btf();

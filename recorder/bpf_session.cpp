@@ -262,17 +262,12 @@ bool BpfSession::skip_faults_of(uint32_t dev, uint64_t ino, uint32_t gen, bool s
   return bpf_map_update_elem(bpf_map__fd(skel_->maps.fault_skip), &key, &one, BPF_ANY) == 0;
 }
 
+void BpfSession::time_fault_programs(bool on) {
+  __atomic_store_n(&skel_->bss->time_faults, on ? 1u : 0u, __ATOMIC_RELEASE);
+}
+
 uint64_t BpfSession::fault_programs_run_ns() const {
-  uint64_t ns = 0;
-  for (const bpf_program* p : {skel_->progs.on_fault, skel_->progs.on_fault_vma, skel_->progs.on_filemap_fault,
-                               skel_->progs.on_filemap_map_pages, skel_->progs.on_fentry_filemap_fault,
-                               skel_->progs.on_fentry_filemap_map_pages}) {
-    bpf_prog_info info{};
-    uint32_t len = sizeof(info);
-    const int fd = bpf_program__fd(p);
-    if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0) ns += info.run_time_ns;
-  }
-  return ns;
+  return __atomic_load_n(&skel_->bss->fault_run_ns, __ATOMIC_ACQUIRE);
 }
 
 void BpfSession::enable_lazy_tracking() { skel_->bss->lazy_track = 1; }

@@ -69,9 +69,11 @@ class BpfSession {
   // records them again.
   bool skip_faults_of(uint32_t dev, uint64_t ino, uint32_t gen, bool skip = true);
 
-  // The run time (ns) the kernel has counted for the loaded page-fault
-  // programs, summed; counted only while BPF run-time stats are enabled
-  // (bpf_enable_stats), as record_cost.cpp does for its fault passes.
+  // The page-fault programs time themselves while `on` (the kernel side's
+  // time_faults): fault_programs_run_ns() is their run time so far, summed
+  // (fault_cost.cpp's passes; not the kernel's BPF run-time stats, which
+  // patch every program's dispatch machine-wide and need CAP_SYS_ADMIN).
+  void time_fault_programs(bool on);
   uint64_t fault_programs_run_ns() const;
   // True while `tgid` is in the filter (removed by the kernel on group exit).
   bool tracked(uint32_t tgid) const;

@@ -5,15 +5,18 @@
 // runs the fault programs (bpf/page_fault_user.bpf.c, record_fault.bpf.h):
 // on_fault always, the page cache's programs on a file fault, which records
 // it or finds the file in fault_skip. Three tracked calibration children
-// touch pages, each kind in a pass of its own, with the kernel's BPF
-// run-time stats on for the passes: the first touch of each page of an
+// touch pages, each kind in a pass of its own, while the fault programs time
+// themselves (BpfSession::time_fault_programs): the first touch of each page of an
 // anonymous mapping (a write: the heap's faults), and one read touch per
 // fault-around window of a cached file mapped anew each round, on a file
 // whose faults are recorded and on one that fault_skip leaves out (as a file
 // outside the root is once the drain knows it). The programs' time per touch
 // is each kind's cost; a pass of no touches first gives what a child's own
 // start and exit run of them, taken out of each. The kernel's dispatch to the
-// programs is not in their run time, so the figures are a lower bound.
+// programs is not in their run time, so the figures are a lower bound. (The
+// kernel's BPF run-time stats measured the same span until 2026-12-03; they
+// need CAP_SYS_ADMIN and turning them on patches a static key machine-wide,
+// which soft-locked the lab's 6.1 guest under TCG.)
 // (Timing touches with and without the recorder was tried: a fault costs a
 // few µs here and the programs tens to hundreds of ns, and the difference of
 // medians was calibration noise, 0-850 ns from one recording to the next.)
@@ -31,7 +34,7 @@ namespace fsr {
 
 struct FaultCostRun {
   std::array<uint32_t, RecordCost::kFaultKinds> ns{};  // RecordCost::fault_ns
-  bool measured = false;          // false: no BPF run-time stats, or a pass failed
+  bool measured = false;          // false: a pass failed
   bool skipped_measured = false;  // false: `dir` has no inode generations (tmpfs); ns[skipped] = ns[anon]
 };
 

@@ -310,7 +310,7 @@ RecordCostRun measure_record_cost(BpfSession& session, RingMerger& merger, uint3
       "calibration child under the live recorder, {} calls per shape, 2 untracked and 2 tracked passes; "
       "syscall round trip {} ns; {}",
       n * 2, rt,
-      !faults.measured ? std::string("page faults not measured (no BPF run-time stats)")
+      !faults.measured ? std::string("page faults not measured (a calibration pass failed)")
                        : fmt::format("page faults: the fault programs' run time over {} touches per kind{}", kFaultTouches,
                                      faults.skipped_measured ? "" : " (a skipped file's not measured: $TMPDIR has no inode generations)"));
   if (getenv("FSREPLAY_RECORD_COST_DEBUG")) {
