@@ -23,6 +23,7 @@
 #include "replayer/survey.h"
 #include "traces/op_path.h"
 #include "traces/trace_reader.h"
+#include "traces/text_safe.h"
 
 namespace fsr {
 namespace {
@@ -301,14 +302,14 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   if (o.timing == TimingMode::kThink) {
     opts["syscall_overhead_ns"] = res.syscall_overhead_ns;
     opts["clock"] = clock_json(clock, issue_cost, res.clock);
-    sum.clock_json = opts["clock"].dump();
+    sum.clock_json = json_text(opts["clock"]);
   }
   opts["overlap"] = {{"recorded", writer.recorded_overlap()}, {"replayed", writer.replayed_overlap()}};
   opts["address_space"] = {{"peak_mappings", sum.peak_mappings}, {"peak_spaces", sum.peak_spaces},
                            {"max_map_count", map_limit}, {"enomem", maps.enomem}};
   for (int c = 0; c < kClassCount; ++c)
     if (o.inject_ns[c]) opts["inject_latency_ns"][std::string(class_name(static_cast<SyscallClass>(c)))] = o.inject_ns[c];
-  h.options_json = opts.dump();
+  h.options_json = json_text(opts);
   TraceFooter f;
   f.end_ns = sum.wall_ns;
   f.wall_ns = sum.wall_ns;

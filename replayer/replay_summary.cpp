@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "traces/syscalls.h"
+#include "traces/text_safe.h"
 
 namespace fsr {
 namespace {
@@ -102,7 +103,7 @@ std::string summary_to_json(const ReplaySummary& s) {
         {"count", s.count[c]}, {"total_ns", s.total_ns[c]}, {"mean_ns", s.total_ns[c] / s.count[c]}};
   }
   j["by_class"] = by;
-  return j.dump(2);
+  return json_text(j, 2);
 }
 
 }  // namespace fsr

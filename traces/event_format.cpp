@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "traces/syscalls.h"
+#include "traces/text_safe.h"
 
 namespace fsr {
 
@@ -37,7 +38,7 @@ std::string format_event(const Event& e, const TraceReader& r, bool json) {
       j["mode"] = e.mode;
     }
     j["flags"] = e.flags;
-    return j.dump();
+    return json_text(j);
   }
   std::string args;
   for (int a = 0; a < 6; ++a) {
@@ -45,8 +46,8 @@ std::string format_event(const Event& e, const TraceReader& r, bool json) {
     if (e.args[a]) args += fmt::format(" a{}={:#x}", a, e.args[a]);
   }
   std::string paths;
-  if (e.path[0]) paths += fmt::format(" \"{}\"", r.str(e.path[0]));
-  if (e.path[1]) paths += fmt::format(" \"{}\"", r.str(e.path[1]));
+  if (e.path[0]) paths += fmt::format(" \"{}\"", escape_c(r.str(e.path[0])));
+  if (e.path[1]) paths += fmt::format(" \"{}\"", escape_c(r.str(e.path[1])));
   std::string ret = e.ret < 0 && e.ret >= -4095 ? fmt::format("-{}", errno_name(e.ret)) : fmt::format("{}", e.ret);
   std::string ino = e.ino ? fmt::format(" [ino {} size {} mode {:o}]", e.ino, e.size, e.mode) : "";
   return fmt::format("{:>14.6f} {:>7}/{:<7} {}({}{}) = {} <{:.6f}>{}", e.ts / 1e9, e.pid, e.tid,
@@ -73,10 +74,10 @@ std::string format_op(const OpRecord& o, const TraceReader& r, bool json) {
     j["waited_on"] = o.waited_on;
     if (o.path) j["path"] = std::string(r.str(o.path));
     j["flags"] = o.flags;
-    return j.dump();
+    return json_text(j);
   }
   return fmt::format("{:>14.6f} w{:<3} {:>7}/{:<7} {} \"{}\" = {} (rec {}) lat {} gap {} wait {}{}",
-                     o.start / 1e9, o.worker, o.pid, o.tid, syscall_name(o.nr), r.str(o.path), o.ret,
+                     o.start / 1e9, o.worker, o.pid, o.tid, syscall_name(o.nr), escape_c(r.str(o.path)), o.ret,
                      o.recorded_ret, o.latency, o.gap, o.dep_wait,
                      (o.flags & kOfDivergent) ? " DIVERGENT" : "");
 }
@@ -91,10 +92,10 @@ std::string format_prestate(const PrestateEntry& e, bool json) {
     j["mode"] = e.mode;
     j["size"] = e.size;
     if (!e.target.empty()) j["target"] = e.target;
-    return j.dump();
+    return json_text(j);
   }
-  return fmt::format("{:<7} {:06o} {:>12} {}{}", k, e.mode, e.size, e.path,
-                     e.target.empty() ? "" : " -> " + e.target);
+  return fmt::format("{:<7} {:06o} {:>12} {}{}", k, e.mode, e.size, escape_c(e.path),
+                     e.target.empty() ? "" : " -> " + escape_c(e.target));
 }
 
 }  // namespace fsr

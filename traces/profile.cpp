@@ -13,6 +13,7 @@
 #include "traces/chunk_message.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
+#include "traces/text_safe.h"
 
 namespace fsr {
 namespace {
@@ -181,7 +182,7 @@ Status write_profile(const std::string& path, const Profile& p) {
   h.environment_json = p.environment_json;
   h.wall_start_ns = p.started_wall_ns;
   nlohmann::json opts = {{"name", p.name}, {"profile_version", p.version}, {"rounds", p.rounds}};
-  h.options_json = opts.dump();
+  h.options_json = json_text(opts);
   FSR_ASSIGN_OR_RETURN(const std::unique_ptr<TraceWriter> w, TraceWriter::create(path, h));
   std::vector<uint8_t> msg;
   encode_profile(p, msg);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "traces/profile.h"
+#include "traces/text_safe.h"
 
 namespace fsr {
 namespace {
@@ -101,7 +102,7 @@ std::string profile_to_json(const Profile& p) {
     cases.push_back(std::move(r));
   }
   j["cases"] = cases;
-  return j.dump(2) + "\n";
+  return json_text(j, 2) + "\n";
 }
 
 }  // namespace fsr

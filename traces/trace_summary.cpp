@@ -6,6 +6,7 @@
 #include <map>
 
 #include "traces/syscalls.h"
+#include "traces/text_safe.h"
 
 namespace fsr {
 namespace {
@@ -136,13 +137,13 @@ std::string summary_to_json(const TraceSummary& s) {
   j["problems"] = s.problems.messages;
   if (s.header.kind == PayloadKind::kTrace) j["overlapping_calls"] = s.overlapping_calls;
   j["missing_events"] = s.problems.missing_records;
-  return j.dump(2);
+  return json_text(j, 2);
 }
 
 std::string summary_to_text(const TraceSummary& s) {
   std::string o;
   const TraceHeader& h = s.header;
-  auto line = [&](std::string_view k, const std::string& v) { o += fmt::format("{:<18} {}\n", k, v); };
+  auto line = [&](std::string_view k, const std::string& v) { o += fmt::format("{:<18} {}\n", k, printable(v)); };
   line("file", s.path);
   line("kind", h.kind == PayloadKind::kTrace ? "trace" : "replay result");
   std::string cmd;

@@ -1,10 +1,12 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "tests/report/golden.h"
 #include "tests/report/test_results.h"
 #include "tools/report/compare.h"
+#include "tools/report/render.h"
 #include "tools/report/format.h"
 #include "tools/report/render_json.h"
 #include "tools/report/render_text.h"
@@ -57,6 +59,48 @@ TEST(Format, ThreeSignificantDigits) {
   EXPECT_EQ(fmtx::ratio(std::nullopt), "-");
   EXPECT_EQ(fmtx::pct(0.7241), "72.4%");
   EXPECT_EQ(fmtx::fit_left("node_modules/react/lib", 10), "...act/lib");
+}
+
+// File names are bytes: one that is not UTF-8, or holds a newline or an
+// escape sequence, renders in every format (JSON cannot hold it: U+FFFD), and
+// the text tables show it escaped on one line.
+TEST(Render, PathsThatAreNotUtf8OrHoldControlBytesRenderInEveryFormat) {
+  testdata::SimWorkload w = testdata::small_workload();
+  for (testdata::SimOp& op : w.ops)
+    if (op.path.rfind("/w/proj/src", 0) == 0) op.path.replace(0, 11, "/w/proj/s\xff\xfe\nrc\x1b[2J");
+  w.header.command = {"/bin/sh", "-c", "make\ngo \xff"};
+  w.header.target = "/mnt/c/pro\xe9j";
+  const ResultSet base = testdata::simulate(w, [](const testdata::SimOp& op) { return op.latency; });
+  const ResultSet slow = testdata::simulate(w, [](const testdata::SimOp& op) { return op.latency * 3; });
+  const ReportOptions opt{.top = 5, .dir_depth = 2};
+  for (OutputFormat f : {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kHtml, OutputFormat::kPerfetto}) {
+    std::string out;
+    EXPECT_NO_THROW(out = render_report(slow, &base, f, opt)) << static_cast<int>(f);
+    EXPECT_FALSE(out.empty());
+    if (f == OutputFormat::kJson || f == OutputFormat::kPerfetto) {
+      EXPECT_TRUE(nlohmann::json::accept(out)) << out.substr(0, 2000);
+    }
+    if (f == OutputFormat::kText) {
+      EXPECT_NE(out.find("s\\xff\\xfe\\nrc\\x1b[2J"), std::string::npos) << out;
+      EXPECT_EQ(out.find('\x1b'), std::string::npos);
+      EXPECT_EQ(out.find('\xff'), std::string::npos);
+    }
+  }
+  std::vector<const ResultSet*> both{&base, &slow};
+  for (OutputFormat f : {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kHtml}) {
+    Result<std::string> out = render_compare(both, f, opt);
+    ASSERT_TRUE(out.is_ok()) << out.message();
+    if (f == OutputFormat::kJson) {
+      EXPECT_TRUE(nlohmann::json::accept(out.value()));
+    }
+  }
+}
+
+TEST(Format, FitLeftCountsCharactersAndNeverSplitsOne) {
+  EXPECT_EQ(fmtx::fit_left("\xc3\xa9t\xc3\xa9", 3), "\xc3\xa9t\xc3\xa9");
+  EXPECT_EQ(fmtx::fit_left("abc\xc3\xa9\xc3\xa9\xc3\xa9", 5), "...\xc3\xa9\xc3\xa9");
+  EXPECT_EQ(fmtx::fit_left("a\nb", 10), "a\\nb");
+  EXPECT_EQ(fmtx::fit_left("x/\xff", 10), "x/\\xff");
 }
 
 TEST(RenderText, ReportWithBaselineMatchesGolden) {

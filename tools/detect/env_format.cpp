@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/detect/detect.h"
+#include "traces/text_safe.h"
 
 namespace fsr {
 namespace {
@@ -47,12 +48,12 @@ std::string environment_to_json(const Environment& env) {
   j["wsl_distro"] = env.wsl_distro;
   j["wsl_automount_options"] = env.wsl_automount_options;
   // replace: a mount point or source need not be valid UTF-8.
-  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return json_text(j, 2);
 }
 
 std::string detect_environment_json(const std::string& path) {
   Result<Environment> env = detect_environment(path);
-  return env ? environment_to_json(env.value()) : nlohmann::json{{"error", env.message()}}.dump();
+  return env ? environment_to_json(env.value()) : json_text(nlohmann::json{{"error", env.message()}});
 }
 
 std::string environment_to_text(const Environment& env) {

@@ -15,6 +15,7 @@
 #include "traces/clock.h"
 #include "traces/op_path.h"
 #include "traces/profile.h"
+#include "traces/text_safe.h"
 #include "traces/trace_reader.h"
 
 namespace fsr {
@@ -226,10 +227,9 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
     }
     // The original's overlap, as a replay's result holds it, for the dependency-wait table.
     ResultMeta& m = c.sum->meta();
-    m.header.options_json = nlohmann::json{{"predicted", true},
-                                           {"profile", c.col.profile_file},
-                                           {"overlap", {{"recorded", st.recorded_overlap}}}}
-                                .dump();
+    m.header.options_json = json_text(nlohmann::json{{"predicted", true},
+                                                     {"profile", c.col.profile_file},
+                                                     {"overlap", {{"recorded", st.recorded_overlap}}}});
     TraceFooter f;
     f.wall_ns = f.end_ns = c.col.sim.wall_ns;
     m.footer = f;

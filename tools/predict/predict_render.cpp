@@ -9,6 +9,7 @@
 #include "tools/report/render_html.h"
 #include "tools/report/render_json.h"
 #include "tools/report/render_text.h"
+#include "traces/text_safe.h"
 
 namespace fsr {
 namespace {
@@ -128,7 +129,7 @@ std::string html(const Prediction& p, const ReportOptions& opt) {
 Result<std::string> render_prediction(const Prediction& p, OutputFormat format, const ReportOptions& opt) {
   switch (format) {
     case OutputFormat::kText: return text(p);
-    case OutputFormat::kJson: return json(p).dump(2) + "\n";
+    case OutputFormat::kJson: return json_text(json(p), 2) + "\n";
     case OutputFormat::kHtml: return html(p, opt);
     case OutputFormat::kPerfetto:
       return Status::error("predict: --format perfetto is a replay's timeline; use text, json or html");

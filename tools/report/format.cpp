@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "traces/text_safe.h"
+
 namespace fsr::fmtx {
 namespace {
 std::string three_digits(double v, const char* unit) {
@@ -39,10 +41,17 @@ std::string pct(std::optional<double> p) {
   return fmt::format("{:.1f}%", *p * 100.0);
 }
 
-std::string fit_left(std::string_view s, size_t width) {
-  if (s.size() <= width) return std::string(s);
-  if (width <= 3) return std::string(s.substr(s.size() - width));
-  return "..." + std::string(s.substr(s.size() - (width - 3)));
+std::string fit_left(std::string_view raw, size_t width) {
+  const std::string s = printable(raw);
+  // In characters (code points), as fmt pads; the cut never splits one.
+  const auto lead = [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; };
+  size_t chars = 0;
+  for (char c : s) chars += lead(c);
+  if (chars <= width) return s;
+  const size_t keep = width <= 3 ? width : width - 3;
+  size_t at = s.size();
+  for (size_t n = 0; n < keep && at > 0;) n += lead(s[--at]);
+  return (width <= 3 ? "" : "...") + s.substr(at);
 }
 
 }  // namespace fsr::fmtx

@@ -13,7 +13,8 @@ std::string ns(uint64_t v);                 // "850 ns", "12.3 us", "1.23 ms", "
 std::string signed_ns(int64_t v);           // "+1.23 ms", "-850 ns", "0 ns"
 std::string ratio(std::optional<double> r); // "10.0x", "-" when absent
 std::string pct(std::optional<double> p);   // "72.4%", "-" when absent
-// Cuts `s` to `width` characters keeping its end ("...les/react/lib").
+// `s` made printable (traces/text_safe.h) and cut to `width` characters,
+// keeping its end ("...les/react/lib").
 std::string fit_left(std::string_view s, size_t width);
 
 }  // namespace fsr::fmtx

@@ -5,6 +5,7 @@
 #include "tools/report/render_json.h"
 #include "tools/report/render_perfetto.h"
 #include "tools/report/render_text.h"
+#include "traces/text_safe.h"
 
 namespace fsr {
 
@@ -20,7 +21,7 @@ std::string render_report(const ResultSummary& target, const ResultSummary* base
                           const ReportOptions& opt) {
   switch (format) {
     case OutputFormat::kText: return render_report_text(build_report(target, baseline, opt));
-    case OutputFormat::kJson: return report_to_json(build_report(target, baseline, opt)).dump(2) + "\n";
+    case OutputFormat::kJson: return json_text(report_to_json(build_report(target, baseline, opt)), 2) + "\n";
     case OutputFormat::kPerfetto: return {};  // a timeline needs every op: see the ResultSet overload
     case OutputFormat::kHtml: {
       std::vector<const ResultSummary*> cols;
@@ -37,7 +38,7 @@ Result<std::string> render_compare(const std::vector<const ResultSummary*>& resu
   const Comparison c = compare_summaries(results);
   switch (format) {
     case OutputFormat::kText: return render_compare_text(c);
-    case OutputFormat::kJson: return compare_to_json(c).dump(2) + "\n";
+    case OutputFormat::kJson: return json_text(compare_to_json(c), 2) + "\n";
     case OutputFormat::kHtml: return render_html(c, {.title = "fsreplay compare", .top = opt.top});
     case OutputFormat::kPerfetto:
       return Status::error("compare: --format perfetto shows one replay's timeline; use `fsreplay report RESULT --format perfetto`");

@@ -9,11 +9,12 @@
 
 #include "tools/report/stats.h"
 #include "traces/syscalls.h"
+#include "traces/text_safe.h"
 
 namespace fsr {
 namespace {
 
-std::string json_str(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+std::string json_str(std::string_view s) { return json_text(nlohmann::json(std::string(s))); }
 
 // Trace-event times are microseconds; print ns exactly as a 3-digit fraction.
 void append_us(std::string& out, uint64_t ns) { fmt::format_to(std::back_inserter(out), "{}.{:03}", ns / 1000, ns % 1000); }
