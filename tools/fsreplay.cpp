@@ -45,7 +45,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "fsreplay: {} (see 'fsreplay --help')\n", e.what());
+    std::string verb;  // the verb whose options were being parsed, if any
+    for (const auto& [sub, act] : actions)
+      if (sub->parsed()) verb = " " + sub->get_name();
+    fmt::print(stderr, "fsreplay{}: {} (see 'fsreplay{} --help')\n", verb, e.what(), verb);
     return fsr::cli::kExitUsage;
   }
   for (auto& [sub, act] : actions)

@@ -30,7 +30,7 @@ Action add_record_verb(CLI::App& app) {
     std::vector<std::string> command;
   };
   auto o = std::make_shared<Opts>();
-  auto* sub = app.add_subcommand("record", "Record a workload's file-system syscalls (eBPF, needs root)");
+  auto* sub = app.add_subcommand("record", "Record a workload's file-system syscalls (eBPF: root, or CAP_BPF and CAP_PERFMON)");
   sub->add_option("-o,--output", o->output, "Trace file to write")->capture_default_str();
   sub->add_option("--root", o->root, "Directory whose initial state is captured (default: current directory)");
   sub->add_option("--buffer-mib", o->buffer_mib, "Record buffer (lane) size per CPU, MiB (power of two). Larger survives longer bursts without drops; an emptied lane rewinds to its start, so the size barely changes the cost")->capture_default_str();

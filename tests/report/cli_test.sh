@@ -41,8 +41,10 @@ check "truncated result: no warning" 'grep -q "warning" cut.err'
 # Errors: missing file 1, bad usage 2, perfetto compare refused.
 "$fsreplay" report missing.result 2>missing.err; rc=$?
 check "missing file: exit $rc, want 1" '[ $rc -eq 1 ] && grep -q missing.result missing.err'
-"$fsreplay" report slow.result --format pdf 2>/dev/null; rc=$?
+"$fsreplay" report slow.result --format pdf 2>badfmt.err; rc=$?
 check "bad format: exit $rc, want 2" '[ $rc -eq 2 ]'
+check "a usage error does not name the verb's help: $(cat badfmt.err)" \
+  'grep -q "^fsreplay report: .*(see '"'"'fsreplay report --help'"'"')$" badfmt.err'
 "$fsreplay" compare base.result --target /tmp 2>/dev/null; rc=$?
 check "compare --target with a result file list: exit $rc" '[ $rc -ne 0 ]'
 [ $fail -eq 0 ] && echo "OK"
