@@ -35,7 +35,18 @@ Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& e
                                   const InjectedLatency& inject, const ThinkClock& clock, uint64_t buf_size,
                                   Body&& body) {
   EngineResult res;
-  Shared s{plan, env, timing, inject, clock, sync, buf_size};
+  // Calls larger than a worker's buffer share one (executor.h big_buf).
+  std::vector<char> big;
+  if (buf_size > kWorkerBufMax) {
+    big.assign(buf_size, 'f');
+    env.big_buf = big.data();
+    env.big_buf_size = big.size();
+  }
+  struct Unset {  // env outlives this call; `big` does not
+    ExecEnv& env;
+    ~Unset() { env.big_buf = nullptr, env.big_buf_size = 0; }
+  } unset{env};
+  Shared s{plan, env, timing, inject, clock, sync, std::min(buf_size, kWorkerBufMax)};
   if (timing == TimingMode::kThink) res.syscall_overhead_ns = clock.syscall_ns;
   const uint32_t nw = plan.worker_count;
   if (nw + 1 > usable_cpus()) s.spin = 50;

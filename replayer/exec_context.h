@@ -41,6 +41,16 @@ struct Ctx {
   }
   int fd() const { return op.ofd == kNoOfd ? -1 : env.ofd_fd[op.ofd]; }
   int fd2() const { return op.ofd2 == kNoOfd ? -1 : env.ofd_fd[op.ofd2]; }
+  // The buffer for a call of `len` bytes, and its size in `size`: the
+  // worker's, or the shared one when the call is larger and there is one.
+  char* io_buf(uint64_t len, uint64_t& size) const {
+    if (len > buf_size && env.big_buf_size > buf_size) {
+      size = env.big_buf_size;
+      return env.big_buf;
+    }
+    size = buf_size;
+    return buf;
+  }
   uint64_t io_len(int count_arg) const {
     return e.ret >= 0 ? static_cast<uint64_t>(e.ret) : (count_arg >= 0 ? e.args[count_arg] : 4096);
   }

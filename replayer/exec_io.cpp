@@ -20,13 +20,14 @@ namespace {
 template <bool kWrite>
 int64_t do_io(Ctx& c, bool positional, uint64_t off, int count_arg) {
   int fd = c.fd();
-  uint64_t left = c.io_len(count_arg), done = 0;
+  uint64_t left = c.io_len(count_arg), done = 0, size;
+  char* buf = c.io_buf(left, size);
   do {
-    size_t n = static_cast<size_t>(std::min(left, c.buf_size));
+    size_t n = static_cast<size_t>(std::min(left, size));
     off_t at = static_cast<off_t>(off + done);
     long r;
-    if constexpr (kWrite) r = positional ? pwrite(fd, c.buf, n, at) : write(fd, c.buf, n);
-    else r = positional ? pread(fd, c.buf, n, at) : read(fd, c.buf, n);
+    if constexpr (kWrite) r = positional ? pwrite(fd, buf, n, at) : write(fd, buf, n);
+    else r = positional ? pread(fd, buf, n, at) : read(fd, buf, n);
     if (r < 0) return -errno;
     done += static_cast<uint64_t>(r);
     if (static_cast<uint64_t>(r) < n) break;
@@ -40,13 +41,14 @@ int64_t do_copy(Ctx& c, uint64_t len) {
   if (c.feat().has(Feature::kCopyFileRange))
     return rc(syscall(SYS_copy_file_range, c.fd(), nullptr, c.fd2(), nullptr, len, 0));
   c.fallback(Feature::kCopyFileRange);
-  uint64_t done = 0;
+  uint64_t done = 0, size;
+  char* buf = c.io_buf(len, size);
   while (done < len) {
-    size_t n = static_cast<size_t>(std::min(len - done, c.buf_size));
-    long r = read(c.fd(), c.buf, n);
+    size_t n = static_cast<size_t>(std::min(len - done, size));
+    long r = read(c.fd(), buf, n);
     if (r < 0) return -errno;
     if (r == 0) break;
-    long w = write(c.fd2(), c.buf, static_cast<size_t>(r));
+    long w = write(c.fd2(), buf, static_cast<size_t>(r));
     if (w < 0) return -errno;
     done += static_cast<uint64_t>(w);
   }
@@ -83,9 +85,11 @@ std::optional<int64_t> io_op(Ctx& c) {
     case SYS_pwrite64: return do_io<true>(c, true, a[3], 2);
     case SYS_pwritev: case SYS_pwritev2: return do_io<true>(c, true, a[3], -1);
     case SYS_lseek: return rc(lseek(c.fd(), static_cast<off_t>(a[1]), static_cast<int>(a[2])));
-    case SYS_getdents: case SYS_getdents64:
-      return rc(syscall(SYS_getdents64, c.fd(), c.buf,
-                        static_cast<unsigned>(std::min<uint64_t>(a[2], c.buf_size))));
+    case SYS_getdents: case SYS_getdents64: {
+      uint64_t size;
+      char* buf = c.io_buf(a[2], size);
+      return rc(syscall(SYS_getdents64, c.fd(), buf, static_cast<unsigned>(std::min<uint64_t>(a[2], size))));
+    }
     case SYS_truncate: {
       int fd = open_beneath(c.dirfd(0), c.relpath(0), O_WRONLY, 0, c.feat());
       if (fd < 0) return fd;

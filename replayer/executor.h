@@ -37,7 +37,18 @@ struct ExecEnv {
   // when its last recorded thread leaves it (exit, exec): the replay never
   // holds more than the processes alive at that point of the trace mapped.
   ReplayMappings maps;
+  // The buffer the workers share for calls larger than their own buffers (a
+  // linker's 11 MiB write of its output): filler for writes, a sink for reads
+  // whose bytes nobody looks at. One for the replay instead of one per
+  // worker: a git build's 13 workers each held 11.6 MiB for a few calls.
+  // Null: each call fits the worker's buffer.
+  char* big_buf = nullptr;
+  uint64_t big_buf_size = 0;
 };
+
+// Each worker's own buffer holds at most this much; larger calls use
+// ExecEnv::big_buf.
+inline constexpr uint64_t kWorkerBufMax = 1ull << 20;
 
 // Sizes the tables of `env`: the plan's OFD slots and mappings at most, and
 // per address space the threads that leave it (the survey's counts).
@@ -49,7 +60,8 @@ void init_exec_env(ExecEnv& env);
 uint64_t max_io_size(const Plan& plan);
 
 // Issues op `i`; returns the result (negative errno on failure). `buf` is the
-// worker's reusable filler/read buffer of `buf_size` bytes. Sets kOfFallback /
+// worker's reusable filler/read buffer of `buf_size` bytes (a larger call uses
+// env.big_buf when there is one). Sets kOfFallback /
 // kOfSkipped in `op_flags` when it took a fallback or could not issue the call.
 // `dirs`: the calling thread's cache of parent directories (none: each call
 // opens its own).
