@@ -112,7 +112,17 @@ int openat2_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, ui
 }
 
 int open_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, const Features& f) {
-  if (f.has(Feature::kOpenat2)) return openat2_beneath(rootfd, rel, flags, mode);
+  if (f.has(Feature::kOpenat2)) {
+    // openat2 fails with EAGAIN when a rename or mount anywhere on the
+    // system raced its walk through a ".." (a relative symlink's): it cannot
+    // tell that the walk stayed beneath the root (openat2(2): the caller may
+    // retry). A replayed build renames all along: a few retries, then this
+    // call walks in user space, which checks each step itself.
+    constexpr int kRetries = 4;
+    for (int k = 0; k < kRetries; ++k)
+      if (const int fd = openat2_beneath(rootfd, rel, flags, mode); fd != -EAGAIN) return fd;
+    return open_beneath_user(rootfd, rel, flags, mode);
+  }
   f.used_fallback(Feature::kOpenat2);
   return open_beneath_user(rootfd, rel, flags, mode);
 }
