@@ -262,6 +262,12 @@ void PlanStream::plan_syscall(uint64_t i) {
         else op.action = OpAction::kEmulate;
       }
   }
+  // Rust's std probes for statx with a NULL path and expects EFAULT: no
+  // path, no fd of its own; issued as that same call (executor.cpp).
+  if (e.nr == SYS_statx && !has_path && ret == -EFAULT && !(e.args[2] & AT_EMPTY_PATH)) {
+    op.ofd = kNoOfd;
+    op.action = OpAction::kIssue;
+  }
   if (f.ns_mask) {
     op.flags |= static_cast<uint8_t>(f.ns_mask << 4);
     for (int k = 0; k < 2; ++k)

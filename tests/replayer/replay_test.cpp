@@ -352,6 +352,24 @@ TEST_F(Replay, WorkersShareOneBufferForCallsLargerThanTheirOwn) {
                                          << kProcs * (kBig >> 20) << " MiB";
 }
 
+// Rust's std probes for statx with statx(0, NULL, 0, STATX_ALL, NULL) and
+// expects EFAULT; the trace has no path for it. The replay makes the same
+// call (it returned 0 on fd 0 before: a divergence in every Rust process).
+TEST_F(Replay, AStatxProbeWithANullPathFaultsAsRecorded) {
+  Synth t;
+  const uint32_t probe = t.add(1, 1, SYS_statx, 1000, 5, -EFAULT, {0, 0, 0, 0xfff, 0});
+  t.add(1, 1, SYS_statx, 2000, 5, 0, {static_cast<uint64_t>(kAtCwd), 0, 0, 0xfff, 0}, "/w/p/src");
+  t.add(1, 1, kEvProcExit, 3000, 0, 0, {0, 0});
+  const std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir), entry("/w/p/src", PrestateKind::kDir)});
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  const auto ops = read_result(r->result_path);
+  ASSERT_EQ(ops.size(), t.ev.size());
+  EXPECT_EQ(ops[probe].ret, -EFAULT);
+  EXPECT_FALSE(ops[probe].flags & (kOfDivergent | kOfSkipped)) << ops[probe].flags;
+  EXPECT_EQ(r->divergences, 0u);
+}
+
 TEST_F(Replay, AnUnreadableTraceIsAnErrorNotAnEmptyReplay) {
   std::string trace = write_trace(workload(), "/w/p", workload_prestate());
   ASSERT_EQ(truncate(trace.c_str(), 200), 0);
