@@ -61,14 +61,18 @@ int64_t do_stat(Ctx& c, int flags) {
 
 int64_t do_statx(Ctx& c) {
   int flags = static_cast<int>(c.e.args[2]);
+  // Neither path nor fd: a NULL path (Rust's probe, syscall_actions.cpp).
+  const bool null_path = c.op.path[0] == kNoPath && c.op.ofd == kNoOfd;
   if (c.feat().has(Feature::kStatx)) {
     struct statx sx;
+    if (null_path) return rc(syscall(SYS_statx, AT_FDCWD, nullptr, flags, static_cast<unsigned>(c.e.args[3]), nullptr));
     if (c.op.path[0] == kNoPath)
       return rc(syscall(SYS_statx, c.fd(), "", AT_EMPTY_PATH, static_cast<unsigned>(c.e.args[3]), &sx));
     return rc(syscall(SYS_statx, c.dirfd(0), c.rel(0), flags & ~AT_EMPTY_PATH,
                       static_cast<unsigned>(c.e.args[3]), &sx));
   }
   c.fallback(Feature::kStatx);
+  if (null_path) return c.skipped();
   return do_stat(c, flags);
 }
 

@@ -1,6 +1,5 @@
 #include "replayer/executor.h"
 
-#include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -57,14 +56,6 @@ int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint1
                    DirCache* dirs) {
   exec::Ctx c{i, env, env.plan->event(i), env.plan->op(i), buf, buf_size, op_flags, dirs};
   const SyscallInfo* si = syscall_info(c.e.nr);
-  // A statx whose path the kernel could not read: Rust's std probes for
-  // statx with statx(0, NULL, 0, STATX_ALL, NULL) and expects EFAULT (once
-  // per process: every cargo and rustc). The same call, not one on fd 0.
-  if (c.e.nr == SYS_statx && c.op.path[0] == kNoPath && c.e.ret == -EFAULT && !(c.e.args[2] & AT_EMPTY_PATH)) {
-    if (!env.features->has(Feature::kStatx)) return c.skipped();
-    return exec::rc(syscall(SYS_statx, AT_FDCWD, nullptr, static_cast<int>(c.e.args[2]),
-                            static_cast<unsigned>(c.e.args[3]), nullptr));
-  }
   if (si && si->fd >= 0 && c.e.nr != SYS_mmap && c.fd() < 0) return -EBADF;
   if (si && si->path[0] >= 0 && c.op.path[0] == kNoPath && c.op.ofd == kNoOfd &&
       !(si->flags & kSfPathOptional))

@@ -256,17 +256,21 @@ void PlanStream::plan_syscall(uint64_t i) {
     case SYS_lremovexattr: case SYS_fremovexattr:
       op.action = OpAction::kSkip;  // the attribute name is a pointer the trace does not hold
       break;
+    case SYS_statx:
+      // Rust's std probes for statx with statx(0, NULL, 0, STATX_ALL, NULL)
+      // and expects EFAULT (every cargo and rustc): no path, and no fd of
+      // its own; issued as that call (exec_files.cpp do_statx).
+      if (!has_path && ret == -EFAULT && !(e.args[2] & AT_EMPTY_PATH)) {
+        op.ofd = kNoOfd;
+        op.action = OpAction::kIssue;
+        break;
+      }
+      [[fallthrough]];
     default:
       if (!has_path) {
         if (si->fd >= 0 || op.ofd != kNoOfd) fd_op_action(op);
         else op.action = OpAction::kEmulate;
       }
-  }
-  // Rust's std probes for statx with a NULL path and expects EFAULT: no
-  // path, no fd of its own; issued as that same call (executor.cpp).
-  if (e.nr == SYS_statx && !has_path && ret == -EFAULT && !(e.args[2] & AT_EMPTY_PATH)) {
-    op.ofd = kNoOfd;
-    op.action = OpAction::kIssue;
   }
   if (f.ns_mask) {
     op.flags |= static_cast<uint8_t>(f.ns_mask << 4);
