@@ -161,7 +161,14 @@ void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
     if (!ok) continue;
     sn.existed = true;
     // A successful readlink proves a symlink, whatever a following stat said.
-    if (k != 0 || (sn.has_facts && !(is_readlink && sn.entry.kind != PrestateKind::kSymlink))) continue;
+    // An execve's facts are a guess (the kernel's record of an exec has no
+    // size): the first open or stat of the same file that shows the inode
+    // replaces them. Else a script run from outside the root (a pyenv or nvm
+    // shim, a build's driver) was prepared empty and its interpreter read 0
+    // bytes of it, then lseek'd back by what it had read: -EINVAL.
+    const bool inode = (S_ISREG(e.mode) || S_ISDIR(e.mode)) && !(e.flags & kEfNoInode);
+    const bool refine = sn.exec_only && inode && e.nr != SYS_execve && e.nr != SYS_execveat;
+    if (k != 0 || (sn.has_facts && !refine && !(is_readlink && sn.entry.kind != PrestateKind::kSymlink))) continue;
     if (is_readlink) {
       sn.has_facts = true;
       sn.entry.kind = PrestateKind::kSymlink;
@@ -171,12 +178,13 @@ void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
       continue;
     }
     if (e.nr == SYS_execve || e.nr == SYS_execveat) {
-      sn.has_facts = true;  // an executable the workload ran: its size is unknown
+      sn.has_facts = sn.exec_only = true;  // an executable the workload ran: its size is unknown
       sn.entry.kind = PrestateKind::kFile;
       sn.entry.mode = 0100755;
       sn.entry.size = e.size;
-    } else if ((S_ISREG(e.mode) || S_ISDIR(e.mode)) && !(e.flags & kEfNoInode)) {
+    } else if (inode) {
       sn.has_facts = true;
+      sn.exec_only = false;
       sn.entry.kind = S_ISDIR(e.mode) ? PrestateKind::kDir : PrestateKind::kFile;
       sn.entry.mode = e.mode;
       sn.entry.size = S_ISREG(e.mode) ? e.size : 0;

@@ -73,6 +73,7 @@ class TreeSpecBuilder {
  private:
   struct Seen {
     bool settled = false, existed = false, has_facts = false, made = false;
+    bool exec_only = false;  // its facts came from an execve alone (no size): a later inode's replace them
     uint32_t path = kNoPath;
     TreeEntry entry;
   };

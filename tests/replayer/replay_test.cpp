@@ -261,6 +261,29 @@ TEST_F(Replay, ExecEventsNameProcessesInTheResult) {
   EXPECT_FALSE(ops[x].flags & kOfSkipped);
 }
 
+// bash runs a script by reading a block of it, then lseek'ing back to the
+// end of the line it will run next. A script outside the recorded root is
+// prepared in scratch from the trace; prepared empty (its execve was its
+// first mention), each read returned 0 bytes and each lseek -EINVAL.
+TEST_F(Replay, AScriptRunFromOutsideTheRootReadsAndSeeksAsRecorded) {
+  Synth t;
+  t.add(1, 1, kEvProcExec, 10, 0, 0, {}, "/opt/shims/tool");
+  t.add(1, 1, SYS_execve, 10, 5, 0, {}, "/opt/shims/tool");
+  uint32_t o = t.add(1, 1, SYS_openat, 20, 1, 3, {kAtCwd, 0, O_RDONLY}, "/opt/shims/tool");
+  t.ev[o].mode = S_IFREG | 0755;
+  t.ev[o].size = 3341;
+  uint32_t rd = t.add(1, 1, SYS_read, 30, 1, 3341, {3, 0, 3341});
+  uint32_t sk = t.add(1, 1, SYS_lseek, 40, 1, 1162, {3, static_cast<uint64_t>(-2179), SEEK_CUR});
+  t.add(1, 1, SYS_close, 50, 1, 0, {3});
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  EXPECT_EQ(ops[rd].ret, 3341);
+  EXPECT_EQ(ops[sk].ret, 1162);
+  EXPECT_EQ(r->divergences, 0u);
+}
+
 TEST_F(Replay, PrepareIsIdempotentAndNoPrepareVerifiesAndResets) {
   std::string trace = write_trace(workload(), "/w/p", workload_prestate());
   ReplayOptions o = options();

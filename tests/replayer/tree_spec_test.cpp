@@ -49,6 +49,29 @@ TEST(TreeSpec, EverythingBeforeAPathsFirstChangeDescribesTheStart) {
   EXPECT_NE(find(sp, Root::kScratch, "etc"), nullptr);  // parents are directories
 }
 
+// An execve says a file exists and is run, not how large it is: a script
+// outside the root (a pyenv shim) that its interpreter then opens and reads
+// gets the size and mode the open saw, not the empty file of the exec alone.
+TEST(TreeSpec, AnExecutablesSizeComesFromTheOpenThatFollowsItsExec) {
+  Synth t;
+  t.add(1, 1, SYS_execve, 10, 5, 0, {}, "/opt/shims/tool");
+  uint32_t o = t.add(1, 1, SYS_openat, 20, 1, 3, {kAtCwd, 0, O_RDONLY}, "/opt/shims/tool");
+  t.ev[o].mode = S_IFREG | 0750;
+  t.ev[o].size = 3341;
+  uint32_t later = t.add(1, 1, SYS_newfstatat, 30, 1, 0, {kAtCwd}, "/opt/shims/tool");
+  t.ev[later].mode = S_IFREG | 0644;  // the first inode seen describes the start; a later one does not
+  t.ev[later].size = 7;
+  t.add(2, 2, SYS_execve, 40, 5, 0, {}, "/opt/bin/only-run");  // run, never opened: a guess stays
+  TreeSpec sp = spec_of(t);
+  const TreeEntry* tool = find(sp, Root::kScratch, "opt/shims/tool");
+  ASSERT_NE(tool, nullptr);
+  EXPECT_EQ(tool->size, 3341u) << "prepared from the exec alone: empty, and bash's read of it returned 0 bytes";
+  EXPECT_EQ(tool->mode, static_cast<uint32_t>(S_IFREG | 0750));
+  const TreeEntry* run = find(sp, Root::kScratch, "opt/bin/only-run");
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(run->mode, static_cast<uint32_t>(0100755));
+}
+
 TEST(TreeSpec, ReadlinkLengthsBecomeSymlinksToTheNextLookup) {
   Synth t;
   t.add(1, 1, SYS_readlink, 10, 1, 20, {0, 0, 4096}, "/usr/bin/cc");
