@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <unordered_map>
 
 #include "traces/syscalls.h"
@@ -21,18 +22,22 @@ bool is_removal(uint16_t nr, int k) {
 // The trace holds readlink's length, not its text. A resolver's next lookup
 // by the same thread usually is the target (realpath, which(1), gcc's own
 // lookup): take it when its length fits, else a placeholder of that length.
-std::string guess_link_target(const Plan& plan, uint64_t i, const std::string& link_abs, size_t len) {
+// `to`: the plan path of the lookup taken, kNoPath for a placeholder.
+std::string guess_link_target(const Plan& plan, uint64_t i, const std::string& link_abs, size_t len, uint32_t& to) {
   const uint32_t tid = plan.event(i).tid;
+  to = kNoPath;
   for (uint64_t j = i + 1, seen = 0; j < plan.size && seen < 16; ++j) {
     if (plan.event(j).tid != tid) continue;
     ++seen;
     uint32_t p = plan.op(j).path[0];
     if (p == kNoPath) continue;
     const std::string& next = plan.paths[p].abs;
+    to = p;
     if (next.size() == len) return next;
     std::string rel = relative_path(parent_of(link_abs).substr(1), std::string_view(next).substr(1));
     if (rel.size() == len) return rel;  // else realpath may be walking the target's parents: go on
   }
+  to = kNoPath;
   return std::string(len, '_');
 }
 
@@ -170,11 +175,23 @@ void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
     const bool refine = sn.exec_only && inode && e.nr != SYS_execve && e.nr != SYS_execveat;
     if (k != 0 || (sn.has_facts && !refine && !(is_readlink && sn.entry.kind != PrestateKind::kSymlink))) continue;
     if (is_readlink) {
+      // What an earlier open or stat saw here, it saw through the link: its
+      // target's facts (glibc opens /etc/localtime, then readlinks it), and
+      // passed on down a chain of links.
+      std::optional<TreeEntry> through;
+      if (sn.has_facts && sn.entry.kind != PrestateKind::kSymlink) {
+        through = sn.entry;
+      } else if (auto f = followed_.find(node); f != followed_.end()) {
+        through = f->second;
+      }
       sn.has_facts = true;
+      sn.exec_only = false;
       sn.entry.kind = PrestateKind::kSymlink;
       const std::string& abs = plan.paths[op.path[0]].abs;
-      std::string text = guess_link_target(plan, i, abs, static_cast<size_t>(e.ret));
+      uint32_t to = kNoPath;
+      std::string text = guess_link_target(plan, i, abs, static_cast<size_t>(e.ret), to);
       sn.entry.target = add_target(map_.symlink_target(abs, text, target_dir, scratch_dir));
+      if (through && to != kNoPath) followed_.try_emplace(node_of(plan, to), *through);
       continue;
     }
     if (e.nr == SYS_execve || e.nr == SYS_execveat) {
@@ -202,10 +219,19 @@ TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_de
   for (uint32_t node : seen_order_) {
     Seen& sn = seen_.at(node);
     if (!sn.existed || (sn.path != kNoPath && is_device(sn.path))) continue;
-    if (sn.has_facts) add(sn.entry);
-    else touched.push_back(node);
+    if (sn.has_facts) {
+      add(sn.entry);
+    } else if (auto f = followed_.find(node); f != followed_.end()) {
+      TreeEntry t = f->second;  // seen through a symlink only: its size, not an empty file
+      t.node = node;
+      t.link_to = t.target = UINT32_MAX;
+      add(t);
+    } else {
+      touched.push_back(node);
+    }
   }
   std::unordered_map<uint32_t, Seen>().swap(seen_);
+  std::unordered_map<uint32_t, TreeEntry>().swap(followed_);
   // Per node: something lies beneath it (kAbove), the trace creates it (kCreated).
   constexpr uint8_t kAbove = 1, kCreated = 2;
   std::vector<uint8_t> mark(paths.size(), 0);

@@ -95,6 +95,10 @@ class TreeSpecBuilder {
   std::unordered_map<uint32_t, Seen> seen_;           // by node
   std::vector<uint32_t> seen_order_;
   std::vector<std::pair<uint32_t, uint32_t>> created_;  // (node, plan path)
+  // Facts a call saw through a symlink (an open or stat that followed it,
+  // before a readlink showed it is one), by the node of the link's target:
+  // that file's, when it has none of its own.
+  std::unordered_map<uint32_t, TreeEntry> followed_;
 };
 
 // The same over a whole plan (tests).

@@ -95,6 +95,35 @@ TEST(TreeSpec, ReadlinkLengthsBecomeSymlinksToTheNextLookup) {
   EXPECT_EQ(target_of(sp, find(sp, Root::kScratch, "usr/bin/odd")).size(), 5u);
 }
 
+// glibc's tzset opens /etc/localtime (following the link: the facts are the
+// zone file's), then readlinks it for the zone's name. The link's target gets
+// those facts, down a chain of links; prepared empty, the replay's read
+// returned 0 bytes and tzset's lseek back -EINVAL (npm ci did that).
+TEST(TreeSpec, FactsSeenThroughASymlinkGoToItsTarget) {
+  Synth t;
+  uint32_t o = t.add(1, 1, SYS_openat, 10, 1, 3, {kAtCwd, 0, O_RDONLY}, "/etc/localtime");
+  t.ev[o].mode = S_IFREG | 0644;
+  t.ev[o].size = 114;
+  t.add(1, 1, SYS_close, 11, 1, 0, {3});
+  t.add(1, 1, SYS_readlink, 12, 1, 24, {0, 0, 1023}, "/etc/localtime");  // "/usr/share/zoneinfo/Zone"
+  t.add(1, 1, SYS_readlink, 13, 1, -EINVAL, {0, 0, 1023}, "/usr/share/zoneinfo");
+  t.add(1, 1, SYS_readlink, 14, 1, 3, {0, 0, 1023}, "/usr/share/zoneinfo/Zone");  // a link again
+  t.add(1, 1, SYS_readlink, 15, 1, -EINVAL, {0, 0, 1023}, "/usr/share/zoneinfo/UTC");
+  TreeSpec sp = spec_of(t);
+  const TreeEntry* lt = find(sp, Root::kScratch, "etc/localtime");
+  ASSERT_NE(lt, nullptr);
+  EXPECT_EQ(lt->kind, PrestateKind::kSymlink);
+  const TreeEntry* zone = find(sp, Root::kScratch, "usr/share/zoneinfo/Zone");
+  ASSERT_NE(zone, nullptr);
+  EXPECT_EQ(zone->kind, PrestateKind::kSymlink);
+  EXPECT_EQ(target_of(sp, zone), "UTC");
+  const TreeEntry* utc = find(sp, Root::kScratch, "usr/share/zoneinfo/UTC");
+  ASSERT_NE(utc, nullptr);
+  EXPECT_EQ(utc->kind, PrestateKind::kFile);
+  EXPECT_EQ(utc->size, 114u) << "the end of the chain, known only to exist, was an empty file";
+  EXPECT_EQ(utc->mode, static_cast<uint32_t>(S_IFREG | 0644));
+}
+
 TEST(TreeSpec, CreatedDirectoriesAreNotPreparedButTheirParentsAre) {
   Synth t;
   t.add(1, 1, SYS_mkdir, 10, 1, 0, {0, 0755}, "/r/a/out");
