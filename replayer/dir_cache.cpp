@@ -6,14 +6,27 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 
 #include "replayer/resolver.h"
 
 namespace fsr {
 
+void DirCache::drop(int fd) {
+  if (holds_ > 0 && n_deferred_ < static_cast<int>(std::size(deferred_))) deferred_[n_deferred_++] = fd;
+  else close(fd);
+}
+
+void DirCache::release() {
+  if (--holds_ > 0) return;
+  holds_ = 0;
+  for (int i = 0; i < n_deferred_; ++i) close(deferred_[i]);
+  n_deferred_ = 0;
+}
+
 void DirCache::clear() {
   for (Entry& x : e_) {
-    if (x.fd >= 0) close(x.fd);
+    if (x.fd >= 0) drop(x.fd);
     x.fd = -1;
   }
 }
@@ -42,7 +55,7 @@ int DirCache::open(int rootfd, std::string_view parent, const Features& f, bool&
   // ELOOP: a symlink on the way (followed, beneath the root, and not kept).
   // Any other failure is the one the full resolution meets first.
   if (fd < 0) return fd == -ELOOP ? open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f) : fd;
-  if (victim->fd >= 0) close(victim->fd);
+  if (victim->fd >= 0) drop(victim->fd);
   victim->root = rootfd;
   victim->fd = fd;
   victim->used = ++tick_;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -34,6 +35,15 @@ class DirCache {
 
   uint64_t hits() const { return hits_; }
 
+  // While held, entries the cache drops (a rename's bump, an eviction) are
+  // closed only at the last release: a call on two names (rename, link)
+  // uses the first parent while it looks up the second, and another
+  // worker's rename in between made that lookup close the first one's fd
+  // (renameat on a closed or reused fd: EBADF, or ENOENT in another
+  // directory; npm ci's cache renames did that).
+  void hold() { ++holds_; }
+  void release();
+
  private:
   static constexpr int kEntries = 16;
   static constexpr size_t kMaxPath = 238;
@@ -45,9 +55,12 @@ class DirCache {
     char path[kMaxPath];
   };
   void clear();
+  void drop(int fd);  // closes it, or defers that while held
 
   const std::atomic<uint64_t>* gen_;
   uint64_t seen_ = 0, tick_ = 0, hits_ = 0;
+  int holds_ = 0, n_deferred_ = 0;
+  int deferred_[kEntries * 2];  // dropped while held (at most all entries, twice: a clear and its refills)
   Entry e_[kEntries];
 };
 

@@ -94,7 +94,9 @@ int64_t with_parent(Ctx& c, int k, F fn) {
   int pfd = c.dirs ? c.dirs->open(c.dirfd(k), parent, c.feat(), owned)
                    : open_beneath(c.dirfd(k), parent, O_PATH | O_DIRECTORY, 0, c.feat());
   if (pfd < 0) return pfd;
+  if (c.dirs) c.dirs->hold();  // a nested lookup (rename's second name) must not close pfd
   int64_t r = fn(pfd, base);
+  if (c.dirs) c.dirs->release();
   if (owned) close(pfd);
   return r;
 }

@@ -47,6 +47,30 @@ class DirCacheTest : public ReplayDirs {
   std::atomic<uint64_t> gen{0};
 };
 
+// A rename looks up its second parent while it holds the first: another
+// worker's rename in between (a bump) must not close the first one under it
+// (it did: renameat on a closed fd, EBADF, or on the number reused for the
+// second parent, ENOENT; npm ci's replay, 0-6 divergent renames a run).
+TEST_F(DirCacheTest, AParentInUseStaysOpenWhileASecondLookupDropsTheCache) {
+  if (!f.has(Feature::kOpenat2)) GTEST_SKIP() << "this kernel has no openat2: the cache keeps nothing";
+  DirCache c(&gen);
+  bool owned = true;
+  const int a = c.open(root, "a", f, owned);
+  ASSERT_GE(a, 0);
+  ASSERT_FALSE(owned);
+  c.hold();
+  gen.fetch_add(1);  // another worker renamed something
+  const int b = c.open(root, "a/b", f, owned);
+  ASSERT_GE(b, 0);
+  EXPECT_NE(b, a) << "the first parent's fd was closed and its number reused";
+  EXPECT_EQ(ino(a), ino(target + "/a")) << "the first parent's fd no longer names it";
+  EXPECT_EQ(ino(b), ino(target + "/a/b"));
+  c.release();
+  EXPECT_EQ(fcntl(a, F_GETFD), -1) << "dropped while held: closed at the release";
+  EXPECT_EQ(errno, EBADF);
+  EXPECT_EQ(c.open(root, "a/b", f, owned), b);
+}
+
 TEST_F(DirCacheTest, AParentIsOpenedOnceAndTheRootNever) {
   if (!f.has(Feature::kOpenat2)) GTEST_SKIP() << "this kernel has no openat2: the cache keeps nothing";
   DirCache c(&gen);
