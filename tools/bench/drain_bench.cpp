@@ -75,6 +75,7 @@ struct Input {
   uint64_t record_bytes = 0;  // records, without their frames
   std::vector<Lane> lanes;
   std::vector<Drain> drains;
+  std::vector<std::pair<std::string, std::string>> links;  // the prestate's symlinks (path, target), as record feeds them
   std::vector<uint64_t> heads;  // per drain, each lane's head (drains x lanes)
 };
 
@@ -95,6 +96,11 @@ Status read_records(const std::string& path, Input& in, std::vector<LaneRecords>
   TraceReader& r = *reader;
   if (r.kind() != PayloadKind::kTrace) return Status::error(fmt::format("{}: not a trace (a replay result?)", path));
   in.header = r.header();
+  FSR_RETURN_IF_ERROR(r.for_each_prestate([&](std::span<const PrestateEntry> block) {
+                         for (const PrestateEntry& e : block)
+                           if (e.kind == PrestateKind::kSymlink) in.links.emplace_back(e.path, e.target);
+                         return Status::ok();
+                       }).status());
   std::vector<Event> chunk;
   std::vector<char> bytes;
   for (;;) {
@@ -206,6 +212,8 @@ Result<Round> run_round(const Input& in, const std::string& out) {
   FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceWriter> writer_p, TraceWriter::create(out, in.header));
   TraceWriter& writer = *writer_p;
   EventDecoder decoder(in.header.mono_start_ns, [&](std::string_view s) { return writer.add_string(s); });
+  decoder.paths().set_root(in.header.root);
+  for (const auto& [path, target] : in.links) decoder.paths().add_link(path, target);
   decoder.seed_process(in.header.initial);
 
   Round round;
