@@ -84,6 +84,11 @@ struct ReplaySummary {
   uint64_t moves_beyond_window = 0;  // ... that came beyond the lookahead: kept as they returned
   uint64_t lock_waits = 0;       // futex waits on a lock not held across a call: no edge (deps.h)
   uint64_t skipped = 0, escaped = 0, workers = 0;
+  // Reads that returned fewer bytes than recorded, both without error (not
+  // divergences): the file the replay read was smaller than the original's
+  // (prepared from what the trace showed; /proc and /sys files are prepared
+  // empty), so the replay read less than the workload did.
+  uint64_t short_reads = 0, short_read_bytes = 0;
   uint64_t recorded_ns = 0;      // the original run's duration (first event to last exit)
   std::array<uint64_t, kClassCount> count{}, total_ns{};
   std::vector<std::string> fallbacks;

@@ -82,6 +82,8 @@ std::string summary_to_json(const ReplaySummary& s) {
   j["moves_beyond_window"] = s.moves_beyond_window;
   j["lock_waits"] = s.lock_waits;
   j["skipped"] = s.skipped;
+  j["short_reads"] = s.short_reads;
+  j["short_read_bytes"] = s.short_read_bytes;
   j["workers"] = s.workers;
   j["fallbacks"] = s.fallbacks;
   j["trace_problems"] = s.trace_problems;

@@ -39,6 +39,10 @@ Status ResultWriter::add(OpRecord r, const Event& e, const PlanOp& op, StrId pat
       count_divergence(div_, r);
     }
     if (r.flags & kOfEscaped) ++sum_.escaped;
+    if (class_of(r.nr) == SyscallClass::kRead && r.ret >= 0 && r.recorded_ret > r.ret) {
+      ++sum_.short_reads;
+      sum_.short_read_bytes += static_cast<uint64_t>(r.recorded_ret - r.ret);
+    }
     const auto c = static_cast<size_t>(class_of(r.nr));
     ++sum_.count[c];
     sum_.total_ns[c] += r.latency;
@@ -57,6 +61,8 @@ void ResultWriter::tally(ReplaySummary& sum, double max_divergence_pct) const {
   sum.ops = sum_.ops;
   sum.divergences = sum_.divergences;
   sum.escaped = sum_.escaped;
+  sum.short_reads = sum_.short_reads;
+  sum.short_read_bytes = sum_.short_read_bytes;
   sum.count = sum_.count;
   sum.total_ns = sum_.total_ns;
   sum.max_divergence_pct = max_divergence_pct;

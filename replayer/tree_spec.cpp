@@ -118,6 +118,8 @@ void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
   const SyscallInfo* si = syscall_info(e.nr);
   if (op.action != OpAction::kIssue || !si) return;
   if (op.flags & kPfDevice) return;  // replayed on a stand-in device, not in the tree
+  if (op.new_ofd != kNoOfd) offsets_.erase(op.new_ofd);
+  if (op.ofd != kNoOfd) read_through(plan, op, e, si->cls);
   for (int k = 0; k < 2; ++k) {
     if (op.path[k] == kNoPath || (k == 0 && (si->flags & kSfLiteralPath0))) continue;
     const uint32_t node = node_of(plan, op.path[k]);
@@ -209,6 +211,36 @@ void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
   }
 }
 
+// Where an fd's reads ended says how large its file was at least: a /proc
+// or /sys file stats as 0 bytes, and the replay read nothing of it (cargo's
+// 185 reads of /proc/PID/maps, 1 KiB each). Only files the trace described
+// before their first change (not the prestate's, which are exact).
+// Kept per OFD of such a file only, and dropped at its close.
+void TreeSpecBuilder::read_through(const Plan& plan, const PlanOp& op, const Event& e, SyscallClass cls) {
+  if (e.nr == SYS_close) {
+    offsets_.erase(op.ofd);  // (a dup's later reads start over at 0: a smaller bound, never a wrong one)
+    return;
+  }
+  const bool seek = e.nr == SYS_lseek;
+  if ((!seek && cls != SyscallClass::kRead) || e.ret < 0 || op.ofd >= plan.ofds.size()) return;
+  const uint32_t path = plan.ofds[op.ofd].path;
+  if (path == kNoPath) return;
+  auto it = seen_.find(node_of(plan, path));
+  if (it == seen_.end()) return;
+  Seen& sn = it->second;
+  if (sn.settled || !sn.has_facts || sn.entry.kind != PrestateKind::kFile) return;
+  uint64_t& off = offsets_[op.ofd];
+  const uint64_t n = static_cast<uint64_t>(e.ret);
+  if (seek) {
+    off = n;
+    return;
+  }
+  const bool positioned = e.nr == SYS_pread64 || e.nr == SYS_preadv ||
+                          (e.nr == SYS_preadv2 && static_cast<int64_t>(e.args[3]) != -1);
+  const uint64_t end = positioned ? e.args[3] + n : (off += n);
+  sn.entry.size = std::max(sn.entry.size, end);
+}
+
 TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_device) {
   TreeSpec spec = std::move(spec_);
   spec.paths.drop_index();  // every path is a node by now
@@ -232,6 +264,7 @@ TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_de
   }
   std::unordered_map<uint32_t, Seen>().swap(seen_);
   std::unordered_map<uint32_t, TreeEntry>().swap(followed_);
+  std::unordered_map<uint32_t, uint64_t>().swap(offsets_);
   // Per node: something lies beneath it (kAbove), the trace creates it (kCreated).
   constexpr uint8_t kAbove = 1, kCreated = 2;
   std::vector<uint8_t> mark(paths.size(), 0);

@@ -81,6 +81,7 @@ class TreeSpecBuilder {
   uint32_t entry_of(uint32_t node) const { return node < entry_of_.size() ? entry_of_[node] : UINT32_MAX; }
   uint32_t node_of(const Plan& plan, uint32_t path);
   uint32_t add_target(std::string text);
+  void read_through(const Plan& plan, const PlanOp& op, const Event& e, SyscallClass cls);
 
   PathMap map_;
   TreeSpec spec_;
@@ -99,6 +100,7 @@ class TreeSpecBuilder {
   // before a readlink showed it is one), by the node of the link's target:
   // that file's, when it has none of its own.
   std::unordered_map<uint32_t, TreeEntry> followed_;
+  std::unordered_map<uint32_t, uint64_t> offsets_;  // per OFD: where its next read starts (read_through)
 };
 
 // The same over a whole plan (tests).

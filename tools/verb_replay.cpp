@@ -29,6 +29,10 @@ void print_summary(const ReplaySummary& s) {
   fmt::print("ops          {} replayed, {} skipped, {} workers\n", s.ops, s.skipped, s.workers);
   fmt::print("divergences  {}{}\n", s.divergences,
              s.ops ? fmt::format(" ({:.3f}%)", 100.0 * s.divergences / s.ops) : "");
+  if (s.short_reads)
+    fmt::print("short reads  {} ({} fewer than recorded: files the replay read were smaller; /proc and /sys ones are "
+               "prepared empty)\n",
+               s.short_reads, human_bytes(s.short_read_bytes));
   fmt::print("approx deps  {}\n", s.approx_deps);
   fmt::print("lock waits   {} (no edge: the lock was taken after the holder's call)\n", s.lock_waits);
   fmt::print("mappings     {} at most ({:.1f}% of vm.max_map_count {}), {} address spaces at once\n",

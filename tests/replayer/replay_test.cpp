@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "tests/replayer/replay_fixture.h"
 
@@ -88,6 +89,24 @@ TEST_F(Replay, DivergencesAreDetectedByResultClass) {
   EXPECT_TRUE(ops[b].flags & kOfDivergent);
   EXPECT_FALSE(ops[c].flags & kOfDivergent);
   EXPECT_FALSE(ops[3].flags & kOfDivergent);
+}
+
+// A read that returns fewer bytes than recorded is no divergence (both
+// succeeded) but the replay read less than the workload did: counted, with
+// the bytes missing, so a tree prepared too small does not pass unseen.
+TEST_F(Replay, ReadsShorterThanRecordedAreCounted) {
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/f");
+  t.add(1, 1, SYS_read, 20, 5, 100, {3, 0, 4096});  // the original's file had 100 bytes
+  t.add(1, 1, SYS_read, 30, 5, 0, {3, 0, 4096});
+  t.add(1, 1, SYS_close, 40, 5, 0, {3});
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p/f", PrestateKind::kFile, 10)});
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(r->divergences, 0u);
+  EXPECT_EQ(r->short_reads, 1u);
+  EXPECT_EQ(r->short_read_bytes, 90u);
+  EXPECT_EQ(nlohmann::json::parse(summary_to_json(*r)).value("short_reads", 0), 1);
 }
 
 // glibc's fstat() is newfstatat(fd, "", AT_EMPTY_PATH); the recorder names

@@ -124,6 +124,33 @@ TEST(TreeSpec, FactsSeenThroughASymlinkGoToItsTarget) {
   EXPECT_EQ(utc->mode, static_cast<uint32_t>(S_IFREG | 0644));
 }
 
+// A /proc file stats as 0 bytes: the bytes read through its fd say how large
+// it was (cargo reads /proc/PID/maps 1 KiB at a time); a positioned read
+// says where it ended. A file the trace changed first is not sized so.
+TEST(TreeSpec, BytesReadThroughAnFdSizeAFileThatStatedSmaller) {
+  Synth t;
+  uint32_t o = t.add(1, 1, SYS_openat, 10, 1, 3, {kAtCwd, 0, O_RDONLY}, "/proc/7/maps");
+  t.ev[o].mode = S_IFREG | 0444;
+  t.ev[o].size = 0;
+  t.add(1, 1, SYS_read, 11, 1, 1024, {3, 0, 1024});
+  t.add(1, 1, SYS_read, 12, 1, 1024, {3, 0, 1024});
+  t.add(1, 1, SYS_lseek, 13, 1, 100, {3, 100, SEEK_SET});
+  t.add(1, 1, SYS_read, 14, 1, 500, {3, 0, 1024});  // 100 + 500: below the 2,048 already read
+  t.add(1, 1, SYS_close, 15, 1, 0, {3});
+  uint32_t q = t.add(1, 1, SYS_openat, 20, 1, 3, {kAtCwd, 0, O_RDONLY}, "/opt/data");
+  t.ev[q].mode = S_IFREG | 0644;
+  t.ev[q].size = 0;
+  t.add(1, 1, SYS_pread64, 21, 1, 10, {3, 0, 10, 10000});
+  t.add(1, 1, SYS_close, 22, 1, 0, {3});
+  TreeSpec sp = spec_of(t);
+  const TreeEntry* maps = find(sp, Root::kScratch, "proc/7/maps");
+  ASSERT_NE(maps, nullptr);
+  EXPECT_EQ(maps->size, 2048u) << "prepared empty, the replay's reads returned 0 bytes";
+  const TreeEntry* data = find(sp, Root::kScratch, "opt/data");
+  ASSERT_NE(data, nullptr);
+  EXPECT_EQ(data->size, 10010u);
+}
+
 TEST(TreeSpec, CreatedDirectoriesAreNotPreparedButTheirParentsAre) {
   Synth t;
   t.add(1, 1, SYS_mkdir, 10, 1, 0, {0, 0755}, "/r/a/out");
