@@ -165,6 +165,10 @@ void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
       sn.existed = true;
       continue;
     }
+    // A lookup of X/name that finds no name (not ENOTDIR) shows that X, if it
+    // exists, is a directory: one known only to exist is then made one, not
+    // an empty file (cmake readlinks /usr/lib32, then /usr/lib32/x86_64-linux-gnu).
+    if (e.ret == -ENOENT && si->path[1] < 0) hint_dir(spec_.paths.parent(node));
     if (!ok) continue;
     sn.existed = true;
     // A successful readlink proves a symlink, whatever a following stat said.
@@ -270,7 +274,8 @@ TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_de
   std::vector<uint8_t> mark(paths.size(), 0);
   // Paths known only to exist (no kind, no size; e.g. the end of a symlink
   // chain that was only followed) become empty files, unless other paths lie
-  // beneath them (then the ancestor walk makes them directories).
+  // beneath them (then the ancestor walk makes them directories) or a lookup
+  // beneath them found no name (then they are empty directories).
   {
     auto above = [&](uint32_t n) {
       for (uint32_t p = paths.parent(n); p != PathTree::kNone && !paths.is_root(p); p = paths.parent(p)) {
@@ -289,11 +294,13 @@ TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_de
       }
       TreeEntry t;
       t.node = n;
-      t.kind = PrestateKind::kFile;
-      t.mode = 0100755;
+      const bool dir = n < dir_hint_.size() && dir_hint_[n];
+      t.kind = dir ? PrestateKind::kDir : PrestateKind::kFile;
+      t.mode = dir ? 040755 : 0100755;
       add(t);
     }
     touched = std::move(still);
+    std::vector<bool>().swap(dir_hint_);
   }
   // Every ancestor is a directory, except those the trace creates itself; an
   // implied entry beneath a prestate symlink or file cannot be made and is dropped.

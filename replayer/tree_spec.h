@@ -101,6 +101,12 @@ class TreeSpecBuilder {
   // that file's, when it has none of its own.
   std::unordered_map<uint32_t, TreeEntry> followed_;
   std::unordered_map<uint32_t, uint64_t> offsets_;  // per OFD: where its next read starts (read_through)
+  std::vector<bool> dir_hint_;  // per node: a lookup beneath it found no name (ENOENT): a directory, if it exists
+  void hint_dir(uint32_t node) {
+    if (node == PathTree::kNone) return;
+    if (dir_hint_.size() <= node) dir_hint_.resize(std::max<size_t>(node + 1, dir_hint_.size() * 3 / 2));
+    dir_hint_[node] = true;
+  }
 };
 
 // The same over a whole plan (tests).

@@ -151,6 +151,25 @@ TEST(TreeSpec, BytesReadThroughAnFdSizeAFileThatStatedSmaller) {
   EXPECT_EQ(data->size, 10010u);
 }
 
+// cmake readlinks /usr/lib32 (-EINVAL: it exists, no symlink), then a name
+// beneath it (-ENOENT, not -ENOTDIR): a directory, not the empty file a
+// path known only to exist becomes, which made the second call -ENOTDIR.
+TEST(TreeSpec, AnExistingPathWithAMissingNameBeneathItIsADirectory) {
+  Synth t;
+  t.add(1, 1, SYS_readlink, 10, 1, -EINVAL, {0, 0, 1023}, "/usr/lib32");
+  t.add(1, 1, SYS_readlink, 11, 1, -ENOENT, {0, 0, 1023}, "/usr/lib32/x86_64-linux-gnu");
+  t.add(1, 1, SYS_readlink, 12, 1, -EINVAL, {0, 0, 1023}, "/usr/bin/tool");  // nothing looked up beneath
+  t.add(1, 1, SYS_newfstatat, 13, 1, -ENOENT, {kAtCwd}, "/gone/x");           // its parent never shown to exist
+  TreeSpec sp = spec_of(t);
+  const TreeEntry* lib32 = find(sp, Root::kScratch, "usr/lib32");
+  ASSERT_NE(lib32, nullptr);
+  EXPECT_EQ(lib32->kind, PrestateKind::kDir);
+  const TreeEntry* tool = find(sp, Root::kScratch, "usr/bin/tool");
+  ASSERT_NE(tool, nullptr);
+  EXPECT_EQ(tool->kind, PrestateKind::kFile);
+  EXPECT_EQ(find(sp, Root::kScratch, "gone"), nullptr);
+}
+
 TEST(TreeSpec, CreatedDirectoriesAreNotPreparedButTheirParentsAre) {
   Synth t;
   t.add(1, 1, SYS_mkdir, 10, 1, 0, {0, 0755}, "/r/a/out");
