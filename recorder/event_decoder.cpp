@@ -82,6 +82,17 @@ void EventDecoder::set_fd(Task& t, int64_t fd, StrId path, bool cloexec, bool pi
   fds[static_cast<size_t>(fd)] = FdSlot{path, 1, static_cast<uint8_t>(cloexec), static_cast<uint8_t>(pipe)};
 }
 
+// Whether "" names the dirfd itself in this call (AT_EMPTY_PATH); elsewhere
+// the kernel refuses an empty path with ENOENT before any lookup.
+static bool empty_path_allowed(uint16_t nr, const uint64_t* a) {
+  switch (nr) {
+    case SYS_newfstatat: return a[3] & AT_EMPTY_PATH;
+    case SYS_statx: return a[2] & AT_EMPTY_PATH;
+    case SYS_fchownat: case SYS_linkat: case SYS_execveat: case SYS_name_to_handle_at: return a[4] & AT_EMPTY_PATH;
+    default: return false;
+  }
+}
+
 StrId EventDecoder::resolve(Task& t, int64_t dirfd, std::string_view p, bool* unresolved) {
   if (!p.empty() && p.front() == '/') {
     paths_.resolve(scratch_, "/", p);
@@ -215,6 +226,7 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
     }
     int64_t dirfd = info->dirfd[i] >= 0 ? static_cast<int32_t>(v.args[info->dirfd[i]]) : kAtFdcwd;
     e.path[i] = resolve(t, dirfd, ps[i], &unresolved);
+    if (i == 0 && ps[0].empty() && !empty_path_allowed(r.nr, e.args)) e.flags |= kEfEmptyPath;
   }
   const bool is_exec = r.nr == SYS_execve || r.nr == SYS_execveat;
   if (is_exec && r.ret == 0) e.path[0] = t.pending_exec;

@@ -66,6 +66,17 @@ void PlanStream::plan_syscall(uint64_t i) {
   else if (op.path[0] == kNoPath && si->dirfd[0] >= 0 && fdarg(si->dirfd[0]) != kAtFdcwd)
     op.ofd = st.table->lookup(fdarg(si->dirfd[0]));  // AT_EMPTY_PATH / NULL path forms
 
+  // An empty path where the call takes none (cmake's mkdir("") as it walks a
+  // path's components): the kernel refused it with ENOENT before any lookup.
+  // The recorder named the directory it is relative to; issued on that, the
+  // call would find it (mkdir: EEXIST). Nothing of the mount is timed.
+  if ((e.flags & kEfEmptyPath) && ret < 0) {
+    op.path[0] = op.path[1] = kNoPath;
+    op.ofd = kNoOfd;
+    op.action = OpAction::kEmulate;
+    return;
+  }
+
   // glibc's fstat() is newfstatat(fd, "", AT_EMPTY_PATH): the recorder names
   // the fd's path, but the original walked no path. Replay it as the fd form.
   if ((e.nr == SYS_newfstatat && (e.args[3] & AT_EMPTY_PATH)) ||

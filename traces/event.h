@@ -20,6 +20,7 @@ enum EventFlag : uint16_t {
   kEfThreadClone = 1 << 4,     // clone/clone3 created a thread (CLONE_THREAD), not a process
   kEfSharedFiles = 1 << 5,     // clone shared the fd table (CLONE_FILES)
   kEfFdIsPipe = 1 << 6,        // the fd operand was a pipe, socket or eventfd at record time
+  kEfEmptyPath = 1 << 7,       // path 0 was "" in a call without AT_EMPTY_PATH (the kernel's ENOENT); stored as its base
   // Bit 15 is reserved for the chunk codec.
 };
 

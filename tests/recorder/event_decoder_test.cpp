@@ -171,6 +171,35 @@ TEST_F(DecoderTest, UnknownDirfdIsFlaggedAndKeptAsGiven) {
   EXPECT_EQ(dec_.unresolved_paths(), 1u);
 }
 
+// An empty path: with AT_EMPTY_PATH it names the dirfd (glibc's fstat);
+// without, the kernel refused it with ENOENT (cmake's mkdir("") as it walks
+// a path's components), which the event says, its path being the base.
+TEST_F(DecoderTest, AnEmptyPathWithoutAtEmptyPathIsFlagged) {
+  auto empty = [&](uint16_t nr, std::vector<uint64_t> args, int64_t ret) {
+    test::RawRecord raw;
+    raw.hdr.ts = 2000;
+    raw.hdr.end = 3000;
+    raw.hdr.ret = ret;
+    raw.hdr.arg_mask = static_cast<uint8_t>((1u << args.size()) - 1);
+    raw.hdr.pid = raw.hdr.tid = 100;
+    raw.hdr.nr = nr;
+    raw.hdr.kind = FSR_REC_SYSCALL;
+    for (size_t i = 0; i < args.size(); ++i) raw.args[i] = args[i];
+    raw.path0 = std::string(1, '\0');  // the kernel copied the NUL of ""
+    std::vector<char> b = raw.bytes();
+    Event e;
+    EXPECT_TRUE(dec_.decode(b.data(), b.size(), e));
+    return e;
+  };
+  Event mk = empty(SYS_mkdir, {0, 0777}, -ENOENT);
+  EXPECT_TRUE(mk.flags & kEfEmptyPath);
+  EXPECT_EQ(path(mk, 0), "/work");
+  Event st = empty(SYS_newfstatat, {uint64_t(AT_FDCWD), 0, 0, AT_EMPTY_PATH}, 0);
+  EXPECT_FALSE(st.flags & kEfEmptyPath);
+  EXPECT_EQ(path(st, 0), "/work");
+  EXPECT_FALSE(sys(100, SYS_mkdir, {0, 0777}, -EEXIST, "/work").flags & kEfEmptyPath);
+}
+
 TEST_F(DecoderTest, PointerArgumentsAreZeroedAndUnusedArgsCleared) {
   Event e = sys(100, SYS_openat, {uint64_t(AT_FDCWD), 0x7fff0000, O_RDONLY, 0, 0xdead, 0xbeef}, 3, "/x");
   EXPECT_EQ(e.args[1], 0u);

@@ -91,6 +91,23 @@ TEST_F(Replay, DivergencesAreDetectedByResultClass) {
   EXPECT_FALSE(ops[3].flags & kOfDivergent);
 }
 
+// mkdir("") failed with ENOENT in the kernel before any lookup; the trace
+// names the cwd it is relative to. Issued on the cwd, it was EEXIST, a
+// divergence (cmake: 6 in a configure); now it replays as what it was.
+TEST_F(Replay, AnEmptyPathThatTheKernelRefusedIsNoDivergence) {
+  Synth t;
+  uint32_t m = t.add(1, 1, SYS_mkdir, 10, 1, -ENOENT, {0, 0777}, "/w/p");
+  t.ev[m].flags |= kEfEmptyPath;
+  uint32_t n = t.add(1, 1, SYS_mkdir, 20, 1, -EEXIST, {0, 0777}, "/w/p");  // a real mkdir of the root
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(r->divergences, 0u);
+  auto ops = read_result(r->result_path);
+  EXPECT_FALSE(ops[m].flags & kOfDivergent);
+  EXPECT_EQ(ops[n].ret, -EEXIST);
+}
+
 // A read that returns fewer bytes than recorded is no divergence (both
 // succeeded) but the replay read less than the workload did: counted, with
 // the bytes missing, so a tree prepared too small does not pass unseen.
