@@ -13,6 +13,7 @@
 
 #include "recorder/initial_state.h"
 #include "recorder/syscall_arity.h"
+#include "traces/paths.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -225,8 +226,13 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
       continue;
     }
     int64_t dirfd = info->dirfd[i] >= 0 ? static_cast<int32_t>(v.args[info->dirfd[i]]) : kAtFdcwd;
+    const bool was_unresolved = unresolved;
     e.path[i] = resolve(t, dirfd, ps[i], &unresolved);
     if (i == 0 && ps[0].empty() && !empty_path_allowed(r.nr, e.args)) e.flags |= kEfEmptyPath;
+    // "x/" and "x/." normalise to x; the call's result depended on the ending
+    // (a path stored as given, unresolved or truncated, keeps its own text).
+    if (!(e.flags & kEfPathTruncated) && unresolved == was_unresolved)
+      set_event_tail_code(e, i, static_cast<uint8_t>(path_tail(ps[i])));
   }
   const bool is_exec = r.nr == SYS_execve || r.nr == SYS_execveat;
   if (is_exec && r.ret == 0) e.path[0] = t.pending_exec;

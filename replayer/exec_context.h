@@ -14,6 +14,7 @@
 
 #include "replayer/executor.h"
 #include "replayer/resolver.h"
+#include "traces/paths.h"
 #include "traces/syscalls.h"
 
 namespace fsr::exec {
@@ -29,12 +30,26 @@ struct Ctx {
   uint64_t buf_size;
   uint16_t& flags;
   DirCache* dirs;
+  mutable std::string tailed[2] = {};  // relpath()'s text for a path with a tail
 
   const Features& feat() const { return *env.features; }
   int dirfd(int k) const {
     return env.root[static_cast<int>(env.plan->paths[op.path[k]].mapped.root)];
   }
-  const std::string& relpath(int k) const { return env.plan->paths[op.path[k]].mapped.rel; }
+  // Path k beneath its root as the plan maps it (normalised: "x/" and "x/."
+  // are x), and the ending the original passed, which its result depended on.
+  const std::string& mapped_rel(int k) const { return env.plan->paths[op.path[k]].mapped.rel; }
+  std::string_view tail(int k) const { return tail_text(static_cast<PathTail>(event_tail_code(e, k))); }
+  // Path k as the call is to name it: the mapped path with its tail.
+  const std::string& relpath(int k) const {
+    const std::string& r = mapped_rel(k);
+    const std::string_view t = tail(k);
+    if (t.empty()) return r;
+    std::string& s = tailed[k];
+    s.assign(r.empty() ? "." : r);
+    s += t;
+    return s;
+  }
   const char* rel(int k) const {
     const std::string& r = relpath(k);
     return r.empty() ? "." : r.c_str();
@@ -85,11 +100,16 @@ inline bool abs_path(const Ctx& c, int k, char* out, size_t n) {
 // (kept in the worker's cache for the next call in that directory).
 template <typename F>
 int64_t with_parent(Ctx& c, int k, F fn) {
-  const std::string& rel = c.relpath(k);
+  const std::string& rel = c.mapped_rel(k);
   std::string_view parent;
   size_t at = 0;
   if (!split_parent(rel, parent, at)) return -EINVAL;
   const char* base = rel.c_str() + at;
+  std::string tailed;  // "name/", "name/.": the call's answer depends on it
+  if (const std::string_view t = c.tail(k); !t.empty()) {
+    tailed.assign(base).append(t);
+    base = tailed.c_str();
+  }
   bool owned = true;
   int pfd = c.dirs ? c.dirs->open(c.dirfd(k), parent, c.feat(), owned)
                    : open_beneath(c.dirfd(k), parent, O_PATH | O_DIRECTORY, 0, c.feat());

@@ -175,7 +175,7 @@ std::optional<int64_t> files_op(Ctx& c) {
     case SYS_mkdir: case SYS_mkdirat: {
       mode_t m = static_cast<mode_t>(a[e.nr == SYS_mkdir ? 1 : 2]);
       // `mkdir -p` walks up to the root itself, which always exists.
-      if (c.relpath(0).empty()) return -EEXIST;
+      if (c.mapped_rel(0).empty()) return -EEXIST;
       return with_parent(c, 0, [&](int p, const char* b) { return rc(mkdirat(p, b, m)); });
     }
     case SYS_rmdir: {

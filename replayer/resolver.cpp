@@ -20,6 +20,8 @@ constexpr int kMaxSymlinks = 40;
 void split(std::string_view p, std::deque<std::string>& out, bool front) {
   std::vector<std::string_view> parts;
   split_path(p, parts);
+  // "x/" names x only if it is a directory (after following it): as "x/." does.
+  if (!parts.empty() && p.back() == '/') parts.push_back(".");
   if (front) out.insert(out.begin(), parts.begin(), parts.end());
   else out.insert(out.end(), parts.begin(), parts.end());
 }

@@ -21,8 +21,12 @@ enum EventFlag : uint16_t {
   kEfSharedFiles = 1 << 5,     // clone shared the fd table (CLONE_FILES)
   kEfFdIsPipe = 1 << 6,        // the fd operand was a pipe, socket or eventfd at record time
   kEfEmptyPath = 1 << 7,       // path 0 was "" in a call without AT_EMPTY_PATH (the kernel's ENOENT); stored as its base
+  // Bits 8-9 (path 0) and 10-11 (path 1): the PathTail (traces/paths.h) of
+  // the path as passed, which the stored, normalised path no longer shows
+  // (event_tail_code). Traces recorded before them read as none.
   // Bit 15 is reserved for the chunk codec.
 };
+inline constexpr int kEfTailShift = 8, kEfTailBits = 2;
 
 // Traces hold events in completion order (the recorder merges CPUs by exit
 // time): within a thread that is also enter order, across threads it is not.
@@ -41,6 +45,15 @@ struct Event {
   uint16_t nr = 0;     // syscall number or pseudo event (syscalls.h kEv*)
   uint16_t flags = 0;  // EventFlag bits
 };
+
+// Path k's PathTail code (0 none, 1 "/", 2 "/.", 3 "/.."); see kEfTailShift.
+inline uint8_t event_tail_code(const Event& e, int k) {
+  return static_cast<uint8_t>((e.flags >> (kEfTailShift + kEfTailBits * k)) & 3u);
+}
+inline void set_event_tail_code(Event& e, int k, uint8_t code) {
+  const int at = kEfTailShift + kEfTailBits * k;
+  e.flags = static_cast<uint16_t>((e.flags & ~(3u << at)) | ((code & 3u) << at));
+}
 
 enum OpFlag : uint16_t {
   kOfDivergent = 1 << 0,  // result class differs from the recorded one

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "traces/paths.h"
 #include "traces/syscalls.h"
 #include "traces/text_safe.h"
 
@@ -31,6 +32,8 @@ std::string format_event(const Event& e, const TraceReader& r, bool json) {
     j["args"] = {e.args[0], e.args[1], e.args[2], e.args[3], e.args[4], e.args[5]};
     if (e.path[0]) j["path"] = std::string(r.str(e.path[0]));
     if (e.path[1]) j["path2"] = std::string(r.str(e.path[1]));
+    if (const auto t = tail_text(static_cast<PathTail>(event_tail_code(e, 0))); !t.empty()) j["path_tail"] = t;
+    if (const auto t = tail_text(static_cast<PathTail>(event_tail_code(e, 1))); !t.empty()) j["path2_tail"] = t;
     if (e.ino) {
       j["dev"] = e.dev;
       j["ino"] = e.ino;
@@ -46,8 +49,12 @@ std::string format_event(const Event& e, const TraceReader& r, bool json) {
     if (e.args[a]) args += fmt::format(" a{}={:#x}", a, e.args[a]);
   }
   std::string paths;
-  if (e.path[0]) paths += fmt::format(" \"{}\"", escape_c(r.str(e.path[0])));
-  if (e.path[1]) paths += fmt::format(" \"{}\"", escape_c(r.str(e.path[1])));
+  // A path is shown with the ending the program gave it ("x/", "x/."), which
+  // the stored path normalised away.
+  for (int k = 0; k < 2; ++k)
+    if (e.path[k])
+      paths += fmt::format(" \"{}{}\"", escape_c(r.str(e.path[k])),
+                           tail_text(static_cast<PathTail>(event_tail_code(e, k))));
   std::string ret = e.ret < 0 && e.ret >= -4095 ? fmt::format("-{}", errno_name(e.ret)) : fmt::format("{}", e.ret);
   std::string ino = e.ino ? fmt::format(" [ino {} size {} mode {:o}]", e.ino, e.size, e.mode) : "";
   return fmt::format("{:>14.6f} {:>7}/{:<7} {}({}{}) = {} <{:.6f}>{}", e.ts / 1e9, e.pid, e.tid,

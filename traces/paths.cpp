@@ -54,4 +54,24 @@ bool is_beneath(std::string_view path, std::string_view dir) {
   return !dir.empty() && path.starts_with(dir) && (path.size() == dir.size() || path[dir.size()] == '/');
 }
 
+PathTail path_tail(std::string_view raw) {
+  size_t n = raw.size();
+  while (n > 0 && raw[n - 1] == '/') --n;
+  if (n == 0) return PathTail::kNone;  // "" or the root
+  const size_t k = raw.rfind('/', n - 1);
+  const std::string_view last = raw.substr(k == std::string_view::npos ? 0 : k + 1, n - (k == std::string_view::npos ? 0 : k + 1));
+  if (last == ".") return PathTail::kDot;
+  if (last == "..") return PathTail::kDotDot;
+  return n < raw.size() ? PathTail::kSlash : PathTail::kNone;
+}
+
+std::string_view tail_text(PathTail t) {
+  switch (t) {
+    case PathTail::kSlash: return "/";
+    case PathTail::kDot: case PathTail::kDotDot: return "/.";
+    case PathTail::kNone: break;
+  }
+  return {};
+}
+
 }  // namespace fsr

@@ -5,6 +5,7 @@
 // `/`, repeated slashes count as one.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -56,5 +57,16 @@ std::string_view parent_of(std::string_view abs);
 // absolute path. Both are taken as given: normalise first where it matters
 // (a trailing slash on `dir` other than "/" never matches).
 bool is_beneath(std::string_view path, std::string_view dir);
+
+// How a path as a program passed it ends, which normalisation folds away but
+// the kernel does not: "x/" asks for a directory at x (stat of a file through
+// it is ENOTDIR, rename onto it of a file ENOTDIR), "x/." and "x/.." end in a
+// dot component (mkdir "x/." is ENOENT or EEXIST, rmdir "x/." EINVAL). What
+// gnulib's configure tests probe, and so every autotools build.
+enum class PathTail : uint8_t { kNone = 0, kSlash = 1, kDot = 2, kDotDot = 3 };
+PathTail path_tail(std::string_view raw);
+// The text a tail adds back to a path: "", "/", "/." (also for kDotDot: the
+// stored path is the directory "x/.." names, and "/." names it too).
+std::string_view tail_text(PathTail t);
 
 }  // namespace fsr

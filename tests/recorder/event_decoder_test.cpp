@@ -16,6 +16,7 @@
 
 #include "recorder/syscall_arity.h"
 #include "tests/recorder/record_bytes.h"
+#include "traces/paths.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
@@ -198,6 +199,25 @@ TEST_F(DecoderTest, AnEmptyPathWithoutAtEmptyPathIsFlagged) {
   EXPECT_FALSE(st.flags & kEfEmptyPath);
   EXPECT_EQ(path(st, 0), "/work");
   EXPECT_FALSE(sys(100, SYS_mkdir, {0, 0777}, -EEXIST, "/work").flags & kEfEmptyPath);
+}
+
+// "x/" and "x/." are stored as x, the ending in the event's flags: the
+// call's result depended on it (gnulib's configure probes stat, rename, link,
+// mkdir and rmdir with such paths).
+TEST_F(DecoderTest, APathsEndingIsKeptBesideItsNormalisedForm) {
+  Event st = sys(100, SYS_newfstatat, {uint64_t(AT_FDCWD), 0, 0, 0}, -ENOTDIR, "conftest.sym/");
+  EXPECT_EQ(path(st, 0), "/work/conftest.sym");
+  EXPECT_EQ(event_tail_code(st, 0), static_cast<uint8_t>(PathTail::kSlash));
+  EXPECT_EQ(event_tail_code(st, 1), 0);
+  Event mk = sys(100, SYS_mkdir, {0, 0700}, -ENOENT, "conftest.dir/./");
+  EXPECT_EQ(path(mk, 0), "/work/conftest.dir");
+  EXPECT_EQ(event_tail_code(mk, 0), static_cast<uint8_t>(PathTail::kDot));
+  Event rn = sys(100, SYS_rename, {0, 0}, -ENOTDIR, "conftest.f1", "conftest.f/");
+  EXPECT_EQ(path(rn, 1), "/work/conftest.f");
+  EXPECT_EQ(event_tail_code(rn, 0), 0);
+  EXPECT_EQ(event_tail_code(rn, 1), static_cast<uint8_t>(PathTail::kSlash));
+  Event plain = sys(100, SYS_newfstatat, {uint64_t(AT_FDCWD), 0, 0, 0}, 0, "/etc/passwd");
+  EXPECT_EQ(event_tail_code(plain, 0), 0);
 }
 
 TEST_F(DecoderTest, PointerArgumentsAreZeroedAndUnusedArgsCleared) {

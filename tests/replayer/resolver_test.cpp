@@ -64,5 +64,40 @@ TEST(Resolver, AnOpenThroughARelativeSymlinkSucceedsWhileRenamesRace) {
   EXPECT_EQ(system(rm.c_str()), 0);
 }
 
+// "x/" names x only if it is a directory, after following it: with openat2
+// and in the user-space walk (kernels without openat2, WSL1) alike.
+TEST(Resolver, ATrailingSlashAsksForADirectory) {
+  char tpl[] = "/tmp/fsreplay-resolver-XXXXXX";
+  ASSERT_NE(mkdtemp(tpl), nullptr);
+  const std::string root = tpl;
+  ASSERT_EQ(mkdir((root + "/d").c_str(), 0755), 0);
+  const int ffd = open((root + "/f").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  ASSERT_GE(ffd, 0);
+  close(ffd);
+  ASSERT_EQ(symlink("d", (root + "/ld").c_str()), 0);
+  ASSERT_EQ(symlink("f", (root + "/lf").c_str()), 0);
+  const int rootfd = open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(rootfd, 0);
+  for (bool openat2 : {true, false}) {
+    Features f = Features::all();
+    f.set(Feature::kOpenat2, openat2);
+    SCOPED_TRACE(openat2 ? "openat2" : "user-space walk");
+    auto opened = [&](const char* rel, int flags) {
+      const int fd = open_beneath(rootfd, rel, flags, 0, f);
+      if (fd >= 0) close(fd);
+      return fd >= 0 ? 0 : fd;
+    };
+    EXPECT_EQ(opened("f", O_RDONLY), 0);
+    EXPECT_EQ(opened("f/", O_RDONLY), -ENOTDIR);
+    EXPECT_EQ(opened("lf/", O_RDONLY), -ENOTDIR);
+    EXPECT_EQ(opened("d/", O_RDONLY), 0);
+    EXPECT_EQ(opened("ld/", O_RDONLY), 0);
+    EXPECT_EQ(opened("ld/", O_PATH | O_NOFOLLOW), 0);  // the slash follows the link
+    EXPECT_EQ(opened("f/.", O_RDONLY), -ENOTDIR);
+  }
+  close(rootfd);
+  EXPECT_EQ(system(("rm -rf " + root).c_str()), 0);
+}
+
 }  // namespace
 }  // namespace fsr

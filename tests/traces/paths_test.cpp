@@ -56,5 +56,27 @@ TEST(Paths, BeneathOnlyOnAComponentBoundary) {
   EXPECT_FALSE(is_beneath("/a", ""));
 }
 
+// The endings normalisation folds away and the kernel does not.
+TEST(Paths, TailNamesTheEndingAPathWasPassedWith) {
+  EXPECT_EQ(path_tail("conftest.sym/"), PathTail::kSlash);
+  EXPECT_EQ(path_tail("a/b//"), PathTail::kSlash);
+  EXPECT_EQ(path_tail("conftest.dir/./"), PathTail::kDot);
+  EXPECT_EQ(path_tail("a/."), PathTail::kDot);
+  EXPECT_EQ(path_tail("."), PathTail::kDot);
+  EXPECT_EQ(path_tail("./"), PathTail::kDot);
+  EXPECT_EQ(path_tail("a/b/.."), PathTail::kDotDot);
+  EXPECT_EQ(path_tail("../"), PathTail::kDotDot);
+  EXPECT_EQ(path_tail("a/b"), PathTail::kNone);
+  EXPECT_EQ(path_tail("a/.x"), PathTail::kNone);
+  EXPECT_EQ(path_tail("a/..x/"), PathTail::kSlash);
+  EXPECT_EQ(path_tail("/"), PathTail::kNone);
+  EXPECT_EQ(path_tail("///"), PathTail::kNone);
+  EXPECT_EQ(path_tail(""), PathTail::kNone);
+  EXPECT_EQ(tail_text(PathTail::kSlash), "/");
+  EXPECT_EQ(tail_text(PathTail::kDot), "/.");
+  EXPECT_EQ(tail_text(PathTail::kDotDot), "/.");
+  EXPECT_EQ(tail_text(PathTail::kNone), "");
+}
+
 }  // namespace
 }  // namespace fsr
