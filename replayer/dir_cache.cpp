@@ -31,7 +31,7 @@ void DirCache::clear() {
   }
 }
 
-int DirCache::open(int rootfd, std::string_view parent, const Features& f, bool& owned) {
+int DirCache::open(int rootfd, std::string_view parent, const Features& f, bool& owned, const LinkRoots* links) {
   owned = false;
   if (parent.empty()) return rootfd;
   const uint64_t g = gen_ ? gen_->load(std::memory_order_acquire) : 0;
@@ -50,11 +50,11 @@ int DirCache::open(int rootfd, std::string_view parent, const Features& f, bool&
   }
   owned = true;
   if (!f.has(Feature::kOpenat2) || parent.size() >= kMaxPath)
-    return open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f);
+    return open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f, links);
   const int fd = openat2_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, RESOLVE_NO_SYMLINKS);
   // ELOOP: a symlink on the way (followed, beneath the root, and not kept).
   // Any other failure is the one the full resolution meets first.
-  if (fd < 0) return fd == -ELOOP ? open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f) : fd;
+  if (fd < 0) return fd == -ELOOP ? open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f, links) : fd;
   if (victim->fd >= 0) drop(victim->fd);
   victim->root = rootfd;
   victim->fd = fd;

@@ -33,6 +33,7 @@ struct Ctx {
   mutable std::string tailed[2] = {};  // relpath()'s text for a path with a tail
 
   const Features& feat() const { return *env.features; }
+  const LinkRoots* links() const { return &env.links; }
   int dirfd(int k) const {
     return env.root[static_cast<int>(env.plan->paths[op.path[k]].mapped.root)];
   }
@@ -111,8 +112,8 @@ int64_t with_parent(Ctx& c, int k, F fn) {
     base = tailed.c_str();
   }
   bool owned = true;
-  int pfd = c.dirs ? c.dirs->open(c.dirfd(k), parent, c.feat(), owned)
-                   : open_beneath(c.dirfd(k), parent, O_PATH | O_DIRECTORY, 0, c.feat());
+  int pfd = c.dirs ? c.dirs->open(c.dirfd(k), parent, c.feat(), owned, c.links())
+                   : open_beneath(c.dirfd(k), parent, O_PATH | O_DIRECTORY, 0, c.feat(), c.links());
   if (pfd < 0) return pfd;
   if (c.dirs) c.dirs->hold();  // a nested lookup (rename's second name) must not close pfd
   int64_t r = fn(pfd, base);
@@ -127,7 +128,7 @@ inline void tree_changed(Ctx& c) { c.env.tree_gen.fetch_add(1, std::memory_order
 // Runs `fn(fd)` on path k opened O_PATH beneath its root (following the last link unless asked).
 template <typename F>
 int64_t with_opath(Ctx& c, int k, bool nofollow, F fn) {
-  int fd = open_beneath(c.dirfd(k), c.relpath(k), O_PATH | (nofollow ? O_NOFOLLOW : 0), 0, c.feat());
+  int fd = open_beneath(c.dirfd(k), c.relpath(k), O_PATH | (nofollow ? O_NOFOLLOW : 0), 0, c.feat(), c.links());
   if (fd < 0) return fd;
   int64_t r = fn(fd);
   close(fd);

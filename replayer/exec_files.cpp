@@ -32,10 +32,10 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
     if (!rel.empty()) rel += '/';
     rel += ".fsreplay-tmp-" + std::to_string(c.i);
     int fd = open_beneath(c.dirfd(0), rel, (flags & ~O_TMPFILE) | O_CREAT | O_EXCL | O_RDWR,
-                          mode, c.feat());
+                          mode, c.feat(), c.links());
     if (fd >= 0) {
       std::string base;
-      int pfd = open_parent_beneath(c.dirfd(0), rel, base, c.feat());
+      int pfd = open_parent_beneath(c.dirfd(0), rel, base, c.feat(), c.links());
       if (pfd >= 0) {
         unlinkat(pfd, base.c_str(), 0);
         close(pfd);
@@ -45,7 +45,7 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
     }
     return fd;
   }
-  int fd = open_beneath(c.dirfd(0), c.relpath(0), flags, mode, c.feat());
+  int fd = open_beneath(c.dirfd(0), c.relpath(0), flags, mode, c.feat(), c.links());
   if (fd >= 0) {
     if (c.op.new_ofd != kNoOfd) c.env.ofd_fd[c.op.new_ofd] = fd;
     else close(fd);  // recorded as a failure: nothing will use it
@@ -98,7 +98,7 @@ int64_t do_rename(Ctx& c, unsigned rflags) {
 // Opens path 0 beneath its root with `flags` and closes it: what exec and
 // chdir cost the file system.
 int64_t open_close(Ctx& c, int flags) {
-  int fd = open_beneath(c.dirfd(0), c.relpath(0), flags, 0, c.feat());
+  int fd = open_beneath(c.dirfd(0), c.relpath(0), flags, 0, c.feat(), c.links());
   if (fd < 0) return fd;
   close(fd);
   return 0;

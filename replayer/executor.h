@@ -17,6 +17,7 @@
 #include "replayer/dir_cache.h"
 #include "replayer/features.h"
 #include "replayer/plan.h"
+#include "replayer/resolver.h"
 #include "traces/event.h"
 
 namespace fsr {
@@ -27,6 +28,8 @@ struct ExecEnv {
   // directory fd (xattrs): one walk instead of an fd opened beneath the root
   // and named through /proc. Empty: through /proc.
   std::string root_path[2];
+  // Both, for walks through a link from one root into the other (resolver.h).
+  const LinkRoots links{root, root_path, 2};
   // Bumped by every rename and rmdir: the parent directories the workers'
   // caches hold may name other directories now (dir_cache.h).
   std::atomic<uint64_t> tree_gen{0};

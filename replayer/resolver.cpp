@@ -34,9 +34,19 @@ struct FdStack {
   int top() const { return fds.back(); }
 };
 
+// The root an absolute link text lies beneath, or -1.
+int link_root(const LinkRoots* links, std::string_view target) {
+  if (!links) return -1;
+  for (int r = 0; r < links->n; ++r) {
+    const std::string& p = links->path[r];
+    if (links->fd[r] >= 0 && p.size() > 1 && p[0] == '/' && is_beneath(target, p)) return r;
+  }
+  return -1;
+}
+
 }  // namespace
 
-int open_beneath_user(int rootfd, std::string_view rel, int flags, mode_t mode) {
+int open_beneath_user(int rootfd, std::string_view rel, int flags, mode_t mode, const LinkRoots* links) {
   std::deque<std::string> rest;
   split(rel, rest, false);
   FdStack st;
@@ -69,7 +79,9 @@ int open_beneath_user(int rootfd, std::string_view rel, int flags, mode_t mode) 
           int l = openat(st.top(), c.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
           return l >= 0 ? l : -errno;
         }
-      } else if (errno != ELOOP || !follow_last) {
+      } else if (!follow_last || (errno != ELOOP && !(errno == ENOTDIR && (flags & O_DIRECTORY)))) {
+        // (O_DIRECTORY|O_NOFOLLOW on a link is ENOTDIR, not ELOOP: a link
+        // to a directory is followed below, anything else stays ENOTDIR)
         return -errno;
       }
     } else {
@@ -91,10 +103,17 @@ int open_beneath_user(int rootfd, std::string_view rel, int flags, mode_t mode) 
     // A symlink: splice its target in front of what remains.
     if (++hops > kMaxSymlinks) return -ELOOP;
     char buf[4096];
+    const int why = errno;  // what the last component's open met
     ssize_t n = readlinkat(st.top(), c.c_str(), buf, sizeof buf);
-    if (n < 0) return -errno;
+    if (n < 0) return errno == EINVAL && last ? -why : -errno;  // EINVAL: no link after all
     std::string_view target(buf, static_cast<size_t>(n));
-    if (!target.empty() && target[0] == '/') return -EXDEV;
+    if (!target.empty() && target[0] == '/') {
+      const int r = link_root(links, target);
+      if (r < 0) return -EXDEV;
+      for (size_t i = 1; i < st.fds.size(); ++i) close(st.fds[i]);
+      st.fds.assign(1, links->fd[r]);  // on from that root, never above it
+      target.remove_prefix(links->path[r].size());
+    }
     split(target, rest, true);
   }
 }
@@ -113,7 +132,8 @@ int openat2_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, ui
   return fd >= 0 ? static_cast<int>(fd) : -errno;
 }
 
-int open_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, const Features& f) {
+int open_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, const Features& f,
+                 const LinkRoots* links) {
   if (f.has(Feature::kOpenat2)) {
     // openat2 fails with EAGAIN when a rename or mount anywhere on the
     // system raced its walk through a ".." (a relative symlink's): it cannot
@@ -121,12 +141,14 @@ int open_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, const
     // retry). A replayed build renames all along: a few retries, then this
     // call walks in user space, which checks each step itself.
     constexpr int kRetries = 4;
+    // EXDEV: an absolute link on the way, which may join the roots.
     for (int k = 0; k < kRetries; ++k)
-      if (const int fd = openat2_beneath(rootfd, rel, flags, mode); fd != -EAGAIN) return fd;
-    return open_beneath_user(rootfd, rel, flags, mode);
+      if (const int fd = openat2_beneath(rootfd, rel, flags, mode); fd != -EAGAIN && (fd != -EXDEV || !links))
+        return fd;
+    return open_beneath_user(rootfd, rel, flags, mode, links);
   }
   f.used_fallback(Feature::kOpenat2);
-  return open_beneath_user(rootfd, rel, flags, mode);
+  return open_beneath_user(rootfd, rel, flags, mode, links);
 }
 
 bool split_parent(std::string_view rel, std::string_view& parent, size_t& base_at) {
@@ -137,13 +159,14 @@ bool split_parent(std::string_view rel, std::string_view& parent, size_t& base_a
   return !base.empty() && base != "." && base != "..";
 }
 
-int open_parent_beneath(int rootfd, std::string_view rel, std::string& base, const Features& f) {
+int open_parent_beneath(int rootfd, std::string_view rel, std::string& base, const Features& f,
+                        const LinkRoots* links) {
   std::string_view parent;
   size_t at = 0;
   const bool ok = split_parent(rel, parent, at);
   base.assign(rel.substr(at));
   if (!ok) return -EINVAL;
-  return open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f);
+  return open_beneath(rootfd, parent, O_PATH | O_DIRECTORY, 0, f, links);
 }
 
 }  // namespace fsr
