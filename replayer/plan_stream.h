@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "replayer/deps.h"
@@ -110,6 +111,7 @@ class PlanStream {
   std::unique_ptr<DepTracker> deps_;
   std::deque<uint64_t> delayed_;
   std::vector<uint32_t> closed_;  // reused per op
+  std::unordered_map<uint32_t, uint32_t> fifo_chan_;  // a named FIFO's path -> its channel
   // Published since the last wake: ops made final (their ready keys), and
   // whether more were planned. A wake is a full fence, which waits for the
   // op's stores into the window (cache misses): per op it was two thirds of

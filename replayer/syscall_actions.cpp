@@ -106,7 +106,16 @@ void PlanStream::plan_syscall(uint64_t i) {
     case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
       const uint32_t flags = open_flags(e.nr, e.args[1], e.args[2]);
       if (flags & O_CREAT) f.ns_mask |= 1;
-      if (ret >= 0 && has_path) {
+      if (ret >= 0 && has_path && S_ISFIFO(e.mode)) {
+        // A named FIFO: the open is a lookup (the executor opens it O_PATH,
+        // not to wait for the other end), what goes through it a pipe's, each
+        // read ordered after the writes of that FIFO's earlier opens.
+        auto [c, fresh] = fifo_chan_.try_emplace(op.path[0], 0);
+        if (fresh) c->second = procs_.new_chan();
+        op.new_ofd = procs_.new_ofd(OfdKind::kPipe, op.path[0], flags);
+        plan_.ofds[op.new_ofd].chan_read = plan_.ofds[op.new_ofd].chan_write = c->second;
+        st.table->bind(static_cast<int>(ret), op.new_ofd, (flags & O_CLOEXEC) != 0, closed);
+      } else if (ret >= 0 && has_path) {
         bool dir = (flags & O_DIRECTORY) || S_ISDIR(e.mode);
         op.new_ofd = procs_.new_ofd(dir ? OfdKind::kDir : OfdKind::kFile, op.path[0], flags);
         st.table->bind(static_cast<int>(ret), op.new_ofd, (flags & O_CLOEXEC) != 0, closed);
