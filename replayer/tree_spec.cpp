@@ -41,7 +41,50 @@ std::string guess_link_target(const Plan& plan, uint64_t i, const std::string& l
   return std::string(len, '_');
 }
 
+// Whether the call follows a symlink at the end of its path k (stat, open,
+// exec, access: yes; lstat, readlink, O_NOFOLLOW, a name's own change: no).
+bool follows_last_link(const Event& e, const SyscallInfo& si, int k, bool ns) {
+  if (ns || k != 0) return false;
+  const uint64_t* a = e.args;
+  switch (e.nr) {
+    case SYS_lstat: case SYS_readlink: case SYS_readlinkat: case SYS_lchown:
+    case SYS_lgetxattr: case SYS_llistxattr: case SYS_lsetxattr: case SYS_lremovexattr:
+      return false;
+    case SYS_newfstatat: return !(a[3] & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH));
+    case SYS_statx: return !(a[2] & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH));
+    case SYS_faccessat2: return !(a[3] & AT_SYMLINK_NOFOLLOW);
+    case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
+      const uint64_t fl = e.nr == SYS_open ? a[1] : e.nr == SYS_creat ? (O_CREAT | O_WRONLY | O_TRUNC) : a[2];
+      return !(fl & O_NOFOLLOW) && (fl & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
+    }
+    default:
+      return si.cls == SyscallClass::kStat || si.cls == SyscallClass::kOpen;
+  }
+}
+
 }  // namespace
+
+// The node a symlink made by op (symlink/symlinkat) names: its replay text
+// (path_map.h) taken relative to the link's directory, or absolute beneath
+// the target or the scratch directory. PathTree::kNone when it names neither.
+uint32_t TreeSpecBuilder::made_link_target(const Plan& plan, const PlanOp& op) {
+  const std::string& text = plan.paths[op.path[0]].abs;
+  const MappedPath& link = plan.paths[op.path[1]].mapped;
+  MappedPath to;
+  if (!text.empty() && text[0] == '/') {
+    const std::string* dirs[2] = {&spec_.target_dir, &spec_.scratch_dir};
+    int r = -1;
+    for (int k = 0; k < 2; ++k)
+      if (!dirs[k]->empty() && is_beneath(text, *dirs[k])) r = k;
+    if (r < 0) return PathTree::kNone;
+    to.root = r == 0 ? Root::kTarget : Root::kScratch;
+    to.rel = normalize_abs(std::string_view(text).substr(dirs[r]->size())).substr(1);
+  } else {
+    to.root = link.root;
+    to.rel = join_abs(parent_of("/" + link.rel), text).substr(1);
+  }
+  return spec_.paths.intern(to);
+}
 
 TreeSpecBuilder::TreeSpecBuilder(const PathMap& map, std::string target_dir, std::string scratch_dir)
     : map_(map) {
@@ -120,16 +163,32 @@ void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
   if (op.flags & kPfDevice) return;  // replayed on a stand-in device, not in the tree
   if (op.new_ofd != kNoOfd) offsets_.erase(op.new_ofd);
   if (op.ofd != kNoOfd) read_through(plan, op, e, si->cls);
+  const bool ok_call = e.ret >= 0;
+  if (!made_links_.empty())
+    for (int k = 0; k < 2; ++k)  // a made link renamed or removed stands no more
+      if (op.path[k] != kNoPath && (op.flags & (kPfNs0 << k)) && !(k == 0 && (si->flags & kSfLiteralPath0)) && ok_call)
+        made_links_.erase(node_of(plan, op.path[k]));
+  if ((si->flags & kSfLiteralPath0) && ok_call && op.path[0] != kNoPath && op.path[1] != kNoPath)
+    if (const uint32_t to = made_link_target(plan, op); to != PathTree::kNone)
+      made_links_[node_of(plan, op.path[1])] = to;
   for (int k = 0; k < 2; ++k) {
     if (op.path[k] == kNoPath || (k == 0 && (si->flags & kSfLiteralPath0))) continue;
-    const uint32_t node = node_of(plan, op.path[k]);
+    uint32_t node = node_of(plan, op.path[k]);
+    uint32_t path = op.path[k];
+    // Seen through a link the trace made (`ln -sf /etc/hostname a; cat a`):
+    // the facts are its target's, which must exist at start.
+    if (!made_links_.empty() && follows_last_link(e, *si, k, op.flags & (kPfNs0 << k)))
+      if (auto l = made_links_.find(node); l != made_links_.end()) {
+        node = l->second;
+        path = kNoPath;
+      }
     if (entry_of(node) != UINT32_MAX) continue;
     auto [it, fresh] = seen_.try_emplace(node);
     Seen& sn = it->second;
     if (fresh) {
       seen_order_.push_back(node);
       sn.entry.node = node;
-      sn.path = op.path[k];
+      sn.path = path;
     }
     const bool ok = e.ret >= 0;
     const bool ns = op.flags & (kPfNs0 << k);

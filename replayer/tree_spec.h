@@ -101,6 +101,10 @@ class TreeSpecBuilder {
   // that file's, when it has none of its own.
   std::unordered_map<uint32_t, TreeEntry> followed_;
   std::unordered_map<uint32_t, uint64_t> offsets_;  // per OFD: where its next read starts (read_through)
+  // Symlinks the trace made (link node -> the node its text names, in replay
+  // space), while they stand: what a call saw through one, it saw of that.
+  std::unordered_map<uint32_t, uint32_t> made_links_;
+  uint32_t made_link_target(const Plan& plan, const PlanOp& op);
   std::vector<bool> dir_hint_;  // per node: a lookup beneath it found no name (ENOENT): a directory, if it exists
   void hint_dir(uint32_t node) {
     if (node == PathTree::kNone) return;

@@ -305,6 +305,62 @@ TEST_F(Replay, PipeReadWaitsForTheReplayedWrite) {
   EXPECT_GT(ops[rd].dep_wait, 0u);
 }
 
+// `mkfifo f; cat f & echo x > f`: each open of a FIFO waits in the kernel for
+// the other end, and the replay, which orders the writer's O_CREAT open after
+// the reader's, blocked in the reader's for good. A FIFO's opens are lookups
+// now (O_PATH), what goes through it a pipe's.
+TEST_F(Replay, ANamedFifoIsOpenedWithoutWaitingForItsOtherEnd) {
+  alarm(120);  // blocked in open(2), the replay would never end: fail instead of hanging
+  Synth t;
+  t.add(1, 1, SYS_mknodat, 0, 10, 0, {kAtCwd, 0, S_IFIFO | 0644, 0}, "/w/p/ff");
+  t.add(1, 1, SYS_clone, 100, 10, 2, {SIGCHLD});
+  // The reader's open (pid 2) began first and returned once the writer's had.
+  uint32_t wo = t.add(1, 1, SYS_openat, 1'000'000, 10, 3, {kAtCwd, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644}, "/w/p/ff");
+  uint32_t ro = t.add(2, 2, SYS_openat, 200, 1'000'000, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/ff");
+  for (uint32_t o : {wo, ro}) t.ev[o].mode = S_IFIFO | 0644;
+  uint32_t wr = t.add(1, 1, SYS_write, 1'000'300, 10, 8, {3, 0, 8});
+  uint32_t rd = t.add(2, 2, SYS_read, 1'000'400, 10, 8, {3, 0, 4096});
+  t.add(1, 1, SYS_close, 1'000'500, 10, 0, {3});
+  uint32_t eof = t.add(2, 2, SYS_read, 1'000'600, 10, 0, {3, 0, 4096});
+  t.add(2, 2, SYS_close, 1'000'700, 10, 0, {3});
+  std::string trace = write_trace(t, "/w/p");
+  ReplayOptions o = options();
+  o.reset_after = false;
+  auto r = run_replay(trace, o);
+  alarm(0);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(r->divergences, 0u);
+  auto ops = read_result(r->result_path);
+  EXPECT_GE(ops[wo].ret, 0);
+  EXPECT_GE(ops[ro].ret, 0);
+  for (uint32_t i : {wr, rd, eof}) EXPECT_FALSE(ops[i].flags & kOfDivergent) << i;
+  EXPECT_EQ(ops[rd].ret, 8);
+  struct stat st;
+  ASSERT_EQ(lstat((target + "/ff").c_str(), &st), 0) << "the FIFO itself is made, as the original made it";
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+// `ln -sf /etc/hostname a; cat a`: the file outside the root was seen only
+// through a link the trace made, so nothing prepared it and the open
+// diverged (ENOENT), and every call on its fd after it. What a call that
+// follows the link sees is the link's target's, which existed at start.
+TEST_F(Replay, AFileSeenOnlyThroughALinkTheTraceMadeIsPrepared) {
+  Synth t;
+  t.add(1, 1, SYS_symlink, 10, 5, 0, {}, "/etc/zone", "/w/p/a");
+  uint32_t o = t.add(1, 1, SYS_openat, 20, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/a");
+  t.ev[o].mode = S_IFREG | 0644;
+  t.ev[o].size = 300;
+  t.ev[o].ino = 7;
+  t.add(1, 1, SYS_read, 30, 5, 300, {3, 0, 4096});
+  t.add(1, 1, SYS_close, 40, 5, 0, {3});
+  t.add(1, 1, SYS_readlink, 50, 5, 9, {}, "/w/p/a");  // the link itself: no facts of its target
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(r->divergences, 0u);
+  EXPECT_EQ(r->short_reads, 0u);
+}
+
 // Think mode: the parent's wait ends no sooner than the child's exit plus the
 // teardown the original's parent waited for; the child's worker does not
 // wait for it.
