@@ -131,11 +131,17 @@ using EventSource = std::function<Result<bool>(std::vector<Event>&)>;
 using RecordSink = std::function<Status(const OpRecord&, const Event&, const PlanOp&)>;
 using StreamProgress = std::function<void(uint64_t done)>;
 // `filled`: called once the window is first filled, before the clock starts.
+// `stalled`, from the calling thread, once per stall: no op has finished for
+// `stall_ns` beyond the oldest unfinished op's own recorded duration (and its
+// recorded gap, in think mode); given that op's index and the time since the
+// last op finished. The replay goes on waiting.
+using StallReport = std::function<void(uint64_t op, uint64_t since_ns)>;
 Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const EventSource& next,
                                        const RecordSink& sink, ExecEnv& env, TimingMode timing,
                                        const StreamProgress& progress, const InjectedLatency& inject,
                                        const ThinkClock& clock, uint64_t buf_size,
-                                       const std::function<void()>& filled);
+                                       const std::function<void()>& filled, const StallReport& stalled = nullptr,
+                                       uint64_t stall_ns = 30'000'000'000ull);
 
 // Emulated calls whose recorded duration is the kernel's own work on the fd
 // table (dup, fcntl, pipe creation, ...), which think mode sleeps: the

@@ -135,7 +135,8 @@ Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const E
                                        const RecordSink& sink, ExecEnv& env, TimingMode timing,
                                        const StreamProgress& progress, const InjectedLatency& inject,
                                        const ThinkClock& clock, uint64_t buf_size,
-                                       const std::function<void()>& filled) {
+                                       const std::function<void()>& filled, const StallReport& stalled,
+                                       uint64_t stall_ns) {
   const Plan& plan = ps.plan();
   std::vector<Event> chunk;
   size_t at = 0;
@@ -187,16 +188,29 @@ Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const E
     // (WorkerSlot::finished_ns), so this sleep never lengthens it.
     const uint64_t window = plan.op_mask + 1;
     uint64_t base = 0, last_report = 0;
+    uint64_t advanced_at = mono_ns();  // when `base` last moved, for the stall report
+    bool stall_said = false;
     while (true) {
       bool planned = false;
       if (!plan_some(planned)) return err;
+      const uint64_t base_before = base;
       while (base < plan.size && sync.done[base & plan.op_mask].load(std::memory_order_acquire) == base + 1) {
         FSR_RETURN_IF_ERROR(sink(sync.rec[base & plan.op_mask], plan.event(base), plan.op(base)));
         sync.base.store(++base, std::memory_order_release);
       }
       if (!more && base == plan.size) return Status::ok();
+      const uint64_t now = mono_ns();
+      if (base != base_before) {
+        advanced_at = now;
+        stall_said = false;
+      } else if (stalled && !stall_said && base < plan.size) {
+        const uint64_t own = plan.event(base).dur + (timing == TimingMode::kThink ? plan.op(base).gap : 0);
+        if (now - advanced_at > stall_ns + own) {
+          stall_said = true;
+          stalled(base, now - advanced_at);
+        }
+      }
       if (progress) {
-        const uint64_t now = mono_ns();
         if (now - last_report > 100'000'000) {
           last_report = now;
           progress(base);

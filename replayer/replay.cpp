@@ -253,7 +253,22 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   StreamProgress prog;
   if (o.progress && o.on_progress)
     prog = [&](uint64_t d) { o.on_progress("replay", d, sv.events, writer.current()); };
-  auto er = run_engine_stream(ps, sync, next, sink, env, o.timing, prog, o.inject_ns, clock, sv.max_io, open_initial);
+  // A replay blocked in a call (a mount that stopped answering, a call that
+  // blocks where the original's did not) says so instead of waiting mute.
+  StallReport stall;
+  if (o.stall_warn_s > 0 && o.on_warning)
+    stall = [&](uint64_t i, uint64_t since_ns) {
+      const Event& e = plan.event(i);
+      const StrId p = op_path(e);
+      std::string where = p != kNoStr ? " \"" + std::string(rp->str(p)) + "\"" : std::string();
+      o.on_warning("no op has finished for " + std::to_string(since_ns / 1'000'000'000) + " s: the oldest unfinished is op " +
+                   std::to_string(i + 1) + " of " + std::to_string(sv.events) + ", " + std::string(syscall_name(e.nr)) +
+                   where + " of pid " + std::to_string(e.pid) + ", recorded to take " + std::to_string(e.dur / 1000) +
+                   " us. The mount may have stopped answering, or the call blocks where the original's did not "
+                   "(a FIFO, a lock). Still waiting; Ctrl-C stops the replay");
+    };
+  auto er = run_engine_stream(ps, sync, next, sink, env, o.timing, prog, o.inject_ns, clock, sv.max_io, open_initial,
+                              stall, static_cast<uint64_t>(o.stall_warn_s * 1e9));
   const MappingStats maps = env.maps.stats();
   release_all(env);  // before returning an error too
   FSR_RETURN_IF_ERROR(er);

@@ -45,6 +45,9 @@ struct ReplayOptions {
   // `current`: what runs now (replay: the program started last among the ops done), may be empty.
   std::function<void(const char* phase, uint64_t done, uint64_t total, std::string_view current)> on_progress;
   std::function<void(const std::string& warning)> on_warning;  // said at once (before the clock, if known then)
+  // A stall (no op finished for this long past the oldest unfinished one's
+  // recorded time) is said through on_warning, naming that op; 0: never.
+  double stall_warn_s = 30;
   // Test hook: ns slept inside every issued op of a class (attribution checks
   // against a known truth). Recorded in the result's options.
   std::array<uint64_t, kClassCount> inject_ns{};

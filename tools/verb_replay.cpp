@@ -126,6 +126,10 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
                   "Largest share of ops (%) whose result may differ from the recorded one (default 1); past it "
                   "the replay exits with status 6 and its result is marked diverged")
       ->check(CLI::Range(0.0, 100.0));
+  sub->add_option("--stall-warning", a.opt.stall_warn_s,
+                  "Seconds without any op finishing (past the oldest unfinished op's recorded time) after which "
+                  "a warning names that op (default 30; 0: never)")
+      ->check(CLI::Range(0.0, 1e6));
   sub->add_option("--dir-order", a.dir_order,
                   "listing: namespace ops in a directory are ordered against listings of it only (ROOT/ARTC, "
                   "default); serial: also against each other, in their recorded order")

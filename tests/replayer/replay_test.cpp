@@ -340,6 +340,33 @@ TEST_F(Replay, ANamedFifoIsOpenedWithoutWaitingForItsOtherEnd) {
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
 }
 
+// A call that does not return (a mount that stopped answering, a call that
+// blocks where the original's did not, as the FIFO's open above did) is
+// said, naming it, instead of a replay waiting mute; once per stall.
+TEST_F(Replay, AStalledReplaySaysWhichOpItWaitsOn) {
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 10, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/stuck");
+  t.add(1, 1, SYS_newfstatat, 20, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/stuck");
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p/stuck", PrestateKind::kFile, 1)});
+  ReplayOptions o = options();
+  o.inject_ns[static_cast<size_t>(SyscallClass::kStat)] = 1'200'000'000;  // each stat "hangs" 1.2 s
+  o.stall_warn_s = 0.4;
+  std::vector<std::string> said;
+  o.on_warning = [&](const std::string& w) { said.push_back(w); };
+  auto r = run_replay(trace, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  std::vector<std::string> stalls;
+  for (const auto& w : said)
+    if (w.find("no op has finished") != std::string::npos) stalls.push_back(w);
+  ASSERT_EQ(stalls.size(), 2u) << "one report per stall (each stat is one)";
+  EXPECT_NE(stalls[0].find("op 1 of 2, newfstatat \"/w/p/stuck\""), std::string::npos) << stalls[0];
+  EXPECT_NE(stalls[1].find("op 2 of 2"), std::string::npos) << stalls[1];
+  o.stall_warn_s = 0;  // off
+  said.clear();
+  ASSERT_TRUE(run_replay(trace, o).is_ok());
+  for (const auto& w : said) EXPECT_EQ(w.find("no op has finished"), std::string::npos) << w;
+}
+
 // `ln -sf /etc/hostname a; cat a`: the file outside the root was seen only
 // through a link the trace made, so nothing prepared it and the open
 // diverged (ENOENT), and every call on its fd after it. What a call that
