@@ -119,9 +119,20 @@ int open_beneath_user(int rootfd, std::string_view rel, int flags, mode_t mode, 
 }
 
 int openat2_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, uint64_t extra_resolve) {
+  // openat2 refuses with EINVAL what open(2) quietly drops, and the replayed
+  // calls were open(2)'s: flags it does not know, flags beside O_PATH other
+  // than these, and mode bits other than the permissions (Node's fs.cp
+  // passes the source's st_mode, S_IFREG included: each of its creates
+  // diverged).
+  constexpr int kValid = O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | O_NONBLOCK | O_SYNC |
+                         O_DSYNC | O_ASYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_NOATIME |
+                         O_CLOEXEC | O_PATH | O_TMPFILE;
+  constexpr int kPathFlags = O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC;
+  flags &= kValid;
+  if (flags & O_PATH) flags &= kPathFlags;
   open_how how{};
   how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
-  how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+  how.mode = (flags & (O_CREAT | O_TMPFILE)) ? (mode & 07777) : 0;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | extra_resolve;
   char path[4096];
   size_t n = rel.size() < sizeof path - 1 ? rel.size() : sizeof path - 1;
