@@ -66,6 +66,14 @@ TEST(Resolver, AnOpenThroughARelativeSymlinkSucceedsWhileRenamesRace) {
 
 // "x/" names x only if it is a directory, after following it: with openat2
 // and in the user-space walk (kernels without openat2, WSL1) alike.
+// Both ways open_beneath resolves: openat2, or the user-space walk (kernels
+// without it, WSL1).
+Features resolving(bool openat2) {
+  Features f = Features::all();
+  f.set(Feature::kOpenat2, openat2);
+  return f;
+}
+
 TEST(Resolver, ATrailingSlashAsksForADirectory) {
   char tpl[] = "/tmp/fsreplay-resolver-XXXXXX";
   ASSERT_NE(mkdtemp(tpl), nullptr);
@@ -79,8 +87,7 @@ TEST(Resolver, ATrailingSlashAsksForADirectory) {
   const int rootfd = open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   ASSERT_GE(rootfd, 0);
   for (bool openat2 : {true, false}) {
-    Features f = Features::all();
-    f.set(Feature::kOpenat2, openat2);
+    const Features f = resolving(openat2);
     SCOPED_TRACE(openat2 ? "openat2" : "user-space walk");
     auto opened = [&](const char* rel, int flags) {
       const int fd = open_beneath(rootfd, rel, flags, 0, f);
@@ -109,8 +116,7 @@ TEST(Resolver, WhatOpenIgnoresOpenat2IsNotGiven) {
   const int rootfd = open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   ASSERT_GE(rootfd, 0);
   for (bool openat2 : {true, false}) {
-    Features f = Features::all();
-    f.set(Feature::kOpenat2, openat2);
+    const Features f = resolving(openat2);
     SCOPED_TRACE(openat2 ? "openat2" : "user-space walk");
     const std::string name = openat2 ? "a" : "b";
     int fd = open_beneath(rootfd, name, O_CREAT | O_WRONLY | O_TRUNC, S_IFREG | 0640, f);
