@@ -4,7 +4,7 @@
 #
 #   tools/bench/replay-fidelity.sh [-n RUNS] [-w WORKLOADS] [-t TARGETS] [-b FSREPLAY] [--ab] [--afap] [--raw]
 #     -n RUNS       rounds per workload (median of them; default 3), after one warm-up round
-#     -w WORKLOADS  comma list of small,git,clone,npm,cargo,make (default: all)
+#     -w WORKLOADS  comma list of small,git,clone,npm,cargo,make,configure (default: all)
 #     -t TARGETS    comma list of ext4,bindfs,sshfs (default: all)
 #     --ab          each round also replays without the think clock's corrections
 #                   (--no-clock-correction): the "uncorrected" column
@@ -46,13 +46,15 @@
 #   cargo  tests/workloads/cargo; `cargo build --offline --locked` (Debian's crates)
 #   make   Lua 5.4.4 (Debian's lua5.4 source, fetched once with a private
 #          sources list); `make -j2 linux`
+#   configure  sed 4.9 (Debian's source, fetched the same way): `./configure`
+#          (gnulib's ~1,000 checks: a process-creation storm) and `make -j2`
 # Without the git/git mirror, git and clone use tools/workloads/make-git-repo.py
 # (4,800 files). How long: about 25 min for -n 3 with every workload and
 # target on the 2-core VM (sshfs and cargo dominate).
 set -euo pipefail
 
 runs=3
-workloads=small,git,clone,npm,cargo,make
+workloads=small,git,clone,npm,cargo,make,configure
 targets=ext4,bindfs,sshfs
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -143,6 +145,14 @@ mount_target() {  # mount_target KIND: where the workload and the replay run
 # --- workloads --------------------------------------------------------------
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null UV_USE_IO_URING=0 npm_config_update_notifier=false
 gitsrc=$work/git-src.git
+debian_source() {  # debian_source PACKAGE DIR: Debian's source of PACKAGE unpacked at $work/DIR, once (a private sources list)
+  [[ -d $work/$2 ]] && return 0
+  local a="-o Dir::Etc::SourceList=$work/apt/sources.list -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=$work/apt/lists"
+  mkdir -p "$work/apt/lists/partial"
+  echo "deb-src http://deb.debian.org/debian bookworm main" > "$work/apt/sources.list"
+  (cd "$work" && apt-get $a -qq update && apt-get $a -qq source --download-only "$1" >/dev/null 2>&1 &&
+    tar xf "$(ls "$1"_*.orig.tar.* | head -1)") && [[ -d $work/$2 ]]
+}
 prepare_inputs() {  # once per workload: its inputs outside every tree; 1 = cannot run here
   case $1 in
     small) ;;
@@ -170,14 +180,8 @@ prepare_inputs() {  # once per workload: its inputs outside every tree; 1 = cann
       [[ -x /usr/bin/cargo && -x /usr/bin/rustc && -d /usr/share/cargo/registry ]] ||
         { say "skip cargo: Debian's cargo, rustc or librust-*-dev missing (tools/install-deps)"; return 1; }
       mkdir -p "$work/cargo-home" ;;
-    make)
-      if [[ ! -d $work/lua-5.4.4 ]]; then
-        local a="-o Dir::Etc::SourceList=$work/apt/sources.list -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=$work/apt/lists"
-        mkdir -p "$work/apt/lists/partial"
-        echo "deb-src http://deb.debian.org/debian bookworm main" > "$work/apt/sources.list"
-        (cd "$work" && apt-get $a -qq update && apt-get $a -qq source --download-only lua5.4 >/dev/null 2>&1 &&
-          tar xzf lua5.4_*.orig.tar.gz) || { say "skip make: cannot fetch Debian's lua5.4 source"; return 1; }
-      fi ;;
+    make) debian_source lua5.4 lua-5.4.4 || { say "skip make: cannot fetch Debian's lua5.4 source"; return 1; } ;;
+    configure) debian_source sed sed-4.9 || { say "skip configure: cannot fetch Debian's sed source"; return 1; } ;;
   esac
 }
 make_tree() {  # make_tree WORKLOAD DIR: the state the workload starts from
@@ -188,6 +192,7 @@ make_tree() {  # make_tree WORKLOAD DIR: the state the workload starts from
     npm) cp "$repo"/tests/workloads/npm/package*.json "$d/" ;;
     cargo) cp -r "$repo/tests/workloads/cargo/." "$d/" ;;
     make) cp -r "$work/lua-5.4.4/." "$d/" ;;
+    configure) cp -a "$work/sed-4.9/." "$d/" ;;
   esac
 }
 command_of() {  # the workload's command line, run in its tree
@@ -198,6 +203,7 @@ command_of() {  # the workload's command line, run in its tree
     npm) echo 'npm ci --offline --no-audit --no-fund --loglevel=error' ;;
     cargo) echo "env CARGO_HOME=$work/cargo-home RUSTC=/usr/bin/rustc /usr/bin/cargo build --offline --locked -q" ;;
     make) echo 'make -s -j2 linux' ;;
+    configure) echo "sh -c './configure -q > /dev/null && make -s -j2 > /dev/null'" ;;
   esac
 }
 
