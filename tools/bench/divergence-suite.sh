@@ -11,6 +11,7 @@
 #     -w       comma list (default: all): zlib sed bzip2 venv python node shell
 #              git npm cargo clone
 #     --show N print up to N divergent ops of each workload (default 5)
+#     --strict a workload that cannot run here is a failure, not a skip (the test)
 #   Root (the recorder). Needs mkfs.ext4 and loop devices; apt-get for the
 #   Debian sources (zlib, sed, bzip2; fetched once with a private sources
 #   list), python3, node, git, npm, cargo per workload. WORK (default
@@ -18,7 +19,8 @@
 #   repository to clone (default the git/git mirror when present, else this
 #   project's own repository).
 # Prints one row per workload: events, replayed ops, divergent ops, short
-# reads, then the divergent calls. Exit status 1 when any workload diverged.
+# reads, then the divergent calls. Exit status 1 when any workload diverged
+# or read short (or, with --strict, was skipped or failed itself).
 # How long: about 1 min for all on the 2-core VM once the sources are fetched
 # (sed's configure and make, 1.36 M events, dominate).
 set -euo pipefail
@@ -28,12 +30,13 @@ repo=$(cd "$here/../.." && pwd)
 bin=${FSREPLAY:-$repo/build/tools/fsreplay}
 work=${WORK:-/var/tmp/fsr-divergence}
 workloads=zlib,sed,bzip2,venv,python,node,shell,git,npm,cargo,clone
-show=5
+show=5 strict=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     -w) workloads=$2; shift 2 ;;
     -b) bin=$2; shift 2 ;;
     --show) show=$2; shift 2 ;;
+    --strict) strict=1; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "divergence-suite: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -49,6 +52,7 @@ fs=$work/ext4
 cleanup() { mountpoint -q "$fs" && umount "$fs"; rm -f "$work/fs.img"; }
 trap cleanup EXIT
 say() { echo "divergence-suite: $*" >&2; }
+skipped() { say "skip $*"; [[ $strict == 0 ]] || bad=1; }  # in the main shell
 
 fetch_source() {  # fetch_source PACKAGE: Debian's source, unpacked once under $work/src
   local pkg=$1 a="-o Dir::Etc::SourceList=$work/apt/sources.list -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=$work/apt/lists"
@@ -107,26 +111,28 @@ run_of() {
   esac
 }
 
-printf '%-7s %10s %10s %10s %8s %s\n' workload events replayed divergent short "record exit"
 bad=0
+printf '%-7s %10s %10s %10s %8s %s\n' workload events replayed divergent short "record exit"
 for w in ${workloads//,/ }; do
-  setup=$(setup_of "$w") || continue
+  setup=$(setup_of "$w") || { [[ $strict == 0 ]] || bad=1; continue; }
   cleanup
   truncate -s 4G "$work/fs.img"
   mkfs.ext4 -q -F "$work/fs.img"
   mkdir -p "$fs" && mount -o loop "$work/fs.img" "$fs"
   mkdir "$fs/w" "$fs/t"
-  (cd "$fs/w" && eval "$setup") > "$work/$w.setup.log" 2>&1 || { say "skip $w: its setup failed ($work/$w.setup.log)"; continue; }
+  (cd "$fs/w" && eval "$setup") > "$work/$w.setup.log" 2>&1 || { skipped "$w: its setup failed ($work/$w.setup.log)"; continue; }
   sync
   t=$work/$w.trace
   rc=0
   (cd "$fs/w" && "$bin" record -o "$t" --root "$fs/w" -- bash -c "$(run_of "$w")") > "$work/$w.record.log" 2>&1 || rc=$?
   events=$(grep -o '[0-9]* events' "$work/$w.record.log" | tail -1 | cut -d' ' -f1)
-  [[ -n $events ]] || { say "skip $w: the record failed ($work/$w.record.log)"; continue; }
+  [[ -n $events ]] || { skipped "$w: the record failed ($work/$w.record.log)"; continue; }
   "$bin" replay "$t" --target "$fs/t" --timing afap -q --json --max-divergence 100 -o "$t.result" > "$work/$w.replay.json" 2> "$work/$w.replay.log" ||
     { say "$w: the replay failed ($work/$w.replay.log)"; bad=1; continue; }
   read -r ops div short < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j.get("ops",0), j.get("divergences",0), j.get("short_reads",0))' "$work/$w.replay.json")
   printf '%-7s %10s %10s %10s %8s %s\n' "$w" "$events" "$ops" "$div" "$short" "$rc"
+  [[ $short == 0 ]] || bad=1
+  [[ $strict == 0 || $rc == 0 ]] || { say "$w: the workload itself failed (exit $rc; $work/$w.record.log)"; bad=1; }
   if [[ $div != 0 ]]; then
     bad=1
     "$bin" dump "$t.result" | grep DIVERGENT | head -"$show" | sed 's/^/          /'

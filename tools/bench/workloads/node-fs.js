@@ -1,3 +1,7 @@
+// Node's fs calls as build tools make them: fs.promises mkdir -r, writeFile,
+// cp -r (which passes the source's st_mode to each create), copyFile, mkdtemp,
+// rename, symlink, utimes, truncate, appendFile, positioned write + datasync,
+// readdir withFileTypes, stat, streams, fs.watch, access, rm -r.
 const fs = require('fs'), fsp = require('fs/promises'), path = require('path'), os = require('os');
 (async () => {
   await fsp.mkdir('t/a/b', { recursive: true });

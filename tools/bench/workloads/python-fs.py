@@ -1,3 +1,6 @@
+# Python's file-system calls as scripts make them: pathlib, shutil.copytree and
+# rmtree, tempfile, flock and fsync, tarfile and zipfile, os.walk and scandir,
+# mmap of a file, sqlite3, os.replace, chmod, utime, compileall.
 import os, shutil, tempfile, tarfile, zipfile, pathlib, glob, json, sqlite3, fcntl, mmap
 root = pathlib.Path('p'); (root / 'src/pkg/sub').mkdir(parents=True)
 for i in range(300):

@@ -1,3 +1,8 @@
+# Shell tools a build or a setup script runs, each on the file system:
+# mkdir -p, cp --reflink, ln and ln -s, install -D, mktemp -d, chmod -R, touch -d,
+# truncate, fallocate, dd conv=fsync, split, sort -o, a named FIFO between two
+# processes, a link out of the tree read through, find -newer, cp -a, mv, ls -laR,
+# tar czf and xzf.
 set -e
 mkdir -p a/b/c; seq 1 100000 > a/n.txt
 cp --reflink=auto a/n.txt a/b/n2.txt; ln -s ../n.txt a/b/l; ln a/n.txt a/hard
