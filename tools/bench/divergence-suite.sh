@@ -72,7 +72,7 @@ setup_of() {
     zlib|sed|bzip2)
       fetch_source "$1" || { say "skip $1: cannot fetch Debian's $1 source"; return 1; }
       echo "cp -a '$(src_dir "$1")'. ." ;;
-    venv) python3 -m venv --help >/dev/null 2>&1 || { say "skip venv: python3 has no venv module"; return 1; }
+    venv) python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || { say "skip venv: python3 has no venv or ensurepip module (Debian: python3-venv)"; return 1; }
       echo true ;;
     python) command -v python3 >/dev/null || { say "skip python: python3 missing"; return 1; }
       echo "cp '$here/workloads/python-fs.py' ." ;;
