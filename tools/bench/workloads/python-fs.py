@@ -11,7 +11,8 @@ with tempfile.TemporaryDirectory(dir='p') as d:
     with open(os.path.join(d, 'lock'), 'w') as f:
         fcntl.flock(f, fcntl.LOCK_EX); f.write('x'); f.flush(); os.fsync(f.fileno())
     with tarfile.open(os.path.join(d, 'a.tar.gz'), 'w:gz') as t: t.add('p/copy')
-    with tarfile.open(os.path.join(d, 'a.tar.gz')) as t: t.extractall(os.path.join(d, 'x'), filter='data')
+    with tarfile.open(os.path.join(d, 'a.tar.gz')) as t:  # (filter= from Python 3.11.4 on; Debian 12 has 3.11.2)
+        t.extractall(os.path.join(d, 'x'), **({'filter': 'data'} if hasattr(tarfile, 'data_filter') else {}))
     with zipfile.ZipFile(os.path.join(d, 'a.zip'), 'w') as z:
         for f in glob.glob('p/src/**/*.py', recursive=True): z.write(f)
 n = sum(len(files) for _, _, files in os.walk('p'))
