@@ -59,6 +59,18 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
   return fd;
 }
 
+// rmdir of "x/." or "x/..": the kernel walks to x, then refuses by the last
+// component alone (EINVAL for ".", ENOTEMPTY for ".."), whatever x holds. The
+// stored path is the directory either names, so the walk is replayed and the
+// answer given; std::nullopt for any other rmdir.
+std::optional<int64_t> dot_rmdir(Ctx& c) {
+  const auto t = static_cast<PathTail>(event_tail_code(c.e, 0));
+  if (t != PathTail::kDot && t != PathTail::kDotDot) return std::nullopt;
+  struct stat st;
+  if (fstatat(c.dirfd(0), c.rel(0), &st, 0) != 0) return -errno;
+  return t == PathTail::kDot ? -EINVAL : -ENOTEMPTY;
+}
+
 int64_t do_stat(Ctx& c, int flags) {
   struct stat st;
   if (c.op.path[0] == kNoPath) return rc(fstat(c.fd(), &st));
@@ -185,6 +197,7 @@ std::optional<int64_t> files_op(Ctx& c) {
       return with_parent(c, 0, [&](int p, const char* b) { return rc(mkdirat(p, b, m)); });
     }
     case SYS_rmdir: {
+      if (auto r = dot_rmdir(c)) return *r;
       const int64_t r = with_parent(c, 0, [&](int p, const char* b) { return rc(unlinkat(p, b, AT_REMOVEDIR)); });
       tree_changed(c);
       return r;
@@ -193,6 +206,8 @@ std::optional<int64_t> files_op(Ctx& c) {
       return with_parent(c, 0, [&](int p, const char* b) { return rc(unlinkat(p, b, 0)); });
     case SYS_unlinkat: {
       const int dir = static_cast<int>(a[2]) & AT_REMOVEDIR;
+      if (dir)
+        if (auto r = dot_rmdir(c)) return *r;
       const int64_t r = with_parent(c, 0, [&](int p, const char* b) { return rc(unlinkat(p, b, dir)); });
       if (dir) tree_changed(c);
       return r;
