@@ -6,6 +6,7 @@
 #include "replayer/replay.h"
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,6 +50,25 @@ std::vector<Feature> forced_off(const ReplayOptions& o, Status& st) {
     else v.push_back(f.value());
   }
   return v;
+}
+
+// The replay's writes against the free space of the directory they land in
+// (after the tree is prepared): past it they fail with ENOSPC, divergences
+// of a full disk, not of the replay. Said before the clock; "" when they fit.
+std::string space_warning(const Roots& roots, const uint64_t (&written)[2]) {
+  const std::string* dirs[2] = {&roots.target, &roots.scratch};
+  for (int r = 0; r < 2; ++r) {
+    struct statvfs v;
+    if (written[r] == 0 || roots.fd[r] < 0 || fstatvfs(roots.fd[r], &v) != 0) continue;
+    const uint64_t free_bytes = static_cast<uint64_t>(v.f_bavail) * v.f_frsize;
+    if (written[r] > free_bytes)
+      return "the trace's writes to " + std::string(r == 0 ? "the target " : "the scratch directory ") + *dirs[r] +
+             " come to " + std::to_string(written[r] >> 20) + " MiB and it has " + std::to_string(free_bytes >> 20) +
+             " MiB free: unless the workload removed as much as it wrote, the replay runs out of space and its "
+             "writes fail (divergences of a full disk); free space or choose another " +
+             (r == 0 ? "--target" : "--scratch");
+  }
+  return {};
 }
 
 ProgressFn phase_progress(const ReplayOptions& o, const char* phase) {
@@ -224,6 +244,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     warnings.push_back(std::move(w));
   };
   warn(map_limit_warning(forecast, own_maps, map_limit));
+  warn(space_warning(ss.roots, sv.written));
   ThinkClock clock;
   IssueCost issue_cost;
   if (o.timing == TimingMode::kThink) {

@@ -66,6 +66,11 @@ void SurveyBuilder::add(const Event& e) {
     if (k == SyscallClass::kRead || k == SyscallClass::kWrite || k == SyscallClass::kCopy ||
         k == SyscallClass::kReaddir)
       s_.max_io = std::max<uint64_t>(s_.max_io, e.ret > 0 ? static_cast<uint64_t>(e.ret) : 0);
+    // (copy_file_range and splice write to their second fd, sendfile to its first)
+    const uint32_t out = (e.nr == SYS_copy_file_range || e.nr == SYS_splice) ? op.ofd2 : op.ofd;
+    if ((k == SyscallClass::kWrite || k == SyscallClass::kCopy) && e.ret > 0 && out < plan.ofds.size() &&
+        plan.ofds[out].path < plan.paths.size())
+      s_.written[static_cast<int>(plan.paths[plan.ofds[out].path].mapped.root)] += static_cast<uint64_t>(e.ret);
   }
   // The smallest lag between a process's exit and its parent's wait (deps.cpp's held exits).
   // (The trace is in completion order, or nearly: the wait may come before the exit.)

@@ -32,6 +32,9 @@ struct PlanSurvey {
   std::vector<uint32_t> space_threads;  // per address space: the threads that leave it
   uint64_t peak_mappings = 0, peak_spaces = 0;
   uint64_t max_io = 65536;           // largest read/write a worker's buffer holds (capped)
+  // Bytes the issued writes and copies wrote, by the root of their file
+  // (Root::kTarget, Root::kScratch): at most the space the replay takes.
+  uint64_t written[2] = {0, 0};
   std::vector<uint16_t> issued;      // distinct syscalls issued
   TreeSpec spec;
 };
