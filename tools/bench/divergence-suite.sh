@@ -9,7 +9,7 @@
 #
 #   tools/bench/divergence-suite.sh [-w WORKLOADS] [-b FSREPLAY] [--show N]
 #     -w       comma list (default: all): zlib sed bzip2 venv python node shell
-#              git npm cargo clone
+#              git npm cargo clone vite
 #     --show N print up to N divergent ops of each workload (default 5)
 #     --strict a workload that cannot run here is a failure, not a skip (the test)
 #   Root (the recorder). Needs mkfs.ext4 and loop devices; apt-get for the
@@ -29,7 +29,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin=${FSREPLAY:-$repo/build/tools/fsreplay}
 work=${WORK:-/var/tmp/fsr-divergence}
-workloads=zlib,sed,bzip2,venv,python,node,shell,git,npm,cargo,clone
+workloads=zlib,sed,bzip2,venv,python,node,shell,git,npm,cargo,clone,vite
 show=5 strict=0
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -64,6 +64,24 @@ fetch_source() {  # fetch_source PACKAGE: Debian's source, unpacked once under $
     for t in "$pkg"_*.orig.tar.*; do tar xf "$t"; done) || return 1
 }
 src_dir() { compgen -G "$work/src/$1-[0-9]*/" | head -1; }
+vite_app() {  # vite_app DIR: a React app of 30 components and its node_modules, made once
+  local d=$1 i
+  [[ -x $d/node_modules/.bin/vite ]] && return 0
+  rm -rf "$d" && mkdir -p "$d/src" || return 1
+  echo '{ "name": "app", "private": true, "version": "0.0.0", "type": "module" }' > "$d/package.json"
+  printf '%s\n' "import { defineConfig } from 'vite'" "import react from '@vitejs/plugin-react'" \
+    "export default defineConfig({ plugins: [react()] })" > "$d/vite.config.js"
+  echo '<!doctype html><html><body><div id="root"></div><script type="module" src="/src/main.jsx"></script></body></html>' > "$d/index.html"
+  {
+    echo "import { createRoot } from 'react-dom/client';"
+    for i in $(seq 1 30); do
+      echo "export default function C$i() { return <p>component $i</p> }" > "$d/src/C$i.jsx"
+      echo "import C$i from './C$i.jsx';"
+    done
+    echo "createRoot(document.getElementById('root')).render(<div>$(for i in $(seq 1 30); do printf '<C%d/>' "$i"; done)</div>);"
+  } > "$d/src/main.jsx"
+  (cd "$d" && timeout 300 npm install --no-audit --no-fund --loglevel=error vite@5 react@18 react-dom@18 @vitejs/plugin-react@4 >/dev/null 2>&1)
+}
 
 # setup_of W: prints the shell that makes W's starting tree (in the tree), or
 # fails with a reason; run_of W: the recorded command (in the tree).
@@ -92,6 +110,9 @@ setup_of() {
       echo "cp -r '$repo/tests/workloads/cargo/.' ." ;;
     clone) command -v git >/dev/null || { say "skip clone: git missing"; return 1; }
       echo true ;;
+    vite) command -v npm >/dev/null || { say "skip vite: npm missing"; return 1; }
+      vite_app "$work/vite-src" || { say "skip vite: cannot install vite and react from the npm registry"; return 1; }
+      echo "cp -a '$work/vite-src/.' ." ;;
     *) say "unknown workload $1"; return 1 ;;
   esac
 }
@@ -108,6 +129,7 @@ run_of() {
     npm) echo 'npm ci --offline --no-audit --no-fund --loglevel=error >/dev/null' ;;
     cargo) echo "env CARGO_HOME=$work/cargo-home RUSTC=/usr/bin/rustc /usr/bin/cargo build --offline --locked -q" ;;
     clone) echo "git clone -q --no-hardlinks '$GITSRC' c && git -C c status >/dev/null" ;;
+    vite) echo 'npx vite build >/dev/null' ;;
   esac
 }
 
