@@ -45,11 +45,11 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
     }
     return fd;
   }
-  // A FIFO (the open's recorded inode facts say so) is opened O_PATH: the
-  // lookup the original made, without waiting for a writer or reader that the
-  // replay may run later (`mkfifo f; cat f & echo x > f` blocked the replay
-  // for good). What goes through it is a pipe's, which the replay skips.
-  if (S_ISFIFO(c.e.mode) && c.e.ret >= 0 && !(flags & O_PATH))
+  // A FIFO (the plan made its OFD a pipe's: syscall_actions.cpp) is opened
+  // O_PATH: the lookup the original made, without waiting for a writer or
+  // reader that the replay may run later (`mkfifo f; cat f & echo x > f`
+  // blocked the replay for good). What goes through it is emulated as a pipe's.
+  if (c.op.new_ofd != kNoOfd && c.env.plan->ofds[c.op.new_ofd].kind == OfdKind::kPipe && !(flags & O_PATH))
     flags = O_PATH | (flags & (O_CLOEXEC | O_NOFOLLOW | O_DIRECTORY));
   int fd = open_beneath(c.dirfd(0), c.relpath(0), flags, mode, c.feat(), c.links());
   if (fd >= 0) {

@@ -106,10 +106,14 @@ void PlanStream::plan_syscall(uint64_t i) {
     case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
       const uint32_t flags = open_flags(e.nr, e.args[1], e.args[2]);
       if (flags & O_CREAT) f.ns_mask |= 1;
-      if (ret >= 0 && has_path && S_ISFIFO(e.mode)) {
-        // A named FIFO: the open is a lookup (the executor opens it O_PATH,
-        // not to wait for the other end), what goes through it a pipe's, each
-        // read ordered after the writes of that FIFO's earlier opens.
+      // A named FIFO: the open's inode says so, or, without inode facts, the
+      // trace made its path one. The open is a lookup (the executor opens a
+      // pipe-kind OFD O_PATH, not to wait for the other end), what goes
+      // through it a pipe's, each read ordered after the writes of that
+      // FIFO's earlier opens.
+      const bool fifo = ret >= 0 && has_path &&
+                        (S_ISFIFO(e.mode) || ((e.flags & kEfNoInode) && fifo_chan_.count(op.path[0])));
+      if (fifo) {
         auto [c, fresh] = fifo_chan_.try_emplace(op.path[0], 0);
         if (fresh) c->second = procs_.new_chan();
         op.new_ofd = procs_.new_ofd(OfdKind::kPipe, op.path[0], flags);
@@ -270,6 +274,8 @@ void PlanStream::plan_syscall(uint64_t i) {
     case SYS_mknod: case SYS_mknodat: {
       uint32_t mode = static_cast<uint32_t>(e.args[e.nr == SYS_mknod ? 1 : 2]);
       if (!S_ISREG(mode) && !S_ISFIFO(mode) && (mode & S_IFMT) != 0) op.action = OpAction::kSkip;
+      if (S_ISFIFO(mode) && ret == 0 && op.path[0] != kNoPath)  // its opens are a FIFO's (above)
+        if (auto [c, fresh] = fifo_chan_.try_emplace(op.path[0], 0); fresh) c->second = procs_.new_chan();
       break;
     }
     case SYS_setxattr: case SYS_lsetxattr: case SYS_fsetxattr: case SYS_removexattr:

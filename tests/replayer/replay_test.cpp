@@ -312,34 +312,43 @@ TEST_F(Replay, PipeReadWaitsForTheReplayedWrite) {
 // the reader's, blocked in the reader's for good. A FIFO's opens are lookups
 // now (O_PATH), what goes through it a pipe's.
 TEST_F(Replay, ANamedFifoIsOpenedWithoutWaitingForItsOtherEnd) {
-  alarm(120);  // blocked in open(2), the replay would never end: fail instead of hanging
-  Synth t;
-  t.add(1, 1, SYS_mknodat, 0, 10, 0, {kAtCwd, 0, S_IFIFO | 0644, 0}, "/w/p/ff");
-  t.add(1, 1, SYS_clone, 100, 10, 2, {SIGCHLD});
-  // The reader's open (pid 2) began first and returned once the writer's had.
-  uint32_t wo = t.add(1, 1, SYS_openat, 1'000'000, 10, 3, {kAtCwd, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644}, "/w/p/ff");
-  uint32_t ro = t.add(2, 2, SYS_openat, 200, 1'000'000, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/ff");
-  for (uint32_t o : {wo, ro}) t.ev[o].mode = S_IFIFO | 0644;
-  uint32_t wr = t.add(1, 1, SYS_write, 1'000'300, 10, 8, {3, 0, 8});
-  uint32_t rd = t.add(2, 2, SYS_read, 1'000'400, 10, 8, {3, 0, 4096});
-  t.add(1, 1, SYS_close, 1'000'500, 10, 0, {3});
-  uint32_t eof = t.add(2, 2, SYS_read, 1'000'600, 10, 0, {3, 0, 4096});
-  t.add(2, 2, SYS_close, 1'000'700, 10, 0, {3});
-  std::string trace = write_trace(t, "/w/p");
-  ReplayOptions o = options();
-  o.reset_after = false;
-  auto r = run_replay(trace, o);
-  alarm(0);
-  ASSERT_TRUE(r.is_ok()) << r.message();
-  EXPECT_EQ(r->divergences, 0u);
-  auto ops = read_result(r->result_path);
-  EXPECT_GE(ops[wo].ret, 0);
-  EXPECT_GE(ops[ro].ret, 0);
-  for (uint32_t i : {wr, rd, eof}) EXPECT_FALSE(ops[i].flags & kOfDivergent) << i;
-  EXPECT_EQ(ops[rd].ret, 8);
-  struct stat st;
-  ASSERT_EQ(lstat((target + "/ff").c_str(), &st), 0) << "the FIFO itself is made, as the original made it";
-  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  // With the opens' inode facts (a FIFO's mode), and without them (the
+  // recorder could not read them): then the mknod says what the path is.
+  for (bool facts : {true, false}) {
+    SCOPED_TRACE(facts ? "inode facts" : "no inode facts");
+    alarm(120);  // blocked in open(2), the replay would never end: fail instead of hanging
+    Synth t;
+    t.add(1, 1, SYS_mknodat, 0, 10, 0, {kAtCwd, 0, S_IFIFO | 0644, 0}, "/w/p/ff");
+    t.add(1, 1, SYS_clone, 100, 10, 2, {SIGCHLD});
+    // The reader's open (pid 2) began first and returned once the writer's had.
+    uint32_t wo = t.add(1, 1, SYS_openat, 1'000'000, 10, 3, {kAtCwd, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644}, "/w/p/ff");
+    uint32_t ro = t.add(2, 2, SYS_openat, 200, 1'000'000, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/ff");
+    for (uint32_t o : {wo, ro}) {
+      if (facts) t.ev[o].mode = S_IFIFO | 0644;
+      else t.ev[o].flags |= kEfNoInode;
+    }
+    uint32_t wr = t.add(1, 1, SYS_write, 1'000'300, 10, 8, {3, 0, 8});
+    uint32_t rd = t.add(2, 2, SYS_read, 1'000'400, 10, 8, {3, 0, 4096});
+    t.add(1, 1, SYS_close, 1'000'500, 10, 0, {3});
+    uint32_t eof = t.add(2, 2, SYS_read, 1'000'600, 10, 0, {3, 0, 4096});
+    t.add(2, 2, SYS_close, 1'000'700, 10, 0, {3});
+    std::string trace = write_trace(t, "/w/p");
+    ReplayOptions o = options();
+    o.reset_after = false;
+    auto r = run_replay(trace, o);
+    alarm(0);
+    ASSERT_TRUE(r.is_ok()) << r.message();
+    EXPECT_EQ(r->divergences, 0u);
+    auto ops = read_result(r->result_path);
+    EXPECT_GE(ops[wo].ret, 0);
+    EXPECT_GE(ops[ro].ret, 0);
+    for (uint32_t i : {wr, rd, eof}) EXPECT_FALSE(ops[i].flags & kOfDivergent) << i;
+    EXPECT_EQ(ops[rd].ret, 8);
+    struct stat st;
+    ASSERT_EQ(lstat((target + "/ff").c_str(), &st), 0) << "the FIFO itself is made, as the original made it";
+    EXPECT_TRUE(S_ISFIFO(st.st_mode));
+    ASSERT_EQ(unlink((target + "/ff").c_str()), 0);
+  }
 }
 
 // A call that does not return (a mount that stopped answering, a call that
