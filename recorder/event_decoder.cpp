@@ -226,12 +226,13 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
       continue;
     }
     int64_t dirfd = info->dirfd[i] >= 0 ? static_cast<int32_t>(v.args[info->dirfd[i]]) : kAtFdcwd;
-    const bool was_unresolved = unresolved;
-    e.path[i] = resolve(t, dirfd, ps[i], &unresolved);
+    bool as_given = false;
+    e.path[i] = resolve(t, dirfd, ps[i], &as_given);
+    unresolved |= as_given;
     if (i == 0 && ps[0].empty() && !empty_path_allowed(r.nr, e.args)) e.flags |= kEfEmptyPath;
     // "x/" and "x/." normalise to x; the call's result depended on the ending
     // (a path stored as given, unresolved or truncated, keeps its own text).
-    if (!(e.flags & kEfPathTruncated) && unresolved == was_unresolved)
+    if (!as_given && !(e.flags & kEfPathTruncated))
       set_event_tail_code(e, i, static_cast<uint8_t>(path_tail(ps[i])));
   }
   const bool is_exec = r.nr == SYS_execve || r.nr == SYS_execveat;

@@ -112,6 +112,11 @@ class PlanStream {
   std::deque<uint64_t> delayed_;
   std::vector<uint32_t> closed_;  // reused per op
   std::unordered_map<uint32_t, uint32_t> fifo_chan_;  // a named FIFO's path -> its channel
+  uint32_t fifo_chan(uint32_t path) {  // that channel, made at the FIFO's first sight
+    auto [c, fresh] = fifo_chan_.try_emplace(path, 0);
+    if (fresh) c->second = procs_.new_chan();
+    return c->second;
+  }
   // Published since the last wake: ops made final (their ready keys), and
   // whether more were planned. A wake is a full fence, which waits for the
   // op's stores into the window (cache misses): per op it was two thirds of

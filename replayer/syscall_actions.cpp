@@ -114,10 +114,8 @@ void PlanStream::plan_syscall(uint64_t i) {
       const bool fifo = ret >= 0 && has_path &&
                         (S_ISFIFO(e.mode) || ((e.flags & kEfNoInode) && fifo_chan_.count(op.path[0])));
       if (fifo) {
-        auto [c, fresh] = fifo_chan_.try_emplace(op.path[0], 0);
-        if (fresh) c->second = procs_.new_chan();
         op.new_ofd = procs_.new_ofd(OfdKind::kPipe, op.path[0], flags);
-        plan_.ofds[op.new_ofd].chan_read = plan_.ofds[op.new_ofd].chan_write = c->second;
+        plan_.ofds[op.new_ofd].chan_read = plan_.ofds[op.new_ofd].chan_write = fifo_chan(op.path[0]);
         st.table->bind(static_cast<int>(ret), op.new_ofd, (flags & O_CLOEXEC) != 0, closed);
       } else if (ret >= 0 && has_path) {
         bool dir = (flags & O_DIRECTORY) || S_ISDIR(e.mode);
@@ -274,8 +272,7 @@ void PlanStream::plan_syscall(uint64_t i) {
     case SYS_mknod: case SYS_mknodat: {
       uint32_t mode = static_cast<uint32_t>(e.args[e.nr == SYS_mknod ? 1 : 2]);
       if (!S_ISREG(mode) && !S_ISFIFO(mode) && (mode & S_IFMT) != 0) op.action = OpAction::kSkip;
-      if (S_ISFIFO(mode) && ret == 0 && op.path[0] != kNoPath)  // its opens are a FIFO's (above)
-        if (auto [c, fresh] = fifo_chan_.try_emplace(op.path[0], 0); fresh) c->second = procs_.new_chan();
+      if (S_ISFIFO(mode) && ret == 0 && op.path[0] != kNoPath) fifo_chan(op.path[0]);  // its opens are a FIFO's (above)
       break;
     }
     case SYS_setxattr: case SYS_lsetxattr: case SYS_fsetxattr: case SYS_removexattr:

@@ -54,7 +54,7 @@ bool follows_last_link(const Event& e, const SyscallInfo& si, int k, bool ns) {
     case SYS_statx: return !(a[2] & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH));
     case SYS_faccessat2: return !(a[3] & AT_SYMLINK_NOFOLLOW);
     case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
-      const uint64_t fl = e.nr == SYS_open ? a[1] : e.nr == SYS_creat ? (O_CREAT | O_WRONLY | O_TRUNC) : a[2];
+      const uint32_t fl = open_flags(e.nr, a[1], a[2]);
       return !(fl & O_NOFOLLOW) && (fl & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
     }
     default:
@@ -163,14 +163,14 @@ void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
   if (op.flags & kPfDevice) return;  // replayed on a stand-in device, not in the tree
   if (op.new_ofd != kNoOfd) offsets_.erase(op.new_ofd);
   if (op.ofd != kNoOfd) read_through(plan, op, e, si->cls);
-  const bool ok_call = e.ret >= 0;
-  if (!made_links_.empty())
-    for (int k = 0; k < 2; ++k)  // a made link renamed or removed stands no more
-      if (op.path[k] != kNoPath && (op.flags & (kPfNs0 << k)) && !(k == 0 && (si->flags & kSfLiteralPath0)) && ok_call)
+  if (e.ret >= 0) {
+    for (int k = 0; k < 2 && !made_links_.empty(); ++k)  // a made link renamed or removed stands no more
+      if (op.path[k] != kNoPath && (op.flags & (kPfNs0 << k)) && !(k == 0 && (si->flags & kSfLiteralPath0)))
         made_links_.erase(node_of(plan, op.path[k]));
-  if ((si->flags & kSfLiteralPath0) && ok_call && op.path[0] != kNoPath && op.path[1] != kNoPath)
-    if (const uint32_t to = made_link_target(plan, op); to != PathTree::kNone)
-      made_links_[node_of(plan, op.path[1])] = to;
+    if ((si->flags & kSfLiteralPath0) && op.path[0] != kNoPath && op.path[1] != kNoPath)
+      if (const uint32_t to = made_link_target(plan, op); to != PathTree::kNone)
+        made_links_[node_of(plan, op.path[1])] = to;
+  }
   for (int k = 0; k < 2; ++k) {
     if (op.path[k] == kNoPath || (k == 0 && (si->flags & kSfLiteralPath0))) continue;
     uint32_t node = node_of(plan, op.path[k]);

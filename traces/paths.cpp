@@ -55,6 +55,7 @@ bool is_beneath(std::string_view path, std::string_view dir) {
 }
 
 PathTail path_tail(std::string_view raw) {
+  if (raw.empty() || (raw.back() != '/' && raw.back() != '.')) return PathTail::kNone;  // most paths (the drain's loop)
   size_t n = raw.size();
   while (n > 0 && raw[n - 1] == '/') --n;
   if (n == 0) return PathTail::kNone;  // "" or the root

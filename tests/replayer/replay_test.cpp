@@ -11,8 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/replayer/replay_fixture.h"
-#include "traces/event_format.h"
-#include "traces/paths.h"
 
 namespace fsr {
 namespace {
@@ -93,64 +91,6 @@ TEST_F(Replay, DivergencesAreDetectedByResultClass) {
   EXPECT_FALSE(ops[3].flags & kOfDivergent);
 }
 
-// mkdir("") failed with ENOENT in the kernel before any lookup; the trace
-// names the cwd it is relative to. Issued on the cwd, it was EEXIST, a
-// divergence (cmake: 6 in a configure); now it replays as what it was.
-TEST_F(Replay, AnEmptyPathThatTheKernelRefusedIsNoDivergence) {
-  Synth t;
-  uint32_t m = t.add(1, 1, SYS_mkdir, 10, 1, -ENOENT, {0, 0777}, "/w/p");
-  t.ev[m].flags |= kEfEmptyPath;
-  uint32_t n = t.add(1, 1, SYS_mkdir, 20, 1, -EEXIST, {0, 0777}, "/w/p");  // a real mkdir of the root
-  std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
-  auto r = run_replay(trace, options());
-  ASSERT_TRUE(r.is_ok()) << r.message();
-  EXPECT_EQ(r->divergences, 0u);
-  auto ops = read_result(r->result_path);
-  EXPECT_FALSE(ops[m].flags & kOfDivergent);
-  EXPECT_EQ(ops[n].ret, -EEXIST);
-}
-
-// gnulib's configure probes what "x/" and "x/." do (stat of a file through a
-// slash, mkdir "x/./", rename onto "y/", rmdir "d/."): the trace stores the
-// normalised path and the ending beside it; replayed without the ending, a
-// sed configure diverged 50 times (renames and unlinks that had failed went
-// through, and what followed them diverged in turn).
-TEST_F(Replay, APathsTrailingSlashOrDotReplaysAsPassed) {
-  auto run = [&](bool tails) {
-    Synth t;
-    auto tailed = [&](uint32_t i, int k, PathTail tl) {
-      if (tails) set_event_tail_code(t.ev[i], k, static_cast<uint8_t>(tl));
-    };
-    tailed(t.add(1, 1, SYS_newfstatat, 10, 1, -ENOTDIR, {kAtCwd, 0, 0, 0}, "/w/p/f"), 0, PathTail::kSlash);
-    tailed(t.add(1, 1, SYS_newfstatat, 20, 1, 0, {kAtCwd, 0, 0, 0}, "/w/p/d"), 0, PathTail::kSlash);
-    tailed(t.add(1, 1, SYS_mkdir, 30, 1, -ENOENT, {0, 0700}, "/w/p/n"), 0, PathTail::kDot);
-    tailed(t.add(1, 1, SYS_rename, 40, 1, -ENOTDIR, {}, "/w/p/f", "/w/p/g"), 1, PathTail::kSlash);
-    tailed(t.add(1, 1, SYS_unlink, 50, 1, -ENOTDIR, {}, "/w/p/f"), 0, PathTail::kSlash);
-    tailed(t.add(1, 1, SYS_rmdir, 60, 1, -EINVAL, {}, "/w/p/d"), 0, PathTail::kDot);
-    tailed(t.add(1, 1, SYS_rmdir, 62, 1, -ENOTEMPTY, {}, "/w/p/d"), 0, PathTail::kDotDot);  // rmdir("d/e/..")
-    tailed(t.add(1, 1, SYS_rmdir, 64, 1, -ENOTEMPTY, {}, "/w/p"), 0, PathTail::kDotDot);    // rmdir("d/.."): the root
-    t.add(1, 1, SYS_newfstatat, 70, 1, 0, {kAtCwd, 0, 0, 0}, "/w/p/f");  // still there
-    t.add(1, 1, SYS_newfstatat, 80, 1, 0, {kAtCwd, 0, 0, 0}, "/w/p/d");
-    t.add(1, 1, SYS_newfstatat, 90, 1, -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/n");
-    std::string trace = write_trace(t, "/w/p", {entry("/w/p/f", PrestateKind::kFile, 5),
-                                                entry("/w/p/d", PrestateKind::kDir)});
-    if (tails) {  // dump shows the path as the program passed it
-      auto rd = TraceReader::open(trace);
-      EXPECT_TRUE(rd.is_ok());
-      std::vector<Event> evs;
-      EXPECT_TRUE(rd.value()->next(evs).is_ok());
-      EXPECT_NE(format_event(evs.at(0), *rd.value(), false).find("\"/w/p/f/\""), std::string::npos);
-    }
-    auto opts = options();
-    opts.max_divergence_pct = 100;
-    auto r = run_replay(trace, opts);
-    EXPECT_TRUE(r.is_ok()) << r.message();
-    return r.is_ok() ? r->divergences : ~0ull;
-  };
-  EXPECT_EQ(run(true), 0u);
-  EXPECT_GE(run(false), 7u);  // the same calls without their endings: the test can tell
-}
-
 // A read that returns fewer bytes than recorded is no divergence (both
 // succeeded) but the replay read less than the workload did: counted, with
 // the bytes missing, so a tree prepared too small does not pass unseen.
@@ -167,23 +107,6 @@ TEST_F(Replay, ReadsShorterThanRecordedAreCounted) {
   EXPECT_EQ(r->short_reads, 1u);
   EXPECT_EQ(r->short_read_bytes, 90u);
   EXPECT_EQ(nlohmann::json::parse(summary_to_json(*r)).value("short_reads", 0), 1);
-}
-
-// glibc's fstat() is newfstatat(fd, "", AT_EMPTY_PATH); the recorder names
-// the fd's path. Replayed as a path walk it would fail once the name is gone
-// (and cost a lookup the original never made): it must run on the fd.
-TEST_F(Replay, AtEmptyPathStatRunsOnTheFdNotThePath) {
-  Synth t;
-  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/f");
-  t.add(1, 1, SYS_unlink, 20, 5, 0, {}, "/w/p/f");
-  uint32_t st = t.add(1, 1, SYS_newfstatat, 30, 5, 0, {3, 0, 0, AT_EMPTY_PATH}, "/w/p/f");
-  t.add(1, 1, SYS_close, 40, 5, 0, {3});
-  std::string trace = write_trace(t, "/w/p", {entry("/w/p/f", PrestateKind::kFile, 100)});
-  auto r = run_replay(trace, options());
-  ASSERT_TRUE(r.is_ok()) << r.message();
-  auto ops = read_result(r->result_path);
-  EXPECT_EQ(ops[st].ret, 0) << "a path walk would have failed with ENOENT";
-  EXPECT_EQ(r->divergences, 0u);
 }
 
 // /dev/null is not on the mount under test: opening it O_CREAT|O_TRUNC and
@@ -231,17 +154,6 @@ TEST_F(Replay, DevTtyReplaysOnTheTerminalWhateverItsRecordedResult) {
   EXPECT_EQ(r->divergences, 0u);
   struct stat sb;
   EXPECT_NE(lstat((scratch + "/dev/tty").c_str(), &sb), 0) << "/dev/tty must not be made in scratch";
-}
-
-// `mkdir -p` of a path under the root also tries the root itself.
-TEST_F(Replay, MkdirOfTheRootItselfIsEexist) {
-  Synth t;
-  uint32_t m = t.add(1, 1, SYS_mkdir, 10, 5, -EEXIST, {0, 0777}, "/w/p");
-  std::string trace = write_trace(t, "/w/p");
-  auto r = run_replay(trace, options());
-  ASSERT_TRUE(r.is_ok()) << r.message();
-  EXPECT_EQ(read_result(r->result_path)[m].ret, -EEXIST);
-  EXPECT_EQ(r->divergences, 0u);
 }
 
 // A mapping longer than its file: a touch past the end raises SIGBUS in the
@@ -378,27 +290,6 @@ TEST_F(Replay, AStalledReplaySaysWhichOpItWaitsOn) {
   for (const auto& w : said) EXPECT_EQ(w.find("no op has finished"), std::string::npos) << w;
 }
 
-// `ln -sf /etc/hostname a; cat a`: the file outside the root was seen only
-// through a link the trace made, so nothing prepared it and the open
-// diverged (ENOENT), and every call on its fd after it. What a call that
-// follows the link sees is the link's target's, which existed at start.
-TEST_F(Replay, AFileSeenOnlyThroughALinkTheTraceMadeIsPrepared) {
-  Synth t;
-  t.add(1, 1, SYS_symlink, 10, 5, 0, {}, "/etc/zone", "/w/p/a");
-  uint32_t o = t.add(1, 1, SYS_openat, 20, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/a");
-  t.ev[o].mode = S_IFREG | 0644;
-  t.ev[o].size = 300;
-  t.ev[o].ino = 7;
-  t.add(1, 1, SYS_read, 30, 5, 300, {3, 0, 4096});
-  t.add(1, 1, SYS_close, 40, 5, 0, {3});
-  t.add(1, 1, SYS_readlink, 50, 5, 9, {}, "/w/p/a");  // the link itself: no facts of its target
-  std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
-  auto r = run_replay(trace, options());
-  ASSERT_TRUE(r.is_ok()) << r.message();
-  EXPECT_EQ(r->divergences, 0u);
-  EXPECT_EQ(r->short_reads, 0u);
-}
-
 // Think mode: the parent's wait ends no sooner than the child's exit plus the
 // teardown the original's parent waited for; the child's worker does not
 // wait for it.
@@ -430,29 +321,6 @@ TEST_F(Replay, ExecEventsNameProcessesInTheResult) {
   auto ops = read_result(r->result_path);
   EXPECT_EQ(ops[x].nr, kEvProcExec);
   EXPECT_FALSE(ops[x].flags & kOfSkipped);
-}
-
-// bash runs a script by reading a block of it, then lseek'ing back to the
-// end of the line it will run next. A script outside the recorded root is
-// prepared in scratch from the trace; prepared empty (its execve was its
-// first mention), each read returned 0 bytes and each lseek -EINVAL.
-TEST_F(Replay, AScriptRunFromOutsideTheRootReadsAndSeeksAsRecorded) {
-  Synth t;
-  t.add(1, 1, kEvProcExec, 10, 0, 0, {}, "/opt/shims/tool");
-  t.add(1, 1, SYS_execve, 10, 5, 0, {}, "/opt/shims/tool");
-  uint32_t o = t.add(1, 1, SYS_openat, 20, 1, 3, {kAtCwd, 0, O_RDONLY}, "/opt/shims/tool");
-  t.ev[o].mode = S_IFREG | 0755;
-  t.ev[o].size = 3341;
-  uint32_t rd = t.add(1, 1, SYS_read, 30, 1, 3341, {3, 0, 3341});
-  uint32_t sk = t.add(1, 1, SYS_lseek, 40, 1, 1162, {3, static_cast<uint64_t>(-2179), SEEK_CUR});
-  t.add(1, 1, SYS_close, 50, 1, 0, {3});
-  std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
-  auto r = run_replay(trace, options());
-  ASSERT_TRUE(r.is_ok()) << r.message();
-  auto ops = read_result(r->result_path);
-  EXPECT_EQ(ops[rd].ret, 3341);
-  EXPECT_EQ(ops[sk].ret, 1162);
-  EXPECT_EQ(r->divergences, 0u);
 }
 
 TEST_F(Replay, PrepareIsIdempotentAndNoPrepareVerifiesAndResets) {
