@@ -270,6 +270,7 @@ struct DepTracker::Impl {
   }
 
   IdStates<Shared> paths, dirs;      // by plan path
+  IdStates<Shared> data;             // a regular file's contents, by plan path (writer: a write)
   IdStates<Contents> dir_contents;   // by plan path (a directory)
   std::vector<uint32_t> last_on_ofd;  // by OFD: its latest op (kNoOp: none lately)
   std::unordered_map<uint32_t, uint64_t> last_of_pid;  // pid -> event index + 1

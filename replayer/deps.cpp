@@ -45,6 +45,11 @@ void DepTracker::Impl::resources(uint64_t i) {
         contents(dir_contents[f.parent[k]], i, false);
     if (f.readdir_dir != kNoPath) contents(dir_contents[f.readdir_dir], i, true);
   }
+  // A failed write changed nothing: it orders as a read.
+  if (f.data != kNoPath) {
+    if (f.data_write && ev(i).ret >= 0) writer(data[f.data], i, DepKind::kFileData);
+    else reader(data[f.data], i, DepKind::kFileData);
+  }
   if (op.action == OpAction::kIssue) {
     if (op.thread >= call_end.size()) call_end.resize(size_t{op.thread} + 1, 0);
     call_end[op.thread] = end(i);
@@ -103,6 +108,7 @@ void DepTracker::Impl::sweep(uint64_t i) {
   auto gone = [&](uint64_t t) { return t + 2 * window <= i; };
   paths.erase_if([&](const Shared& s) { return gone(s.touched); });
   dirs.erase_if([&](const Shared& s) { return gone(s.touched); });
+  data.erase_if([&](const Shared& s) { return gone(s.touched); });
   dir_contents.erase_if([&](const Contents& c) { return gone(c.touched); });
   for (uint32_t& o : last_on_ofd)
     if (o != kNoOp && gone(o)) o = kNoOp;
@@ -211,6 +217,7 @@ void DepTracker::Impl::write_edges(uint64_t i) {
   }
   op.dep_end = plan.dep_pos;
   plan.dep_edges += made;
+  for (size_t e = 0; e < made; ++e) plan.file_data_edges += buf[e].kind == DepKind::kFileData;
   buf.clear();
 }
 

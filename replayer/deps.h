@@ -10,6 +10,14 @@
 //     creation of the name or its directory, an EEXIST after one, a found
 //     name before its removal), else as they returned;
 //   - per open file: ops on one OFD keep their recorded order;
+//   - per regular file's contents: a read (read, pread, readv...) follows
+//     the latest write, truncate or fallocate of the file by another thread,
+//     and a write follows the reads and the write before it. What ordered
+//     them in the original (fcntl byte-range locks, which the replay
+//     emulates, or a lock word in a shared mapping, which it cannot see) is
+//     not replayed: without this a reader reads before the bytes it read in
+//     the original are there (SQLite's WAL: its reader process read 0 bytes
+//     where it had read 4,096 its writer process wrote);
 //   - per parent directory: namespace ops in a directory and readdirs of it
 //     keep their recorded order;
 //   - a thread's first op follows the clone/fork that created it;
@@ -69,6 +77,8 @@ struct OpFacts {
   uint32_t readdir_dir = kNoPath;           // directory listed by a getdents
   uint32_t chan = UINT32_MAX;               // byte channel read (reads) or written (writes)
   bool chan_write = false;
+  uint32_t data = kNoPath;                  // regular file whose contents it reads or writes (plan path)
+  bool data_write = false;
   uint32_t creator = kNoOp;                 // first op of a thread: the op that created it
 };
 

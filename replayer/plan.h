@@ -151,6 +151,7 @@ struct Plan {
   std::vector<uint32_t> initial_ofds;  // OFDs of the first process's files at start (opened before the clock)
   uint64_t approx_deps = 0;         // ops whose causal wait fell back to //TRACE's rule
   uint64_t lock_waits = 0;          // futex waits on a lock not held across a call: no edge (deps.h)
+  uint64_t file_data_edges = 0;     // edges of a file's contents (a read after another thread's write: deps.h)
   uint64_t beyond_window = 0;       // ... of them because their waker lay beyond the window
   uint64_t exact_causal = 0;
   uint64_t dep_edges = 0;

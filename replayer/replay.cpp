@@ -310,6 +310,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   sum.moved_edges = plan.moved_edges;
   sum.moves_beyond_window = plan.moves_beyond_window;
   sum.lock_waits = plan.lock_waits;
+  sum.file_data_deps = plan.file_data_edges;
   sum.recorded_ns = sv.events ? sv.last_end - sv.first_ts : 0;
   sum.fallbacks = ss.features.fallbacks_used();
   sum.trace_problems = ss.problems;

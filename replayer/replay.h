@@ -86,6 +86,7 @@ struct ReplaySummary {
   uint64_t moved_edges = 0;      // orders of overlapping calls taken from their results (deps.h)
   uint64_t moves_beyond_window = 0;  // ... that came beyond the lookahead: kept as they returned
   uint64_t lock_waits = 0;       // futex waits on a lock not held across a call: no edge (deps.h)
+  uint64_t file_data_deps = 0;   // edges of a file's contents: a read after another thread's write (deps.h)
   uint64_t skipped = 0, escaped = 0, workers = 0;
   // Reads that returned fewer bytes than recorded, both without error (not
   // divergences): the file the replay read was smaller than the original's

@@ -81,6 +81,7 @@ std::string summary_to_json(const ReplaySummary& s) {
   j["moved_edges"] = s.moved_edges;
   j["moves_beyond_window"] = s.moves_beyond_window;
   j["lock_waits"] = s.lock_waits;
+  j["file_data_deps"] = s.file_data_deps;
   j["skipped"] = s.skipped;
   j["short_reads"] = s.short_reads;
   j["short_read_bytes"] = s.short_read_bytes;

@@ -304,6 +304,28 @@ void PlanStream::plan_syscall(uint64_t i) {
   // The directory holding each path (deps.cpp orders ops beneath a directory after its changes).
   for (int k = (si->flags & kSfLiteralPath0) ? 1 : 0; k < 2; ++k)
     if (op.path[k] != kNoPath) f.dir[k] = procs_.parent_id(op.path[k]);
+  // The regular file whose contents it reads or changes (deps.cpp).
+  if (op.action == OpAction::kIssue) {
+    auto file_of = [&](uint32_t o) {
+      return o != kNoOfd && plan_.ofds[o].kind == OfdKind::kFile ? plan_.ofds[o].path : kNoPath;
+    };
+    switch (e.nr) {
+      case SYS_read: case SYS_readv: case SYS_pread64: case SYS_preadv: case SYS_preadv2:
+        f.data = file_of(op.ofd);
+        break;
+      case SYS_write: case SYS_writev: case SYS_pwrite64: case SYS_pwritev: case SYS_pwritev2:
+      case SYS_ftruncate: case SYS_fallocate:
+        f.data = file_of(op.ofd);
+        f.data_write = true;
+        break;
+      case SYS_truncate:
+        f.data = op.path[0];
+        f.data_write = true;
+        break;
+      default:
+        break;
+    }
+  }
   if (!closed.empty()) {
     set_closes(op, closed);
     procs_.released(i, closed);

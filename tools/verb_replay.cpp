@@ -35,6 +35,8 @@ void print_summary(const ReplaySummary& s) {
                s.short_reads, human_bytes(s.short_read_bytes));
   fmt::print("approx deps  {}\n", s.approx_deps);
   fmt::print("lock waits   {} (no edge: the lock was taken after the holder's call)\n", s.lock_waits);
+  fmt::print("file orders  {} (a file's reads after another thread's writes, and its writes after reads)\n",
+             s.file_data_deps);
   fmt::print("mappings     {} at most ({:.1f}% of vm.max_map_count {}), {} address spaces at once\n",
              s.peak_mappings, s.max_map_count ? 100.0 * double(s.peak_mappings) / double(s.max_map_count) : 0.0,
              s.max_map_count, s.peak_spaces);

@@ -77,6 +77,7 @@ enum class DepKind : uint8_t {
   kApproxCausal, // a wait whose waker is not in the trace: the latest op that ended meanwhile
   kMapping,      // a page fault or munmap after the mmap it refers to
   kSerialDir,    // namespace ops in one directory kept in order (--dir-order serial)
+  kFileData,     // a read of a regular file after another thread's write to it, a write after its reads
   kCount
 };
 inline constexpr int kOfDepKindShift = 8;
@@ -88,7 +89,8 @@ inline DepKind op_dep_kind(uint16_t flags) {
 inline const char* dep_kind_name(DepKind k) {
   static const char* const kNames[] = {"(kind not recorded)", "same path", "parent directory", "directory listing",
                                        "same open file", "thread start", "causal wait",
-                                       "approximate causal", "mapping", "serial directory"};
+                                       "approximate causal", "mapping", "serial directory",
+                                       "file contents"};
   static_assert(sizeof kNames / sizeof kNames[0] == static_cast<std::size_t>(DepKind::kCount));
   return kNames[static_cast<std::size_t>(k)];
 }

@@ -69,6 +69,30 @@ TEST(Deps, OpsOnOneOpenFileKeepTheirOrder) {
   EXPECT_TRUE(has_dep(p, c, w));
 }
 
+// A file's contents: the lock that ordered a read after another thread's
+// write (an fcntl lock, emulated; a lock word in a shared mapping) is not
+// replayed, so the contents order them. SQLite's WAL reader process read
+// 4,096 bytes its writer process had written; unordered, it read 0.
+TEST(Deps, AReadOfAFileFollowsAnotherThreadsWriteToItAndAWriteItsReads) {
+  Synth t = two_threads();
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDWR}, "/r/wal");
+  t.add(1, 2, SYS_openat, 12, 5, 4, {kAtCwd, 0, O_RDWR}, "/r/wal");
+  t.add(1, 2, SYS_openat, 13, 1, 5, {kAtCwd, 0, O_RDONLY}, "/r/other");
+  uint32_t w = t.add(1, 1, SYS_pwrite64, 20, 5, 4096, {3, 0, 4096, 0});
+  uint32_t r = t.add(1, 2, SYS_pread64, 30, 5, 4096, {4, 0, 4096, 0});
+  uint32_t o = t.add(1, 2, SYS_pread64, 36, 1, 10, {5, 0, 10, 0});
+  uint32_t w2 = t.add(1, 1, SYS_pwrite64, 40, 5, 4096, {3, 0, 4096, 4096});
+  uint32_t bad = t.add(1, 1, SYS_pwrite64, 50, 1, -EFBIG, {3, 0, 4096, 1 << 30});
+  uint32_t r2 = t.add(1, 2, SYS_pread64, 60, 5, 4096, {4, 0, 4096, 4096});
+  Plan p = t.plan();
+  EXPECT_EQ(dep_kind(p, r, w), DepKind::kFileData);
+  EXPECT_EQ(dep_kind(p, w2, r), DepKind::kFileData);
+  EXPECT_FALSE(has_dep(p, o, w)) << "another file's read needs no order";
+  EXPECT_TRUE(has_dep(p, r2, w2));
+  EXPECT_FALSE(has_dep(p, r2, bad)) << "a failed write changed nothing: it orders as a read";
+  EXPECT_EQ(p.file_data_edges, 3u);
+}
+
 // ROOT/ARTC: changes of different names in one directory need no order
 // (on a slow mount such an order turns into waiting the original never did);
 // --dir-order serial keeps the recorded order.
