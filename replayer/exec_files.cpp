@@ -5,6 +5,7 @@
 #include <linux/stat.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -94,8 +95,105 @@ int64_t do_statx(Ctx& c) {
   return do_stat(c, flags);
 }
 
+// Copies regular file `in` to `out`: copy_file_range, else sendfile, else
+// read and write (file systems that offer neither between them).
+int64_t copy_contents(Ctx& c, int in, int out) {
+  for (;;) {
+    const ssize_t n = copy_file_range(in, nullptr, out, nullptr, 1 << 30, 0);
+    if (n == 0) return 0;
+    if (n > 0) continue;
+    if (errno == EINTR) continue;
+    if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) return -errno;
+    break;
+  }
+  for (;;) {
+    const ssize_t n = sendfile(out, in, nullptr, 1 << 30);
+    if (n == 0) return 0;
+    if (n > 0) continue;
+    if (errno == EINTR) continue;
+    if (errno != EINVAL && errno != ENOSYS) return -errno;
+    break;
+  }
+  uint64_t size = 0;
+  char* buf = c.io_buf(1 << 20, size);
+  for (;;) {
+    const ssize_t n = read(in, buf, size);
+    if (n == 0) return 0;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -errno;
+    }
+    for (ssize_t done = 0; done < n;) {
+      const ssize_t w = write(out, buf + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return w < 0 ? -errno : -EIO;
+      done += w;
+    }
+  }
+}
+
+// A rename the original made within one file system, whose two names the
+// replay keeps on two (the scratch tree beside a target on another mount:
+// `mv /tmp/x proj/` recorded where /tmp and proj share the distro's ext4,
+// replayed onto /mnt/c): moved as mv(1) moves across file systems, the file
+// written beside its new name, renamed onto it, the old name removed. The
+// cost is the copy's: what the original, had its files been on that mount,
+// would have done after its EXDEV. A directory is not moved (the EXDEV is
+// returned: a divergence).
+int64_t move_across(Ctx& c, unsigned rflags) {
+  return with_parent(c, 0, [&](int p0, const char* b0) {
+    return with_parent(c, 1, [&](int p1, const char* b1) -> int64_t {
+      struct stat st, there;
+      if (fstatat(p0, b0, &st, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
+      if ((rflags & RENAME_NOREPLACE) && fstatat(p1, b1, &there, AT_SYMLINK_NOFOLLOW) == 0) return -EEXIST;
+      if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return -EXDEV;
+      const std::string tmp = ".fsreplay-move-" + std::to_string(c.i);
+      if (S_ISLNK(st.st_mode)) {
+        char target[PATH_MAX];
+        const ssize_t n = readlinkat(p0, b0, target, sizeof target - 1);
+        if (n < 0) return -errno;
+        target[n] = 0;
+        if (symlinkat(target, p1, tmp.c_str()) != 0) return -errno;
+      } else {
+        const int in = openat(p0, b0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (in < 0) return -errno;
+        const int out = openat(p1, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
+        if (out < 0) {
+          const int err = errno;
+          close(in);
+          return -err;
+        }
+        int64_t r = copy_contents(c, in, out);
+        if (r == 0 && fchmod(out, st.st_mode & 07777) != 0) r = -errno;  // (the umask took bits off)
+        close(in);
+        if (close(out) != 0 && r == 0) r = -errno;
+        if (r < 0) {
+          unlinkat(p1, tmp.c_str(), 0);
+          return r;
+        }
+      }
+      if (renameat(p1, tmp.c_str(), p1, b1) != 0) {
+        const int err = errno;
+        unlinkat(p1, tmp.c_str(), 0);
+        return -err;
+      }
+      return unlinkat(p0, b0, 0) == 0 ? 0 : -errno;
+    });
+  });
+}
+
 int64_t do_rename(Ctx& c, unsigned rflags) {
   if (c.op.path[1] == kNoPath) return -EFAULT;
+  // The original's two names lay on two file systems; the replay's may share
+  // one (the scratch tree and a target on one disk). Renamed, the file would
+  // be where the original's was not, and what the original did after the
+  // EXDEV (mv's copy, jar's sendfile) would fail on it. The lookups are
+  // replayed; the answer is the original's.
+  if (c.e.ret == -EXDEV) {
+    struct stat st;
+    if (fstatat(c.dirfd(0), c.rel(0), &st, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
+    return -EXDEV;
+  }
   if (rflags && !c.feat().has(Feature::kRenameat2Flags)) {
     if (rflags != RENAME_NOREPLACE) return -EINVAL;  // exchange/whiteout have no equivalent
     c.fallback(Feature::kRenameat2Flags);
@@ -110,6 +208,7 @@ int64_t do_rename(Ctx& c, unsigned rflags) {
     });
   });
   tree_changed(c);
+  if (r == -EXDEV && c.e.ret == 0) return move_across(c, rflags);
   return r;
 }
 

@@ -1,6 +1,7 @@
 // End-to-end replays of what a call's path names: the empty path the kernel
 // refused, endings ("x/", "x/."), AT_EMPTY_PATH on an fd, the root itself,
-// files outside the root seen through links or run as scripts.
+// files outside the root seen through links or run as scripts, renames
+// between the scratch tree and the target across file systems or not.
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -148,6 +149,69 @@ TEST_F(ReplayPaths, AScriptRunFromOutsideTheRootReadsAndSeeksAsRecorded) {
   EXPECT_EQ(ops[rd].ret, 3341);
   EXPECT_EQ(ops[sk].ret, 1162);
   EXPECT_EQ(r->divergences, 0u);
+}
+
+// `mv /tmp/x proj/out` recorded where /tmp and the project share one file
+// system (WSL2's distro disk): the rename succeeded. Replayed onto a target
+// on another mount than the scratch tree, it was EXDEV, and every call on the
+// moved file after it diverged. It is moved as mv(1) moves across file
+// systems now.
+TEST_F(ReplayPaths, ARenameFromScratchIntoATargetOnAnotherFileSystemMovesTheFile) {
+  char tpl[] = "/dev/shm/fsreplay-scratch-XXXXXX";
+  if (!mkdtemp(tpl)) GTEST_SKIP() << "no /dev/shm here: the test needs a scratch tree on another file system";
+  const std::string other = tpl;
+  struct stat a {}, b {};
+  ASSERT_EQ(stat(other.c_str(), &a), 0);
+  ASSERT_EQ(stat(target.c_str(), &b), 0);
+  if (a.st_dev == b.st_dev) {
+    rmdir(other.c_str());
+    GTEST_SKIP() << "/dev/shm and " << base << " are one file system here: no rename across file systems to test";
+  }
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 1, 3, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0640}, "/tmp/fsr-x");
+  t.add(1, 1, SYS_write, 20, 1, 6, {3, 0, 6});
+  t.add(1, 1, SYS_close, 30, 1, 0, {3});
+  uint32_t mv = t.add(1, 1, SYS_rename, 40, 1, 0, {}, "/tmp/fsr-x", "/w/p/out");
+  uint32_t o = t.add(1, 1, SYS_openat, 50, 1, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/out");
+  uint32_t rd = t.add(1, 1, SYS_read, 60, 1, 6, {3, 0, 4096});
+  t.add(1, 1, SYS_close, 70, 1, 0, {3});
+  uint32_t gone = t.add(1, 1, SYS_newfstatat, 80, 1, -ENOENT, {kAtCwd, 0, 0, 0}, "/tmp/fsr-x");
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
+  ReplayOptions opt = options();
+  opt.scratch = other;
+  auto r = run_replay(trace, opt);
+  system(("rm -rf --one-file-system '" + other + "'").c_str());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  EXPECT_EQ(ops[mv].ret, 0);
+  EXPECT_GE(ops[o].ret, 0);
+  EXPECT_EQ(ops[rd].ret, 6) << "the moved file keeps its bytes";
+  EXPECT_EQ(ops[gone].ret, -ENOENT) << "the old name is gone";
+  EXPECT_EQ(r->divergences, 0u);
+}
+
+// The other way round: the original's rename crossed file systems (EXDEV)
+// and mv copied; the replay's scratch tree and target share one. Issued, the
+// rename went through, and the copy's exclusive create and the unlink after
+// it diverged (jar's temporary file in /tmp: 12 divergent ops).
+TEST_F(ReplayPaths, ARenameThatWasExdevStaysExdevWhereBothNamesShareAFileSystem) {
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 1, 3, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, "/tmp/fsr-y");
+  t.add(1, 1, SYS_close, 20, 1, 0, {3});
+  uint32_t mv = t.add(1, 1, SYS_rename, 30, 1, -EXDEV, {}, "/tmp/fsr-y", "/w/p/out");
+  uint32_t cr = t.add(1, 1, SYS_openat, 40, 1, 3, {kAtCwd, 0, O_CREAT | O_EXCL | O_WRONLY, 0644}, "/w/p/out");
+  t.add(1, 1, SYS_close, 50, 1, 0, {3});
+  uint32_t rm = t.add(1, 1, SYS_unlink, 60, 1, 0, {}, "/tmp/fsr-y");
+  uint32_t miss = t.add(1, 1, SYS_rename, 70, 1, -EXDEV, {}, "/tmp/fsr-none", "/w/p/out");
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  EXPECT_EQ(ops[mv].ret, -EXDEV);
+  EXPECT_GE(ops[cr].ret, 0) << "the copy's exclusive create finds no file there";
+  EXPECT_EQ(ops[rm].ret, 0);
+  EXPECT_EQ(ops[miss].ret, -ENOENT) << "a missing source is the replay's own answer, a divergence";
+  EXPECT_EQ(r->divergences, 1u);
 }
 
 }  // namespace
