@@ -9,12 +9,12 @@
 #
 #   tools/bench/divergence-suite.sh [-w WORKLOADS] [-b FSREPLAY] [--show N]
 #     -w       comma list (default: all): zlib sed bzip2 venv python node shell
-#              git npm cargo clone vite
+#              git npm cargo clone vite sqlite java cmake
 #     --show N print up to N divergent ops of each workload (default 5)
 #     --strict a workload that cannot run here is a failure, not a skip (the test)
 #   Root (the recorder). Needs mkfs.ext4 and loop devices; apt-get for the
 #   Debian sources (zlib, sed, bzip2; fetched once with a private sources
-#   list), python3, node, git, npm, cargo per workload. WORK (default
+#   list), python3, node, git, npm, cargo, javac, cmake and ninja per workload. WORK (default
 #   /var/tmp/fsr-divergence) keeps the sources and the traces; GITSRC a git
 #   repository to clone (default the git/git mirror when present, else this
 #   project's own repository).
@@ -29,7 +29,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin=${FSREPLAY:-$repo/build/tools/fsreplay}
 work=${WORK:-/var/tmp/fsr-divergence}
-workloads=zlib,sed,bzip2,venv,python,node,shell,git,npm,cargo,clone,vite
+workloads=zlib,sed,bzip2,venv,python,node,shell,git,npm,cargo,clone,vite,sqlite,java,cmake
 show=5 strict=0
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -113,6 +113,14 @@ setup_of() {
     vite) command -v npm >/dev/null || { say "skip vite: npm missing"; return 1; }
       vite_app "$work/vite-src" || { say "skip vite: cannot install vite and react from the npm registry"; return 1; }
       echo "cp -a '$work/vite-src/.' ." ;;
+    sqlite) python3 -c 'import sqlite3' >/dev/null 2>&1 || { say "skip sqlite: python3 has no sqlite3 module"; return 1; }
+      echo "cp '$here/workloads/sqlite-mix.py' ." ;;
+    java) command -v javac >/dev/null && command -v jar >/dev/null && command -v java >/dev/null ||
+        { say "skip java: javac, jar or java missing (Debian: default-jdk-headless)"; return 1; }
+      echo "cp '$here/workloads/java-build.sh' ." ;;
+    cmake) command -v cmake >/dev/null && command -v ninja >/dev/null && command -v cc >/dev/null ||
+        { say "skip cmake: cmake, ninja or cc missing"; return 1; }
+      echo "cp '$here/workloads/cmake-ninja.sh' ." ;;
     *) say "unknown workload $1"; return 1 ;;
   esac
 }
@@ -130,6 +138,9 @@ run_of() {
     cargo) echo "env CARGO_HOME=$work/cargo-home RUSTC=/usr/bin/rustc /usr/bin/cargo build --offline --locked -q" ;;
     clone) echo "git clone -q --no-hardlinks '$GITSRC' c && git -C c status >/dev/null" ;;
     vite) echo 'npx vite build >/dev/null' ;;
+    sqlite) echo 'python3 sqlite-mix.py' ;;
+    java) echo 'bash java-build.sh' ;;
+    cmake) echo 'bash cmake-ninja.sh' ;;
   esac
 }
 
