@@ -1,6 +1,7 @@
 // The executor's calls on names: opens, stats, the name space (mkdir,
 // unlink, rename, link, symlink, mknod), attributes, xattrs, statfs, exec and
 // chdir, and the stand-in for character devices. See executor.h.
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/stat.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "replayer/exec_context.h"
@@ -132,52 +134,95 @@ int64_t copy_contents(Ctx& c, int in, int out) {
   }
 }
 
+// Copies the entry `name` beneath `from` to `to_name` beneath `to`: a regular
+// file's bytes and mode, a link's target, a directory's entries (recursively);
+// 0, or -errno. Anything else (a device, a FIFO, a socket) is -EXDEV.
+int64_t copy_entry(Ctx& c, int from, const char* name, int to, const char* to_name) {
+  struct stat st;
+  if (fstatat(from, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
+  if (S_ISLNK(st.st_mode)) {
+    char target[PATH_MAX];
+    const ssize_t n = readlinkat(from, name, target, sizeof target - 1);
+    if (n < 0) return -errno;
+    target[n] = 0;
+    return symlinkat(target, to, to_name) == 0 ? 0 : -errno;
+  }
+  if (S_ISREG(st.st_mode)) {
+    const int in = openat(from, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (in < 0) return -errno;
+    const int out = openat(to, to_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
+    if (out < 0) {
+      const int err = errno;
+      close(in);
+      return -err;
+    }
+    int64_t r = copy_contents(c, in, out);
+    if (r == 0 && fchmod(out, st.st_mode & 07777) != 0) r = -errno;  // (the umask took bits off)
+    close(in);
+    if (close(out) != 0 && r == 0) r = -errno;
+    return r;
+  }
+  if (!S_ISDIR(st.st_mode)) return -EXDEV;
+  if (mkdirat(to, to_name, st.st_mode & 07777) != 0) return -errno;
+  const int src = openat(from, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (src < 0) return -errno;
+  const int dst = openat(to, to_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR* d = dst >= 0 ? fdopendir(src) : nullptr;
+  if (!d) {
+    const int err = errno;
+    close(src);
+    if (dst >= 0) close(dst);
+    return -err;
+  }
+  int64_t r = 0;
+  while (const dirent* de = r == 0 ? readdir(d) : nullptr) {
+    if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+    r = copy_entry(c, src, de->d_name, dst, de->d_name);
+  }
+  closedir(d);
+  if (r == 0 && fchmodat(dst, ".", st.st_mode & 07777, 0) != 0) r = -errno;
+  close(dst);
+  return r;
+}
+
+// Removes the entry `name` beneath `dir`, a directory with what it holds.
+void remove_entry(int dir, const char* name) {
+  if (unlinkat(dir, name, 0) == 0 || (errno != EISDIR && errno != EPERM)) return;
+  const int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (DIR* d = fd >= 0 ? fdopendir(fd) : nullptr) {
+    while (const dirent* de = readdir(d))
+      if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) remove_entry(fd, de->d_name);
+    closedir(d);
+  } else if (fd >= 0) {
+    close(fd);
+  }
+  unlinkat(dir, name, AT_REMOVEDIR);
+}
+
 // A rename the original made within one file system, whose two names the
-// replay keeps on two (the scratch tree beside a target on another mount:
-// `mv /tmp/x proj/` recorded where /tmp and proj share the distro's ext4,
-// replayed onto /mnt/c): moved as mv(1) moves across file systems, the file
-// written beside its new name, renamed onto it, the old name removed. The
-// cost is the copy's: what the original, had its files been on that mount,
-// would have done after its EXDEV. A directory is not moved (the EXDEV is
-// returned: a divergence).
+// replay keeps on two (the scratch tree, by default under $TMPDIR, beside a
+// target on another mount: `mv /tmp/x proj/` recorded where /tmp and proj
+// share the distro's ext4, replayed onto /mnt/c): moved as mv(1) moves across
+// file systems, copied beside its new name (a directory with what it holds),
+// renamed onto it, the old name removed. The cost is the copy's: what the
+// original, had its files been on that mount, would have done after its EXDEV.
 int64_t move_across(Ctx& c, unsigned rflags) {
   return with_parent(c, 0, [&](int p0, const char* b0) {
     return with_parent(c, 1, [&](int p1, const char* b1) -> int64_t {
-      struct stat st, there;
-      if (fstatat(p0, b0, &st, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
+      struct stat there;
       if ((rflags & RENAME_NOREPLACE) && fstatat(p1, b1, &there, AT_SYMLINK_NOFOLLOW) == 0) return -EEXIST;
-      if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return -EXDEV;
       const std::string tmp = ".fsreplay-move-" + std::to_string(c.i);
-      if (S_ISLNK(st.st_mode)) {
-        char target[PATH_MAX];
-        const ssize_t n = readlinkat(p0, b0, target, sizeof target - 1);
-        if (n < 0) return -errno;
-        target[n] = 0;
-        if (symlinkat(target, p1, tmp.c_str()) != 0) return -errno;
-      } else {
-        const int in = openat(p0, b0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (in < 0) return -errno;
-        const int out = openat(p1, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
-        if (out < 0) {
-          const int err = errno;
-          close(in);
-          return -err;
-        }
-        int64_t r = copy_contents(c, in, out);
-        if (r == 0 && fchmod(out, st.st_mode & 07777) != 0) r = -errno;  // (the umask took bits off)
-        close(in);
-        if (close(out) != 0 && r == 0) r = -errno;
-        if (r < 0) {
-          unlinkat(p1, tmp.c_str(), 0);
-          return r;
-        }
+      if (const int64_t r = copy_entry(c, p0, b0, p1, tmp.c_str()); r < 0) {
+        remove_entry(p1, tmp.c_str());
+        return r;
       }
       if (renameat(p1, tmp.c_str(), p1, b1) != 0) {
         const int err = errno;
-        unlinkat(p1, tmp.c_str(), 0);
+        remove_entry(p1, tmp.c_str());
         return -err;
       }
-      return unlinkat(p0, b0, 0) == 0 ? 0 : -errno;
+      remove_entry(p0, b0);
+      return 0;
     });
   });
 }
@@ -208,7 +253,11 @@ int64_t do_rename(Ctx& c, unsigned rflags) {
     });
   });
   tree_changed(c);
-  if (r == -EXDEV && c.e.ret == 0) return move_across(c, rflags);
+  if (r == -EXDEV && c.e.ret == 0) {
+    const int64_t m = move_across(c, rflags);
+    tree_changed(c);
+    return m;
+  }
   return r;
 }
 

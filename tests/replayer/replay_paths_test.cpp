@@ -155,7 +155,7 @@ TEST_F(ReplayPaths, AScriptRunFromOutsideTheRootReadsAndSeeksAsRecorded) {
 // system (WSL2's distro disk): the rename succeeded. Replayed onto a target
 // on another mount than the scratch tree, it was EXDEV, and every call on the
 // moved file after it diverged. It is moved as mv(1) moves across file
-// systems now.
+// systems now, a directory with what it holds.
 TEST_F(ReplayPaths, ARenameFromScratchIntoATargetOnAnotherFileSystemMovesTheFile) {
   char tpl[] = "/dev/shm/fsreplay-scratch-XXXXXX";
   if (!mkdtemp(tpl)) GTEST_SKIP() << "no /dev/shm here: the test needs a scratch tree on another file system";
@@ -176,6 +176,17 @@ TEST_F(ReplayPaths, ARenameFromScratchIntoATargetOnAnotherFileSystemMovesTheFile
   uint32_t rd = t.add(1, 1, SYS_read, 60, 1, 6, {3, 0, 4096});
   t.add(1, 1, SYS_close, 70, 1, 0, {3});
   uint32_t gone = t.add(1, 1, SYS_newfstatat, 80, 1, -ENOENT, {kAtCwd, 0, 0, 0}, "/tmp/fsr-x");
+  // A directory, with a file and a link in it (`mv /tmp/build proj/out-dir`).
+  t.add(1, 1, SYS_mkdir, 90, 1, 0, {0, 0750}, "/tmp/fsr-d");
+  t.add(1, 1, SYS_openat, 100, 1, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0600}, "/tmp/fsr-d/f");
+  t.add(1, 1, SYS_write, 110, 1, 5, {3, 0, 5});
+  t.add(1, 1, SYS_close, 120, 1, 0, {3});
+  t.add(1, 1, SYS_symlink, 130, 1, 0, {}, "f", "/tmp/fsr-d/l");
+  uint32_t mvd = t.add(1, 1, SYS_rename, 140, 1, 0, {}, "/tmp/fsr-d", "/w/p/d");
+  uint32_t od = t.add(1, 1, SYS_openat, 150, 1, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/d/l");
+  uint32_t rdd = t.add(1, 1, SYS_read, 160, 1, 5, {3, 0, 4096});
+  t.add(1, 1, SYS_close, 170, 1, 0, {3});
+  uint32_t goned = t.add(1, 1, SYS_newfstatat, 180, 1, -ENOENT, {kAtCwd, 0, 0, 0}, "/tmp/fsr-d");
   std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
   ReplayOptions opt = options();
   opt.scratch = other;
@@ -187,6 +198,10 @@ TEST_F(ReplayPaths, ARenameFromScratchIntoATargetOnAnotherFileSystemMovesTheFile
   EXPECT_GE(ops[o].ret, 0);
   EXPECT_EQ(ops[rd].ret, 6) << "the moved file keeps its bytes";
   EXPECT_EQ(ops[gone].ret, -ENOENT) << "the old name is gone";
+  EXPECT_EQ(ops[mvd].ret, 0);
+  EXPECT_GE(ops[od].ret, 0) << "the directory's link came along";
+  EXPECT_EQ(ops[rdd].ret, 5) << "and its file's bytes";
+  EXPECT_EQ(ops[goned].ret, -ENOENT);
   EXPECT_EQ(r->divergences, 0u);
 }
 
