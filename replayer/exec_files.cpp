@@ -199,18 +199,21 @@ void remove_entry(int dir, const char* name) {
   unlinkat(dir, name, AT_REMOVEDIR);
 }
 
-// A rename the original made within one file system, whose two names the
-// replay keeps on two (the scratch tree, by default under $TMPDIR, beside a
-// target on another mount: `mv /tmp/x proj/` recorded where /tmp and proj
-// share the distro's ext4, replayed onto /mnt/c): moved as mv(1) moves across
-// file systems, copied beside its new name (a directory with what it holds),
-// renamed onto it, the old name removed. The cost is the copy's: what the
-// original, had its files been on that mount, would have done after its EXDEV.
-int64_t move_across(Ctx& c, unsigned rflags) {
+// A rename or a hard link the original made within one file system, whose
+// two names the replay keeps on two (the scratch tree, by default under
+// $TMPDIR, beside a target on another mount: `mv /tmp/x proj/` or a package
+// store's link into node_modules, recorded where both share the distro's
+// ext4, replayed onto /mnt/c). Done as mv(1) moves and as a linker falls
+// back after EXDEV: copied beside the new name (a directory with what it
+// holds), renamed onto it, and for a rename the old name removed. The cost is
+// the copy's: what the original, had its files been on that mount, would
+// have done after its EXDEV. A write through one of two linked names no
+// longer shows through the other.
+int64_t copy_across(Ctx& c, bool move, bool noreplace) {
   return with_parent(c, 0, [&](int p0, const char* b0) {
     return with_parent(c, 1, [&](int p1, const char* b1) -> int64_t {
       struct stat there;
-      if ((rflags & RENAME_NOREPLACE) && fstatat(p1, b1, &there, AT_SYMLINK_NOFOLLOW) == 0) return -EEXIST;
+      if (noreplace && fstatat(p1, b1, &there, AT_SYMLINK_NOFOLLOW) == 0) return -EEXIST;
       const std::string tmp = ".fsreplay-move-" + std::to_string(c.i);
       if (const int64_t r = copy_entry(c, p0, b0, p1, tmp.c_str()); r < 0) {
         remove_entry(p1, tmp.c_str());
@@ -221,24 +224,36 @@ int64_t move_across(Ctx& c, unsigned rflags) {
         remove_entry(p1, tmp.c_str());
         return -err;
       }
-      remove_entry(p0, b0);
+      if (move) remove_entry(p0, b0);
       return 0;
     });
   });
 }
 
+// The original's two names lay on two file systems; the replay's may share
+// one (the scratch tree and a target on one disk). Done, the rename or link
+// would leave a file where the original's was not, and what the original did
+// after its EXDEV (mv's copy, jar's sendfile) would fail on it. The lookup of
+// the source is replayed; the answer is the original's.
+std::optional<int64_t> was_exdev(Ctx& c) {
+  if (c.e.ret != -EXDEV) return std::nullopt;
+  struct stat st;
+  if (fstatat(c.dirfd(0), c.rel(0), &st, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
+  return -EXDEV;
+}
+
+int64_t do_link(Ctx& c) {
+  if (c.op.path[1] == kNoPath) return -EFAULT;
+  if (auto r = was_exdev(c)) return *r;
+  const int64_t r = with_parent(c, 0, [&](int p0, const char* b0) {
+    return with_parent(c, 1, [&](int p1, const char* b1) { return rc(linkat(p0, b0, p1, b1, 0)); });
+  });
+  return r == -EXDEV && c.e.ret == 0 ? copy_across(c, false, true) : r;
+}
+
 int64_t do_rename(Ctx& c, unsigned rflags) {
   if (c.op.path[1] == kNoPath) return -EFAULT;
-  // The original's two names lay on two file systems; the replay's may share
-  // one (the scratch tree and a target on one disk). Renamed, the file would
-  // be where the original's was not, and what the original did after the
-  // EXDEV (mv's copy, jar's sendfile) would fail on it. The lookups are
-  // replayed; the answer is the original's.
-  if (c.e.ret == -EXDEV) {
-    struct stat st;
-    if (fstatat(c.dirfd(0), c.rel(0), &st, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
-    return -EXDEV;
-  }
+  if (auto r = was_exdev(c)) return *r;
   if (rflags && !c.feat().has(Feature::kRenameat2Flags)) {
     if (rflags != RENAME_NOREPLACE) return -EINVAL;  // exchange/whiteout have no equivalent
     c.fallback(Feature::kRenameat2Flags);
@@ -254,7 +269,7 @@ int64_t do_rename(Ctx& c, unsigned rflags) {
   });
   tree_changed(c);
   if (r == -EXDEV && c.e.ret == 0) {
-    const int64_t m = move_across(c, rflags);
+    const int64_t m = copy_across(c, true, rflags & RENAME_NOREPLACE);
     tree_changed(c);
     return m;
   }
@@ -362,11 +377,7 @@ std::optional<int64_t> files_op(Ctx& c) {
     }
     case SYS_rename: case SYS_renameat: return do_rename(c, 0);
     case SYS_renameat2: return do_rename(c, static_cast<unsigned>(a[4]));
-    case SYS_link: case SYS_linkat:
-      if (c.op.path[1] == kNoPath) return -EFAULT;
-      return with_parent(c, 0, [&](int p0, const char* b0) {
-        return with_parent(c, 1, [&](int p1, const char* b1) { return rc(linkat(p0, b0, p1, b1, 0)); });
-      });
+    case SYS_link: case SYS_linkat: return do_link(c);
     case SYS_symlink: case SYS_symlinkat: {
       const std::string& target = c.env.plan->paths[c.op.path[0]].abs;
       return with_parent(c, 1, [&](int p, const char* b) { return rc(symlinkat(target.c_str(), p, b)); });

@@ -155,8 +155,9 @@ TEST_F(ReplayPaths, AScriptRunFromOutsideTheRootReadsAndSeeksAsRecorded) {
 // system (WSL2's distro disk): the rename succeeded. Replayed onto a target
 // on another mount than the scratch tree, it was EXDEV, and every call on the
 // moved file after it diverged. It is moved as mv(1) moves across file
-// systems now, a directory with what it holds.
-TEST_F(ReplayPaths, ARenameFromScratchIntoATargetOnAnotherFileSystemMovesTheFile) {
+// systems now, a directory with what it holds; a hard link made so (a
+// package store's into node_modules) is a copy.
+TEST_F(ReplayPaths, ARenameOrLinkFromScratchIntoATargetOnAnotherFileSystemCopiesTheFile) {
   char tpl[] = "/dev/shm/fsreplay-scratch-XXXXXX";
   if (!mkdtemp(tpl)) GTEST_SKIP() << "no /dev/shm here: the test needs a scratch tree on another file system";
   const std::string other = tpl;
@@ -187,6 +188,16 @@ TEST_F(ReplayPaths, ARenameFromScratchIntoATargetOnAnotherFileSystemMovesTheFile
   uint32_t rdd = t.add(1, 1, SYS_read, 160, 1, 5, {3, 0, 4096});
   t.add(1, 1, SYS_close, 170, 1, 0, {3});
   uint32_t goned = t.add(1, 1, SYS_newfstatat, 180, 1, -ENOENT, {kAtCwd, 0, 0, 0}, "/tmp/fsr-d");
+  // A hard link from a store outside the root (pnpm's into node_modules).
+  t.add(1, 1, SYS_openat, 190, 1, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/tmp/fsr-store");
+  t.add(1, 1, SYS_write, 200, 1, 7, {3, 0, 7});
+  t.add(1, 1, SYS_close, 210, 1, 0, {3});
+  uint32_t ln = t.add(1, 1, SYS_link, 220, 1, 0, {}, "/tmp/fsr-store", "/w/p/linked");
+  uint32_t ol = t.add(1, 1, SYS_openat, 230, 1, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/linked");
+  uint32_t rdl = t.add(1, 1, SYS_read, 240, 1, 7, {3, 0, 4096});
+  t.add(1, 1, SYS_close, 250, 1, 0, {3});
+  uint32_t kept = t.add(1, 1, SYS_newfstatat, 260, 1, 0, {kAtCwd, 0, 0, 0}, "/tmp/fsr-store");
+  uint32_t again = t.add(1, 1, SYS_link, 270, 1, -EEXIST, {}, "/tmp/fsr-store", "/w/p/linked");
   std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
   ReplayOptions opt = options();
   opt.scratch = other;
@@ -202,6 +213,11 @@ TEST_F(ReplayPaths, ARenameFromScratchIntoATargetOnAnotherFileSystemMovesTheFile
   EXPECT_GE(ops[od].ret, 0) << "the directory's link came along";
   EXPECT_EQ(ops[rdd].ret, 5) << "and its file's bytes";
   EXPECT_EQ(ops[goned].ret, -ENOENT);
+  EXPECT_EQ(ops[ln].ret, 0);
+  EXPECT_GE(ops[ol].ret, 0);
+  EXPECT_EQ(ops[rdl].ret, 7) << "the linked name has the store file's bytes";
+  EXPECT_EQ(ops[kept].ret, 0) << "a link keeps the old name";
+  EXPECT_EQ(ops[again].ret, -EEXIST);
   EXPECT_EQ(r->divergences, 0u);
 }
 
@@ -209,7 +225,7 @@ TEST_F(ReplayPaths, ARenameFromScratchIntoATargetOnAnotherFileSystemMovesTheFile
 // and mv copied; the replay's scratch tree and target share one. Issued, the
 // rename went through, and the copy's exclusive create and the unlink after
 // it diverged (jar's temporary file in /tmp: 12 divergent ops).
-TEST_F(ReplayPaths, ARenameThatWasExdevStaysExdevWhereBothNamesShareAFileSystem) {
+TEST_F(ReplayPaths, ARenameOrLinkThatWasExdevStaysExdevWhereBothNamesShareAFileSystem) {
   Synth t;
   t.add(1, 1, SYS_openat, 10, 1, 3, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, "/tmp/fsr-y");
   t.add(1, 1, SYS_close, 20, 1, 0, {3});
@@ -217,6 +233,7 @@ TEST_F(ReplayPaths, ARenameThatWasExdevStaysExdevWhereBothNamesShareAFileSystem)
   uint32_t cr = t.add(1, 1, SYS_openat, 40, 1, 3, {kAtCwd, 0, O_CREAT | O_EXCL | O_WRONLY, 0644}, "/w/p/out");
   t.add(1, 1, SYS_close, 50, 1, 0, {3});
   uint32_t rm = t.add(1, 1, SYS_unlink, 60, 1, 0, {}, "/tmp/fsr-y");
+  uint32_t lnx = t.add(1, 1, SYS_link, 65, 1, -EXDEV, {}, "/w/p/out", "/tmp/fsr-y2");
   uint32_t miss = t.add(1, 1, SYS_rename, 70, 1, -EXDEV, {}, "/tmp/fsr-none", "/w/p/out");
   std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
   auto r = run_replay(trace, options());
@@ -225,6 +242,7 @@ TEST_F(ReplayPaths, ARenameThatWasExdevStaysExdevWhereBothNamesShareAFileSystem)
   EXPECT_EQ(ops[mv].ret, -EXDEV);
   EXPECT_GE(ops[cr].ret, 0) << "the copy's exclusive create finds no file there";
   EXPECT_EQ(ops[rm].ret, 0);
+  EXPECT_EQ(ops[lnx].ret, -EXDEV) << "a link that was EXDEV stays so";
   EXPECT_EQ(ops[miss].ret, -ENOENT) << "a missing source is the replay's own answer, a divergence";
   EXPECT_EQ(r->divergences, 1u);
 }
