@@ -169,33 +169,33 @@ TEST_F(ReplayPaths, ARenameOrLinkFromScratchIntoATargetOnAnotherFileSystemCopies
     GTEST_SKIP() << "/dev/shm and " << base << " are one file system here: no rename across file systems to test";
   }
   Synth t;
-  t.add(1, 1, SYS_openat, 10, 1, 3, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0640}, "/tmp/fsr-x");
-  t.add(1, 1, SYS_write, 20, 1, 6, {3, 0, 6});
-  t.add(1, 1, SYS_close, 30, 1, 0, {3});
+  // made: a file of n bytes written from ts on; read_back: its open (returned) and read from ts on.
+  auto made = [&](uint64_t ts, const char* path, int64_t n) {
+    t.add(1, 1, SYS_openat, ts, 1, 3, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0640}, path);
+    t.add(1, 1, SYS_write, ts + 1, 1, n, {3, 0, static_cast<uint64_t>(n)});
+    t.add(1, 1, SYS_close, ts + 2, 1, 0, {3});
+  };
+  auto read_back = [&](uint64_t ts, const char* path, int64_t n) {
+    const uint32_t o = t.add(1, 1, SYS_openat, ts, 1, 3, {kAtCwd, 0, O_RDONLY}, path);
+    t.add(1, 1, SYS_read, ts + 1, 1, n, {3, 0, 4096});
+    t.add(1, 1, SYS_close, ts + 2, 1, 0, {3});
+    return o;
+  };
+  made(10, "/tmp/fsr-x", 6);
   uint32_t mv = t.add(1, 1, SYS_rename, 40, 1, 0, {}, "/tmp/fsr-x", "/w/p/out");
-  uint32_t o = t.add(1, 1, SYS_openat, 50, 1, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/out");
-  uint32_t rd = t.add(1, 1, SYS_read, 60, 1, 6, {3, 0, 4096});
-  t.add(1, 1, SYS_close, 70, 1, 0, {3});
+  uint32_t o = read_back(50, "/w/p/out", 6);
   uint32_t gone = t.add(1, 1, SYS_newfstatat, 80, 1, -ENOENT, {kAtCwd, 0, 0, 0}, "/tmp/fsr-x");
   // A directory, with a file and a link in it (`mv /tmp/build proj/out-dir`).
   t.add(1, 1, SYS_mkdir, 90, 1, 0, {0, 0750}, "/tmp/fsr-d");
-  t.add(1, 1, SYS_openat, 100, 1, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0600}, "/tmp/fsr-d/f");
-  t.add(1, 1, SYS_write, 110, 1, 5, {3, 0, 5});
-  t.add(1, 1, SYS_close, 120, 1, 0, {3});
+  made(100, "/tmp/fsr-d/f", 5);
   t.add(1, 1, SYS_symlink, 130, 1, 0, {}, "f", "/tmp/fsr-d/l");
   uint32_t mvd = t.add(1, 1, SYS_rename, 140, 1, 0, {}, "/tmp/fsr-d", "/w/p/d");
-  uint32_t od = t.add(1, 1, SYS_openat, 150, 1, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/d/l");
-  uint32_t rdd = t.add(1, 1, SYS_read, 160, 1, 5, {3, 0, 4096});
-  t.add(1, 1, SYS_close, 170, 1, 0, {3});
+  uint32_t od = read_back(150, "/w/p/d/l", 5);
   uint32_t goned = t.add(1, 1, SYS_newfstatat, 180, 1, -ENOENT, {kAtCwd, 0, 0, 0}, "/tmp/fsr-d");
   // A hard link from a store outside the root (pnpm's into node_modules).
-  t.add(1, 1, SYS_openat, 190, 1, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/tmp/fsr-store");
-  t.add(1, 1, SYS_write, 200, 1, 7, {3, 0, 7});
-  t.add(1, 1, SYS_close, 210, 1, 0, {3});
+  made(190, "/tmp/fsr-store", 7);
   uint32_t ln = t.add(1, 1, SYS_link, 220, 1, 0, {}, "/tmp/fsr-store", "/w/p/linked");
-  uint32_t ol = t.add(1, 1, SYS_openat, 230, 1, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/linked");
-  uint32_t rdl = t.add(1, 1, SYS_read, 240, 1, 7, {3, 0, 4096});
-  t.add(1, 1, SYS_close, 250, 1, 0, {3});
+  uint32_t ol = read_back(230, "/w/p/linked", 7);
   uint32_t kept = t.add(1, 1, SYS_newfstatat, 260, 1, 0, {kAtCwd, 0, 0, 0}, "/tmp/fsr-store");
   uint32_t again = t.add(1, 1, SYS_link, 270, 1, -EEXIST, {}, "/tmp/fsr-store", "/w/p/linked");
   std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
@@ -207,15 +207,15 @@ TEST_F(ReplayPaths, ARenameOrLinkFromScratchIntoATargetOnAnotherFileSystemCopies
   auto ops = read_result(r->result_path);
   EXPECT_EQ(ops[mv].ret, 0);
   EXPECT_GE(ops[o].ret, 0);
-  EXPECT_EQ(ops[rd].ret, 6) << "the moved file keeps its bytes";
+  EXPECT_EQ(ops[o + 1].ret, 6) << "the moved file keeps its bytes";
   EXPECT_EQ(ops[gone].ret, -ENOENT) << "the old name is gone";
   EXPECT_EQ(ops[mvd].ret, 0);
   EXPECT_GE(ops[od].ret, 0) << "the directory's link came along";
-  EXPECT_EQ(ops[rdd].ret, 5) << "and its file's bytes";
+  EXPECT_EQ(ops[od + 1].ret, 5) << "and its file's bytes";
   EXPECT_EQ(ops[goned].ret, -ENOENT);
   EXPECT_EQ(ops[ln].ret, 0);
   EXPECT_GE(ops[ol].ret, 0);
-  EXPECT_EQ(ops[rdl].ret, 7) << "the linked name has the store file's bytes";
+  EXPECT_EQ(ops[ol + 1].ret, 7) << "the linked name has the store file's bytes";
   EXPECT_EQ(ops[kept].ret, 0) << "a link keeps the old name";
   EXPECT_EQ(ops[again].ret, -EEXIST);
   EXPECT_EQ(r->divergences, 0u);
