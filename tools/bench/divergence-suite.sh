@@ -9,12 +9,13 @@
 #
 #   tools/bench/divergence-suite.sh [-w WORKLOADS] [-b FSREPLAY] [--show N]
 #     -w       comma list (default: all): zlib sed bzip2 venv python node shell
-#              git npm cargo clone vite sqlite java cmake
+#              git npm pnpm cargo clone vite sqlite java cmake
 #     --show N print up to N divergent ops of each workload (default 5)
 #     --strict a workload that cannot run here is a failure, not a skip (the test)
 #   Root (the recorder). Needs mkfs.ext4 and loop devices; apt-get for the
 #   Debian sources (zlib, sed, bzip2; fetched once with a private sources
-#   list), python3, node, git, npm, cargo, javac, cmake and ninja per workload. WORK (default
+#   list), python3, node, git, npm, cargo, javac, cmake and ninja per workload
+#   (pnpm and vite come from the npm registry, once). WORK (default
 #   /var/tmp/fsr-divergence) keeps the sources and the traces; GITSRC a git
 #   repository to clone (default the git/git mirror when present, else this
 #   project's own repository).
@@ -29,7 +30,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin=${FSREPLAY:-$repo/build/tools/fsreplay}
 work=${WORK:-/var/tmp/fsr-divergence}
-workloads=zlib,sed,bzip2,venv,python,node,shell,git,npm,cargo,clone,vite,sqlite,java,cmake
+workloads=zlib,sed,bzip2,venv,python,node,shell,git,npm,pnpm,cargo,clone,vite,sqlite,java,cmake
 show=5 strict=0
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -83,6 +84,15 @@ vite_app() {  # vite_app DIR: a React app of 30 components and its node_modules,
   (cd "$d" && timeout 300 npm install --no-audit --no-fund --loglevel=error vite@5 react@18 react-dom@18 @vitejs/plugin-react@4 >/dev/null 2>&1)
 }
 
+pnpm_store() {  # pnpm and a store holding the npm workload's packages, made once
+  local p=$work/pnpm-tool/node_modules/.bin/pnpm
+  [[ -x $p && -f $work/pnpm-warm/pnpm-lock.yaml ]] && return 0
+  (rm -rf "$work/pnpm-tool" "$work/pnpm-warm" "$work/pnpm-store" &&
+    timeout 120 npm install -q --no-audit --no-fund --prefix "$work/pnpm-tool" pnpm@9 >/dev/null 2>&1 &&
+    mkdir "$work/pnpm-warm" && cp "$repo"/tests/workloads/npm/package.json "$work/pnpm-warm/" && cd "$work/pnpm-warm" &&
+    timeout 300 "$p" install --store-dir "$work/pnpm-store" --reporter=silent >/dev/null 2>&1)
+}
+
 # setup_of W: prints the shell that makes W's starting tree (in the tree), or
 # fails with a reason; run_of W: the recorded command (in the tree).
 setup_of() {
@@ -113,6 +123,11 @@ setup_of() {
     vite) command -v npm >/dev/null || { say "skip vite: npm missing"; return 1; }
       vite_app "$work/vite-src" || { say "skip vite: cannot install vite and react from the npm registry"; return 1; }
       echo "cp -a '$work/vite-src/.' ." ;;
+    pnpm) command -v npm >/dev/null || { say "skip pnpm: npm missing"; return 1; }
+      pnpm_store || { say "skip pnpm: cannot install pnpm and fill its store from the npm registry"; return 1; }
+      # the store beside the tree on its file system (outside the root: the
+      # replay's scratch tree), so that pnpm hard-links from it
+      echo "cp '$work/pnpm-warm/package.json' '$work/pnpm-warm/pnpm-lock.yaml' . && cp -a '$work/pnpm-store' ../.pnpm-store" ;;
     sqlite) python3 -c 'import sqlite3' >/dev/null 2>&1 || { say "skip sqlite: python3 has no sqlite3 module"; return 1; }
       echo "cp '$here/workloads/sqlite-mix.py' ." ;;
     java) command -v javac >/dev/null && command -v jar >/dev/null && command -v java >/dev/null ||
@@ -138,6 +153,7 @@ run_of() {
     cargo) echo "env CARGO_HOME=$work/cargo-home RUSTC=/usr/bin/rustc /usr/bin/cargo build --offline --locked -q" ;;
     clone) echo "git clone -q --no-hardlinks '$GITSRC' c && git -C c status >/dev/null" ;;
     vite) echo 'npx vite build >/dev/null' ;;
+    pnpm) echo "'$work/pnpm-tool/node_modules/.bin/pnpm' install --offline --frozen-lockfile --store-dir ../.pnpm-store --reporter=silent" ;;
     sqlite) echo 'python3 sqlite-mix.py' ;;
     java) echo 'bash java-build.sh' ;;
     cmake) echo 'bash cmake-ninja.sh' ;;
