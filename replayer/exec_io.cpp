@@ -36,11 +36,22 @@ int64_t do_io(Ctx& c, bool positional, uint64_t off, int count_arg) {
   return static_cast<int64_t>(done);
 }
 
+// copy_file_range between files on two file systems is EXDEV (since 5.19
+// when their types differ): where the original's two files shared one and the
+// replay's do not (one in the scratch tree, one in the target: `cp /tmp/x
+// proj/` by coreutils 9), the bytes are copied by reads and writes, as cp
+// does after the EXDEV. Where the original's was EXDEV, it stays so: copied,
+// both files' positions would move, and the reads and writes the original
+// made after it would not find what it found.
 int64_t do_copy(Ctx& c, uint64_t len) {
   if (c.fd() < 0 || c.fd2() < 0) return -EBADF;
-  if (c.feat().has(Feature::kCopyFileRange))
-    return rc(syscall(SYS_copy_file_range, c.fd(), nullptr, c.fd2(), nullptr, len, 0));
-  c.fallback(Feature::kCopyFileRange);
+  if (c.e.ret == -EXDEV) return -EXDEV;
+  if (c.feat().has(Feature::kCopyFileRange)) {
+    const int64_t r = rc(syscall(SYS_copy_file_range, c.fd(), nullptr, c.fd2(), nullptr, len, 0));
+    if (r != -EXDEV || c.e.ret < 0) return r;
+  } else {
+    c.fallback(Feature::kCopyFileRange);
+  }
   uint64_t done = 0, size;
   char* buf = c.io_buf(len, size);
   while (done < len) {

@@ -156,8 +156,9 @@ TEST_F(ReplayPaths, AScriptRunFromOutsideTheRootReadsAndSeeksAsRecorded) {
 // on another mount than the scratch tree, it was EXDEV, and every call on the
 // moved file after it diverged. It is moved as mv(1) moves across file
 // systems now, a directory with what it holds; a hard link made so (a
-// package store's into node_modules) is a copy.
-TEST_F(ReplayPaths, ARenameOrLinkFromScratchIntoATargetOnAnotherFileSystemCopiesTheFile) {
+// package store's into node_modules) is a copy, and a copy_file_range
+// (coreutils 9's cp) is done by reads and writes.
+TEST_F(ReplayPaths, ARenameLinkOrCopyFromScratchIntoATargetOnAnotherFileSystemCopiesTheFile) {
   char tpl[] = "/dev/shm/fsreplay-scratch-XXXXXX";
   if (!mkdtemp(tpl)) GTEST_SKIP() << "no /dev/shm here: the test needs a scratch tree on another file system";
   const std::string other = tpl;
@@ -198,6 +199,14 @@ TEST_F(ReplayPaths, ARenameOrLinkFromScratchIntoATargetOnAnotherFileSystemCopies
   uint32_t ol = read_back(230, "/w/p/linked", 7);
   uint32_t kept = t.add(1, 1, SYS_newfstatat, 260, 1, 0, {kAtCwd, 0, 0, 0}, "/tmp/fsr-store");
   uint32_t again = t.add(1, 1, SYS_link, 270, 1, -EEXIST, {}, "/tmp/fsr-store", "/w/p/linked");
+  // coreutils 9's cp: copy_file_range from a file outside the root into one in it.
+  made(280, "/tmp/fsr-src", 9);
+  t.add(1, 1, SYS_openat, 290, 1, 3, {kAtCwd, 0, O_RDONLY}, "/tmp/fsr-src");
+  t.add(1, 1, SYS_openat, 291, 1, 4, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, "/w/p/copied");
+  uint32_t cp = t.add(1, 1, SYS_copy_file_range, 292, 1, 9, {3, 0, 4, 0, 1 << 20, 0});
+  t.add(1, 1, SYS_close, 293, 1, 0, {3});
+  t.add(1, 1, SYS_close, 294, 1, 0, {4});
+  uint32_t oc = read_back(300, "/w/p/copied", 9);
   std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
   ReplayOptions opt = options();
   opt.scratch = other;
@@ -218,6 +227,8 @@ TEST_F(ReplayPaths, ARenameOrLinkFromScratchIntoATargetOnAnotherFileSystemCopies
   EXPECT_EQ(ops[ol + 1].ret, 7) << "the linked name has the store file's bytes";
   EXPECT_EQ(ops[kept].ret, 0) << "a link keeps the old name";
   EXPECT_EQ(ops[again].ret, -EEXIST);
+  EXPECT_EQ(ops[cp].ret, 9) << "copied by reads and writes where copy_file_range cannot cross";
+  EXPECT_EQ(ops[oc + 1].ret, 9);
   EXPECT_EQ(r->divergences, 0u);
 }
 
@@ -225,7 +236,7 @@ TEST_F(ReplayPaths, ARenameOrLinkFromScratchIntoATargetOnAnotherFileSystemCopies
 // and mv copied; the replay's scratch tree and target share one. Issued, the
 // rename went through, and the copy's exclusive create and the unlink after
 // it diverged (jar's temporary file in /tmp: 12 divergent ops).
-TEST_F(ReplayPaths, ARenameOrLinkThatWasExdevStaysExdevWhereBothNamesShareAFileSystem) {
+TEST_F(ReplayPaths, ARenameLinkOrCopyThatWasExdevStaysExdevWhereBothShareAFileSystem) {
   Synth t;
   t.add(1, 1, SYS_openat, 10, 1, 3, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, "/tmp/fsr-y");
   t.add(1, 1, SYS_close, 20, 1, 0, {3});
@@ -235,6 +246,17 @@ TEST_F(ReplayPaths, ARenameOrLinkThatWasExdevStaysExdevWhereBothNamesShareAFileS
   uint32_t rm = t.add(1, 1, SYS_unlink, 60, 1, 0, {}, "/tmp/fsr-y");
   uint32_t lnx = t.add(1, 1, SYS_link, 65, 1, -EXDEV, {}, "/w/p/out", "/tmp/fsr-y2");
   uint32_t miss = t.add(1, 1, SYS_rename, 70, 1, -EXDEV, {}, "/tmp/fsr-none", "/w/p/out");
+  // copy_file_range that was EXDEV, then cp's reads and writes: copied, it
+  // would have moved both positions, and the read found nothing.
+  t.add(1, 1, SYS_openat, 80, 1, 3, {kAtCwd, 0, O_CREAT | O_RDWR | O_TRUNC, 0644}, "/tmp/fsr-z");
+  t.add(1, 1, SYS_write, 81, 1, 4, {3, 0, 4});
+  t.add(1, 1, SYS_lseek, 82, 1, 0, {3, 0, SEEK_SET});
+  t.add(1, 1, SYS_openat, 83, 1, 4, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, "/w/p/z");
+  uint32_t cpx = t.add(1, 1, SYS_copy_file_range, 84, 1, -EXDEV, {3, 0, 4, 0, 1 << 20, 0});
+  uint32_t rdz = t.add(1, 1, SYS_read, 85, 1, 4, {3, 0, 4096});
+  t.add(1, 1, SYS_write, 86, 1, 4, {4, 0, 4});
+  t.add(1, 1, SYS_close, 87, 1, 0, {3});
+  t.add(1, 1, SYS_close, 88, 1, 0, {4});
   std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
   auto r = run_replay(trace, options());
   ASSERT_TRUE(r.is_ok()) << r.message();
@@ -243,6 +265,8 @@ TEST_F(ReplayPaths, ARenameOrLinkThatWasExdevStaysExdevWhereBothNamesShareAFileS
   EXPECT_GE(ops[cr].ret, 0) << "the copy's exclusive create finds no file there";
   EXPECT_EQ(ops[rm].ret, 0);
   EXPECT_EQ(ops[lnx].ret, -EXDEV) << "a link that was EXDEV stays so";
+  EXPECT_EQ(ops[cpx].ret, -EXDEV);
+  EXPECT_EQ(ops[rdz].ret, 4) << "the read after it finds what the original's found";
   EXPECT_EQ(ops[miss].ret, -ENOENT) << "a missing source is the replay's own answer, a divergence";
   EXPECT_EQ(r->divergences, 1u);
 }
