@@ -55,6 +55,7 @@ Trace record_via_cli(const std::string& prefix, const std::string& dir, const st
   std::stringstream ss;
   ss << e.rdbuf();
   t.err = ss.str();
+  unlink(err.c_str());  // (also when the record failed and wrote no trace)
   auto r = TraceReader::open(out);
   if (!r) return t;
   t.header = (*r)->header();
@@ -71,7 +72,6 @@ Trace record_via_cli(const std::string& prefix, const std::string& dir, const st
       t.program[ev.pid] = p.substr(p.rfind('/') + 1);
     }
   unlink(out.c_str());
-  unlink(err.c_str());
   return t;
 }
 

@@ -9,7 +9,7 @@
 #
 #   tools/bench/divergence-suite.sh [-w WORKLOADS] [-b FSREPLAY] [--show N]
 #     -w       comma list (default: all): zlib sed bzip2 venv python node shell
-#              git npm pnpm cargo clone vite sqlite java cmake
+#              git npm pnpm cargo clone vite sqlite java cmake xdev
 #     --show N print up to N divergent ops of each workload (default 5)
 #     --strict a workload that cannot run here is a failure, not a skip (the test)
 #   Root (the recorder). Needs mkfs.ext4 and loop devices; apt-get for the
@@ -30,7 +30,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 bin=${FSREPLAY:-$repo/build/tools/fsreplay}
 work=${WORK:-/var/tmp/fsr-divergence}
-workloads=zlib,sed,bzip2,venv,python,node,shell,git,npm,pnpm,cargo,clone,vite,sqlite,java,cmake
+workloads=zlib,sed,bzip2,venv,python,node,shell,git,npm,pnpm,cargo,clone,vite,sqlite,java,cmake,xdev
 show=5 strict=0
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -44,6 +44,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ $(id -u) == 0 ]] || { echo "divergence-suite: needs root (the recorder loads eBPF programs)" >&2; exit 2; }
 [[ -x $bin ]] || { echo "divergence-suite: no fsreplay at $bin (build first, or -b)" >&2; exit 2; }
+bin=$(realpath "$bin")  # (the workloads run in their own directories)
 if [[ -z ${GITSRC:-} ]]; then
   if [[ -d /work/.mirror/git+git/repo ]]; then GITSRC=/work/.mirror/git+git/repo; else GITSRC=$repo; fi
 fi
@@ -128,6 +129,7 @@ setup_of() {
       # the store beside the tree on its file system (outside the root: the
       # replay's scratch tree), so that pnpm hard-links from it
       echo "cp '$work/pnpm-warm/package.json' '$work/pnpm-warm/pnpm-lock.yaml' . && cp -a '$work/pnpm-store' ../.pnpm-store" ;;
+    xdev) echo "cp '$here/workloads/xdev-mix.sh' ." ;;
     sqlite) python3 -c 'import sqlite3' >/dev/null 2>&1 || { say "skip sqlite: python3 has no sqlite3 module"; return 1; }
       echo "cp '$here/workloads/sqlite-mix.py' ." ;;
     java) command -v javac >/dev/null && command -v jar >/dev/null && command -v java >/dev/null ||
@@ -154,6 +156,7 @@ run_of() {
     clone) echo "git clone -q --no-hardlinks '$GITSRC' c && git -C c status >/dev/null" ;;
     vite) echo 'npx vite build >/dev/null' ;;
     pnpm) echo "'$work/pnpm-tool/node_modules/.bin/pnpm' install --offline --frozen-lockfile --store-dir ../.pnpm-store --reporter=silent" ;;
+    xdev) echo 'bash xdev-mix.sh' ;;
     sqlite) echo 'python3 sqlite-mix.py' ;;
     java) echo 'bash java-build.sh' ;;
     cmake) echo 'bash cmake-ninja.sh' ;;
@@ -169,11 +172,16 @@ for w in ${workloads//,/ }; do
   mkfs.ext4 -q -F "$work/fs.img"
   mkdir -p "$fs" && mount -o loop "$work/fs.img" "$fs"
   mkdir "$fs/w" "$fs/t"
-  (cd "$fs/w" && eval "$setup") > "$work/$w.setup.log" 2>&1 || { skipped "$w: its setup failed ($work/$w.setup.log)"; continue; }
+  # xdev records in /tmp, on the file system of the /tmp it moves files
+  # from (the replay's scratch tree, under $TMPDIR, and its target on the
+  # loop ext4 are two)
+  wd=$fs/w
+  [[ $w != xdev ]] || { rm -rf /tmp/fsr-xdev-w && mkdir /tmp/fsr-xdev-w && wd=/tmp/fsr-xdev-w; }
+  (cd "$wd" && eval "$setup") > "$work/$w.setup.log" 2>&1 || { skipped "$w: its setup failed ($work/$w.setup.log)"; continue; }
   sync
   t=$work/$w.trace
   rc=0
-  (cd "$fs/w" && "$bin" record -o "$t" --root "$fs/w" -- bash -c "$(run_of "$w")") > "$work/$w.record.log" 2>&1 || rc=$?
+  (cd "$wd" && "$bin" record -o "$t" --root "$wd" -- bash -c "$(run_of "$w")") > "$work/$w.record.log" 2>&1 || rc=$?
   events=$(grep -o '[0-9]* events' "$work/$w.record.log" | tail -1 | cut -d' ' -f1)
   [[ -n $events ]] || { skipped "$w: the record failed ($work/$w.record.log)"; continue; }
   "$bin" replay "$t" --target "$fs/t" --timing afap -q --json --max-divergence 100 -o "$t.result" > "$work/$w.replay.json" 2> "$work/$w.replay.log" ||
@@ -182,6 +190,7 @@ for w in ${workloads//,/ }; do
   printf '%-7s %10s %10s %10s %8s %s\n' "$w" "$events" "$ops" "$div" "$short" "$rc"
   [[ $short == 0 ]] || bad=1
   [[ $strict == 0 || $rc == 0 ]] || { say "$w: the workload itself failed (exit $rc; $work/$w.record.log)"; bad=1; }
+  [[ $w != xdev ]] || rm -rf /tmp/fsr-xdev-w
   if [[ $div != 0 ]]; then
     bad=1
     "$bin" dump "$t.result" | grep DIVERGENT | head -"$show" | sed 's/^/          /'
