@@ -244,6 +244,15 @@ std::optional<int64_t> was_exdev(Ctx& c) {
 
 int64_t do_link(Ctx& c) {
   if (c.op.path[1] == kNoPath) return -EFAULT;
+  if (c.op.path[0] == kNoPath) {  // linkat(fd, "", ..., AT_EMPTY_PATH) (syscall_actions.cpp)
+    if (c.fd() < 0) return -EBADF;
+    return with_parent(c, 1, [&](int p1, const char* b1) {
+      int64_t r = rc(linkat(c.fd(), "", p1, b1, AT_EMPTY_PATH));
+      // Without CAP_DAC_READ_SEARCH: the /proc link form, which needs none.
+      if (r == -ENOENT || r == -EPERM) r = rc(linkat(AT_FDCWD, proc_fd(c.fd()).c_str(), p1, b1, AT_SYMLINK_FOLLOW));
+      return r;
+    });
+  }
   if (auto r = was_exdev(c)) return *r;
   const int64_t r = with_parent(c, 0, [&](int p0, const char* b0) {
     return with_parent(c, 1, [&](int p1, const char* b1) { return rc(linkat(p0, b0, p1, b1, 0)); });

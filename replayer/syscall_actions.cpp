@@ -88,6 +88,14 @@ void PlanStream::plan_syscall(uint64_t i) {
       op.path[0] = kNoPath;
     }
   }
+  // linkat(fd, "", dir, name, AT_EMPTY_PATH): the fd's file gets the name
+  // (an O_TMPFILE file made visible). The recorder names the fd's path (for
+  // an O_TMPFILE file, its directory); linked by that path, it was EINVAL.
+  const bool link_fd = e.nr == SYS_linkat && (e.args[4] & AT_EMPTY_PATH) && fdarg(0) != kAtFdcwd;
+  if (link_fd) {
+    op.ofd = st.table->lookup(fdarg(0));
+    op.path[0] = kNoPath;
+  }
 
   const bool has_path = op.path[0] != kNoPath;
   op.action = has_path ? OpAction::kIssue : OpAction::kSkip;
@@ -97,7 +105,8 @@ void PlanStream::plan_syscall(uint64_t i) {
       case SYS_link: case SYS_linkat: case SYS_symlink: case SYS_symlinkat: f.ns_mask = 2; break;
       default: f.ns_mask = 1;
     }
-    if (e.nr == SYS_linkat && op.path[0] == kNoPath) op.action = OpAction::kSkip;
+    if (e.nr == SYS_linkat && op.path[0] == kNoPath)
+      op.action = link_fd && op.ofd != kNoOfd && op.path[1] != kNoPath ? OpAction::kIssue : OpAction::kSkip;
     if ((e.nr == SYS_symlink || e.nr == SYS_symlinkat) && op.path[1] == kNoPath)
       op.action = OpAction::kSkip;
   }

@@ -151,6 +151,28 @@ TEST_F(ReplayPaths, AScriptRunFromOutsideTheRootReadsAndSeeksAsRecorded) {
   EXPECT_EQ(r->divergences, 0u);
 }
 
+// An O_TMPFILE file made visible by linkat(fd, "", dir, name, AT_EMPTY_PATH):
+// the recorder names the fd's path, the file's directory; linked by that
+// path, the replay's call was EINVAL and the name never came.
+TEST_F(ReplayPaths, ALinkOfAnFdByAtEmptyPathGivesItsFileTheName) {
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 1, 3, {kAtCwd, 0, O_TMPFILE | O_RDWR, 0644}, "/w/p");
+  t.add(1, 1, SYS_write, 20, 1, 6, {3, 0, 6});
+  uint32_t ln = t.add(1, 1, SYS_linkat, 30, 1, 0, {3, 0, kAtCwd, 0, AT_EMPTY_PATH}, "/w/p", "/w/p/named");
+  t.add(1, 1, SYS_close, 40, 1, 0, {3});
+  uint32_t o = t.add(1, 1, SYS_openat, 50, 1, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/named");
+  uint32_t rd = t.add(1, 1, SYS_read, 60, 1, 6, {3, 0, 4096});
+  t.add(1, 1, SYS_close, 70, 1, 0, {3});
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
+  auto r = run_replay(trace, options());
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto ops = read_result(r->result_path);
+  EXPECT_EQ(ops[ln].ret, 0);
+  EXPECT_GE(ops[o].ret, 0);
+  EXPECT_EQ(ops[rd].ret, 6) << "the named file is the one written through the fd";
+  EXPECT_EQ(r->divergences, 0u);
+}
+
 // `mv /tmp/x proj/out` recorded where /tmp and the project share one file
 // system (WSL2's distro disk): the rename succeeded. Replayed onto a target
 // on another mount than the scratch tree, it was EXDEV, and every call on the
