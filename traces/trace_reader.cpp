@@ -10,6 +10,7 @@
 #include "traces/frame_file.h"
 #include "traces/model_codec.h"
 #include "traces/op_chunk.h"
+#include "traces/trace_id.h"
 
 namespace fsr {
 
@@ -27,6 +28,34 @@ struct TraceReader::Impl : FrameFile {
   // A scan's last frame when the file ends inside it (type 0: none, or its header is cut too).
   uint16_t cut_type = 0;
   uint64_t cut_offset = 0;
+  uint64_t id = kNoTraceId;
+
+  uint64_t compute_id() {
+    if (id != kNoTraceId) return id;
+    TraceIdHasher h;
+    uint8_t fh[kFileHeaderSize];
+    if (pread_all(fh, sizeof fh, 0)) h.add_bytes(fh, sizeof fh);
+    (void)build_index();
+    std::vector<uint8_t> bytes;
+    for (const IndexRecord& e : index) {
+      if (e.type == static_cast<uint16_t>(FrameType::kIndex)) continue;  // derived from the others
+      uint8_t hb[kFrameHeaderSize];
+      std::optional<FrameHeader> fr;
+      if (pread_all(hb, sizeof hb, e.offset)) fr = decode_frame_header(hb);
+      if (!fr) {
+        h.add(UINT64_MAX);
+        continue;
+      }
+      h.add(static_cast<uint64_t>(fr->type) << 48 | static_cast<uint64_t>(fr->encoding) << 32 | fr->records);
+      h.add(static_cast<uint64_t>(fr->payload_len) << 32 | fr->payload_crc);
+      if (fr->type == FrameType::kHeader) {  // the recording's identity: host, start times, command
+        bytes.resize(fr->payload_len);
+        if (pread_all(bytes.data(), bytes.size(), e.offset + kFrameHeaderSize)) h.add_bytes(bytes.data(), bytes.size());
+      }
+    }
+    id = h.value();
+    return id;
+  }
 
   std::string where(const FrameHeader* h, uint64_t off) const {
     if (h && (h->type == FrameType::kEvents || h->type == FrameType::kOps))
@@ -356,6 +385,8 @@ Result<size_t> TraceReader::for_each_frame(FrameType type,
   }
   return n;
 }
+
+uint64_t TraceReader::trace_id() { return impl_->compute_id(); }
 
 const ReadProblems& TraceReader::problems() const { return impl_->problems; }
 uint64_t TraceReader::file_size() const { return impl_->size; }

@@ -81,6 +81,12 @@ class TraceReader {
   Result<size_t> for_each_frame(FrameType type,
                                 const std::function<Status(std::span<const uint64_t> words)>& fn);
 
+  // The file's content id (trace_id.h), computed from its stored bytes
+  // through the index (or a scan of a file without one): the same for the
+  // same file and its copies, in every format version this reader reads.
+  // Reads every frame header once (cached).
+  uint64_t trace_id();
+
   // Everything found wrong so far. After a full sequential read this is final.
   const ReadProblems& problems() const;
 
