@@ -1,9 +1,12 @@
 #include "traces/trace_reader.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include <fmt/format.h>
 
 #include "traces/event_chunk.h"
 #include "traces/frame.h"
@@ -28,7 +31,87 @@ struct TraceReader::Impl : FrameFile {
   // A scan's last frame when the file ends inside it (type 0: none, or its header is cut too).
   uint16_t cut_type = 0;
   uint64_t cut_offset = 0;
+  // Trace events: the latest plausible enter time (time_limit()), what an
+  // impossible one is clamped to, and where the limit came from.
+  uint64_t ts_limit = UINT64_MAX, ts_clamp = UINT64_MAX;
+  std::string ts_limit_why;
+  uint64_t late_enters = 0, first_clamped_ts = 0;
+  uint32_t first_clamped_tid = 0;
   uint64_t id = kNoTraceId;
+
+  // A complete trace's footer (through the trailer and index) bounds its
+  // events' times; a trace whose writer died is bounded by when its file was
+  // last written (the writer flushes every second) after the wall-clock start.
+  void init_time_limit() {
+    constexpr uint64_t kFooterSlackNs = 1'000'000;        // the timing quantisation is < 1 us
+    constexpr uint64_t kMtimeSlackNs = 60'000'000'000ull;  // clock steps between start and the last write
+    if (header.kind != PayloadKind::kTrace) return;
+    refresh_size();
+    uint8_t tr[kTrailerSize];
+    if (size >= kFileHeaderSize + kTrailerSize && pread_all(tr, sizeof tr, size - kTrailerSize) &&
+        std::memcmp(tr + 8, kTrailerMagic, 8) == 0 && build_index()) {
+      for (const IndexRecord& e : index) {
+        if (e.type != static_cast<uint16_t>(FrameType::kFooter)) continue;
+        FrameHeader h;
+        std::string why;
+        TraceFooter f;
+        if (read_frame(e.offset, h, why) == Got::kFrame && decode_footer(msg(), f) && f.end_ns > 0) {
+          ts_clamp = f.end_ns;
+          ts_limit = f.end_ns + kFooterSlackNs;
+          ts_limit_why = fmt::format("the recording's length, {:.3f} s (its footer)", f.end_ns / 1e9);
+          return;
+        }
+      }
+    }
+    struct stat st{};
+    if (header.wall_start_ns == 0 || ::fstat(fd.get(), &st) != 0) return;
+    const uint64_t mtime = static_cast<uint64_t>(st.st_mtim.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(st.st_mtim.tv_nsec);
+    if (mtime <= header.wall_start_ns) return;
+    ts_clamp = mtime - header.wall_start_ns + kMtimeSlackNs;
+    ts_limit = ts_clamp;
+    ts_limit_why = fmt::format("{:.3f} s, when the file was last written (it has no footer)", ts_clamp / 1e9);
+  }
+
+  // See TraceReader::next(): impossible times clamped and counted.
+  void clamp_times(std::vector<Event>& out) {
+    uint64_t n = 0;
+    for (Event& e : out) {
+      bool bad = false;
+      if (e.ts > ts_limit) {
+        if (late_enters++ == 0) {
+          first_clamped_ts = e.ts;
+          first_clamped_tid = e.tid;
+        }
+        e.ts = ts_clamp;
+        bad = true;
+      }
+      if (e.dur > UINT64_MAX - e.ts) {
+        e.dur = UINT64_MAX - e.ts;
+        bad = true;
+      }
+      n += bad;
+    }
+    if (n == 0) return;
+    problems.clamped_times += n;
+    const char* kMarker = "impossible event times";
+    std::string m = fmt::format(
+        "{}: {} {} with impossible event times (a damaged or crafted trace): ", path, problems.clamped_times,
+        problems.clamped_times == 1 ? "event" : "events");
+    if (late_enters)
+      m += fmt::format("{} entered after {}, the first at {:.3f} s (thread {}): clamped to that end, so that no "
+                       "replayed gap or offset outlasts the recording",
+                       late_enters, ts_limit_why, first_clamped_ts / 1e9, first_clamped_tid);
+    if (late_enters < problems.clamped_times)
+      m += fmt::format("{}{} lasted past the clock's range: clamped to it", late_enters ? "; " : "",
+                       problems.clamped_times - late_enters);
+    m += "; record the trace again";
+    for (auto& s : problems.messages)  // one line, kept current
+      if (s.find(kMarker) != std::string::npos) {
+        s = m;
+        return;
+      }
+    problems.messages.push_back(m);
+  }
 
   uint64_t compute_id() {
     if (id != kNoTraceId) return id;
@@ -149,6 +232,8 @@ struct TraceReader::Impl : FrameFile {
           if constexpr (std::is_same_v<Rec, Event>) st = decode_event_chunk(msg(), z, scratch, out, nullptr, strings.size());
           else st = decode_op_chunk(msg(), z, scratch, out, nullptr);
           if (st && out.size() != h.records) st = Status::error("holds " + std::to_string(out.size()) + " records, header says " + std::to_string(h.records));
+          if constexpr (std::is_same_v<Rec, Event>)
+            if (st) clamp_times(out);
           break;
         }
         default: break;  // header (again) or prestate: not for sequential record reading
@@ -255,6 +340,7 @@ struct TraceReader::Impl : FrameFile {
     if constexpr (std::is_same_v<Rec, Event>) {
       if (h.type != FrameType::kEvents) return Status::error(where + ": not a trace chunk");
       st = decode_event_chunk(msg(), z, scratch, out, nullptr, strings.size());
+      if (st) clamp_times(out);
     } else {
       if (h.type != FrameType::kOps) return Status::error(where + ": not a result chunk");
       st = decode_op_chunk(msg(), z, scratch, out, nullptr);
@@ -294,6 +380,7 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) 
   if (static_cast<uint16_t>(m->header.kind) != kind)
     return Status::error(path + ": header kind disagrees with the file header (damaged)");
   m->offset = kFileHeaderSize + kFrameHeaderSize + h.payload_len;
+  m->init_time_limit();
   return std::unique_ptr<TraceReader>(new TraceReader(std::move(m)));
 }
 
@@ -384,6 +471,11 @@ Result<size_t> TraceReader::for_each_frame(FrameType type,
     ++n;
   }
   return n;
+}
+
+std::optional<uint64_t> TraceReader::time_limit() const {
+  if (impl_->ts_limit == UINT64_MAX) return std::nullopt;
+  return impl_->ts_clamp;
 }
 
 uint64_t TraceReader::trace_id() { return impl_->compute_id(); }

@@ -1,4 +1,8 @@
-// A trace's content id (trace_id.h), computed by the reader.
+// A trace's content id (trace_id.h) and the reader's check of event times
+// against the recording's length (trace_reader.h next()).
+#include <sys/stat.h>
+#include <sys/time.h>
+
 #include <filesystem>
 #include <gtest/gtest.h>
 
@@ -107,6 +111,78 @@ TEST(TraceId, AResultHeaderCarriesItsTracesIdAndOlderResultsNone) {
     ASSERT_TRUE(o) << o.message();
     EXPECT_EQ((*o)->header().source_trace_id, kNoTraceId) << old << ": written before the field";
   }
+}
+
+// A crafted enter time near 2^63 ns in a trace whose footer says it lasted
+// 0.1 s: clamped to that end and counted, in sequential and random reads.
+TEST(TraceTimes, AnEventEnteredAfterTheRecordingsEndIsClampedAndCounted) {
+  test::TempFile f("late.trace");
+  TraceFooter ft;
+  ft.end_ns = 100'000'000;
+  const uint64_t crafted = (1ull << 63) - 4096;
+  write_trace(f.path(), test::sample_header(),
+              {stat_event(1000, 50), stat_event(50'000'000, 70), stat_event(crafted, 10, 8),
+               stat_event(99'000'000, 1000)},
+              ft);
+  auto r = TraceReader::open(f.path());
+  ASSERT_TRUE(r) << r.message();
+  ASSERT_TRUE((*r)->time_limit());
+  EXPECT_EQ(*(*r)->time_limit(), 100'000'000u);
+  const auto all = test::read_records<Event>(**r);
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_NEAR(static_cast<double>(all[1].ts), 50'000'000.0, 1000.0) << "a sane time is kept";
+  EXPECT_EQ(all[2].ts, 100'000'000u) << "clamped to the recording's end";
+  EXPECT_NEAR(static_cast<double>(all[3].ts), 99'000'000.0, 1000.0);
+  const ReadProblems& p = (*r)->problems();
+  EXPECT_EQ(p.clamped_times, 1u);
+  EXPECT_FALSE(p.complete()) << "impossible times are damage";
+  ASSERT_EQ(p.messages.size(), 1u);
+  EXPECT_NE(p.messages[0].find("impossible event times"), std::string::npos) << p.messages[0];
+  EXPECT_NE(p.messages[0].find(f.path()), std::string::npos) << p.messages[0];
+  EXPECT_NE(p.messages[0].find("0.100 s"), std::string::npos) << p.messages[0];
+  std::vector<Event> chunk;
+  ASSERT_TRUE((*r)->read_chunk(0, chunk).value());
+  ASSERT_EQ(chunk.size(), 4u);
+  EXPECT_EQ(chunk[2].ts, 100'000'000u);
+}
+
+// Synthetic traces without an end in their footer, and results, are not
+// checked against one; a duration that would wrap the clock always is.
+TEST(TraceTimes, WithoutARecordedEndOnlyAClockOverflowIsClamped) {
+  test::TempFile f("noend.trace");
+  TraceHeader h = test::sample_header();
+  h.wall_start_ns = 0;
+  write_trace(f.path(), h,
+              {stat_event(1000, 50), stat_event(1ull << 62, 10, 8), stat_event(1ull << 62, (1ull << 63) + (1ull << 62), 9)});
+  auto r = TraceReader::open(f.path());
+  ASSERT_TRUE(r) << r.message();
+  EXPECT_FALSE((*r)->time_limit());
+  const auto all = test::read_records<Event>(**r);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_NEAR(static_cast<double>(all[1].ts), static_cast<double>(1ull << 62), static_cast<double>(1ull << 52));
+  EXPECT_GE(all[2].ts + all[2].dur, all[2].ts) << "the end does not wrap";
+  EXPECT_EQ((*r)->problems().clamped_times, 1u);
+}
+
+// A trace whose writer died has no footer: the time its file was last
+// written bounds its events (the writer flushes every second).
+TEST(TraceTimes, ATraceWithoutFooterIsBoundedByWhenItWasLastWritten) {
+  test::TempFile f("cut.trace");
+  TraceHeader h = test::sample_header();
+  struct timeval now;
+  gettimeofday(&now, nullptr);
+  h.wall_start_ns = (static_cast<uint64_t>(now.tv_sec) - 10) * 1'000'000'000ull;  // started 10 s ago
+  write_trace(f.path(), h, {stat_event(1000, 50), stat_event(1ull << 62, 10)}, {}, /*finish=*/false);
+  auto r = TraceReader::open(f.path());
+  ASSERT_TRUE(r) << r.message();
+  ASSERT_TRUE((*r)->time_limit());
+  EXPECT_GE(*(*r)->time_limit(), 10'000'000'000u);
+  EXPECT_LE(*(*r)->time_limit(), 100'000'000'000u) << "10 s and a minute's slack, give or take the test's own time";
+  const auto all = test::read_records<Event>(**r);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1].ts, *(*r)->time_limit());
+  EXPECT_EQ((*r)->problems().clamped_times, 1u);
+  EXPECT_TRUE((*r)->problems().truncated);
 }
 
 }  // namespace
