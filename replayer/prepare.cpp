@@ -253,6 +253,23 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
   return stats;
 }
 
+Result<uint64_t> repoint_scratch_links(const TreeSpec& spec, const int roots[2], const Features& f) {
+  const std::string& dir = spec.scratch_dir;
+  if (dir.empty()) return uint64_t{0};
+  Scratch sc;
+  uint64_t made = 0;
+  for (size_t i = 0; i < spec.entries.size(); ++i) {
+    const TreeEntry& t = spec.entries[i];
+    if (t.kind != PrestateKind::kSymlink || t.link_to != UINT32_MAX || spec.root(i) != Root::kTarget) continue;
+    const std::string_view text = spec.target(i);
+    if (text.size() <= dir.size() || text.compare(0, dir.size(), dir) != 0 || text[dir.size()] != '/') continue;
+    const int r = make_entry(spec, i, roots, f, root_bit(Root::kTarget), sc);
+    if (r < 0) return err(spec.where(i), "cannot point again", -r);
+    made += r == 0;
+  }
+  return made;
+}
+
 Status check_root_writable(int fd, const std::string& path, const TreeSpec& spec, Root which, std::string* warning) {
   const std::string what = which == Root::kTarget ? "target" : "scratch directory";
   const std::string opt = which == Root::kTarget ? "--target" : "--scratch (or TMPDIR)";

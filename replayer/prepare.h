@@ -64,6 +64,13 @@ Status check_root_writable(int fd, const std::string& path, const TreeSpec& spec
 // that chooses another.
 Status unwritable_root(const std::string& what, const std::string& path, int e, const std::string& opt);
 
+// The target's symlinks into the scratch (absolute links the original had
+// to paths outside its root) made to point into this replay's scratch,
+// spec.scratch_dir: a prepared target's links name the scratch of the run
+// that prepared it, gone since. The only change --no-prepare makes before
+// the clock (no data is written). How many were made again.
+Result<uint64_t> repoint_scratch_links(const TreeSpec& spec, const int roots[2], const Features& f);
+
 // Checks the tree matches `spec` (kinds, sizes, absence of created paths) and
 // that no symlink in it points outside its root. First mismatch as an error.
 Status verify_tree(const TreeSpec& spec, const int roots[2], const Features& f);

@@ -26,6 +26,7 @@
 #include "replayer/survey.h"
 #include "replayer/target_guard.h"
 #include "traces/op_path.h"
+#include "traces/trace_id.h"
 #include "traces/trace_reader.h"
 #include "traces/text_safe.h"
 
@@ -90,6 +91,7 @@ struct Session {
   PlanSurvey survey;
   std::vector<std::string> problems;  // damage found in the trace
   std::optional<TraceFooter> footer;  // (absent: the recording did not finish)
+  uint64_t trace_id = 0;              // the trace's content id (trace_id.h): the markers name it
   // A refusal before anything was made leaves no marker this run made.
   ~Session() {
     for (int k = 0; k < 2; ++k)
@@ -105,7 +107,6 @@ std::string signal_name(int sig) {
 // The target, and a scratch the user gave, claimed for this trace
 // (target_guard.h); the writable and room checks of both.
 Status claim_roots(Session& s, const std::string& trace_path, const ReplayOptions& o) {
-  const TraceHeader& h = s.header;
   const TreeSpec& spec = s.survey.spec;
   for (int k = 0; k < 2; ++k) {
     if (k == 1 && s.roots.scratch_is_ours) continue;  // made empty by mkdtemp, removed after
@@ -113,7 +114,7 @@ Status claim_roots(Session& s, const std::string& trace_path, const ReplayOption
     ClaimRequest req{.what = k == 0 ? "target" : "scratch",
                      .dir = k == 0 ? s.roots.target : s.roots.scratch,
                      .trace_path = real_path(trace_path),
-                     .recording = trace_identity(h.hostname, h.wall_start_ns, h.root),
+                     .recording = format_trace_id(s.trace_id),
                      .force = o.force};
     FSR_RETURN_IF_ERROR(claim_root(s.roots.fd[k], req, spec, which, s.claim[k], o.on_warning));
     if (s.claim[k].other_trace) {
@@ -227,6 +228,7 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
                          "); check it with 'fsreplay inspect', or record it again with this version");
   s->problems = pr.messages;
   s->footer = reader.footer();  // (read last: it follows the events)
+  s->trace_id = reader.trace_id();
   s->survey = sb.finish();
   return s;
 }
@@ -295,6 +297,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
       set_debris_note("the scratch " + ss.roots.scratch + " remains");
       FSR_RETURN_IF_ERROR(prepared(materialise(spec, ss.roots.fd, ss.features, prepare_threads(),
                                                phase_progress(o, "prepare scratch"), root_bit(Root::kScratch), true)));
+      FSR_RETURN_IF_ERROR(repoint_scratch_links(spec, ss.roots.fd, ss.features).status());
     }
     if (o.verify) FSR_RETURN_IF_ERROR(verify_tree(spec, ss.roots.fd, ss.features));
   }

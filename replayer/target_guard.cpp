@@ -119,10 +119,6 @@ void RootClaim::release_and_unmark(int dir_fd) {
   fd_ = -1;
 }
 
-std::string trace_identity(const std::string& hostname, uint64_t wall_start_ns, const std::string& root) {
-  return hostname + ":" + std::to_string(wall_start_ns) + ":" + root;
-}
-
 Status claim_root(int dir_fd, const ClaimRequest& req, const TreeSpec& spec, Root which, RootClaim& claim,
                   const std::function<void(const std::string&)>& warn) {
   for (int attempt = 0; attempt < 3; ++attempt) {

@@ -24,7 +24,7 @@ struct ClaimRequest {
   std::string what;        // "target" or "scratch" (messages)
   std::string dir;         // its real path
   std::string trace_path;  // named in the marker
-  std::string recording;   // the trace's identity (trace_identity)
+  std::string recording;   // the trace's content id (traces/trace_id.h format_trace_id)
   bool force = false;      // take a directory holding other files
 };
 
@@ -55,9 +55,6 @@ class RootClaim {
                            const std::function<void(const std::string&)>&);
   int fd_ = -1;
 };
-
-// The recording's identity in a marker: host, start time and root.
-std::string trace_identity(const std::string& hostname, uint64_t wall_start_ns, const std::string& root);
 
 // Claims directory `dir_fd` for the spec's paths beneath root `which`.
 // Refuses a directory another fsreplay holds (naming its pid), and one

@@ -207,6 +207,34 @@ TEST_F(TargetGuard, ATargetPreparedForAnotherTraceIsClearedFirst) {
   EXPECT_NE(v.message().find("was prepared for another trace"), std::string::npos) << v.message();
 }
 
+// A prepared target's link into the scratch names the scratch of the run
+// that made it, removed since: a later replay --no-prepare (a fresh scratch)
+// points it again instead of refusing the tree as pointing outside the roots.
+TEST_F(TargetGuard, APreparedTargetsLinksIntoTheScratchFollowEachNewScratch) {
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/lnk");
+  t.add(1, 1, SYS_read, 20, 5, 5, {3, 0, 4096});
+  t.add(1, 1, SYS_close, 30, 5, 0, {3});
+  const std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir),
+                                                    entry("/w/p/lnk", PrestateKind::kSymlink, 0, "/w/other/f"),
+                                                    entry("/w/other", PrestateKind::kDir),
+                                                    entry("/w/other/f", PrestateKind::kFile, 5)});
+  const std::string tmp = base + "/tmpdir";
+  ASSERT_EQ(mkdir(tmp.c_str(), 0755), 0);
+  setenv("TMPDIR", tmp.c_str(), 1);
+  ReplayOptions o = options();
+  o.scratch.clear();
+  ASSERT_TRUE(run_prepare(trace, o).is_ok());
+  o.prepare = false;
+  for (int run = 0; run < 2; ++run) {
+    auto r = run_replay(trace, o);
+    ASSERT_TRUE(r.is_ok()) << "run " << run << ": " << r.message();
+    EXPECT_EQ(r->divergences, 0u) << "the link did not lead into this run's scratch";
+    EXPECT_EQ(r->short_reads, 0u);
+  }
+  unsetenv("TMPDIR");
+}
+
 // A stop during the clock: the workers stop at once (a 60 s think time is
 // not slept out), the tree is reset, the scratch removed, no result left.
 TEST_F(TargetGuard, AStopDuringTheReplayResetsTheTargetAndLeavesNoScratchOrResult) {
