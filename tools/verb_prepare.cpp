@@ -33,7 +33,7 @@ Action add_prepare_verb(CLI::App& app) {
   return [a] {
     wire_progress(a->opt, a->quiet);
     auto r = run_prepare(a->trace, a->opt);
-    if (!r) return fail("prepare", r.message());
+    if (!r) return fail_input("prepare", r.status());  // 4: a trace with no readable event
     const PrepareStats& s = r.value();
     fmt::print("prepared {}: {} dirs, {} files ({}), {} symlinks, {} hard links made; {} kept; {} removed\n",
                a->opt.target, s.dirs, s.files, human_bytes(s.bytes), s.symlinks, s.links, s.kept, s.removed);

@@ -180,9 +180,11 @@ void wire_progress(ReplayOptions& o, bool quiet) {
 Action add_replay_verb(CLI::App& app) {
   auto a = std::make_shared<ReplayArgs>();
   auto* sub = app.add_subcommand("replay", "Replay a trace on a target directory and measure each syscall class");
-  sub->footer("Exit status: 0 ok; 1 error (e.g. a read-only, full or non-writable target); 2 usage; 6 the replay "
-              "diverged: more than --max-divergence of its ops returned another result than recorded (the result "
-              "is still written, marked diverged, and the most frequent divergent calls are printed)");
+  sub->footer("Exit status: 0 ok; 1 error (e.g. a read-only, full or non-writable target); 2 usage; 4 the trace "
+              "is damaged (what was readable is replayed and its result written; none readable: nothing replayed); "
+              "6 the replay diverged: more than --max-divergence of its ops returned another result than recorded "
+              "(the result is still written, marked diverged, and the most frequent divergent calls are printed); "
+              "6 goes before 4");
   add_replay_options(sub, *a, true);
   return [a] {
     auto t = timing_from_name(a->timing);
@@ -200,14 +202,20 @@ Action add_replay_verb(CLI::App& app) {
     a->opt.environment_json = detect_environment_json(a->opt.target);
     a->opt.on_warning = [](const std::string& w) { fmt::print(stderr, "fsreplay replay: warning: {}\n", w); };
     auto r = run_replay(a->trace, a->opt);
-    if (!r) return fail("replay", r.message());
+    if (!r) return fail_input("replay", r.status());  // 4: a trace with no readable event
     if (a->json) fmt::print("{}\n", summary_to_json(r.value()));
     else print_summary(r.value());
+    // A damaged trace (a recorder killed, a chunk unreadable) replayed what
+    // was readable: said on stderr and exit 4, unless it diverged (6 first).
+    const std::vector<std::string>& damage = r.value().trace_problems;
+    if (!damage.empty())
+      fmt::print(stderr, "fsreplay replay: {}: damaged ({} problem(s), first: {}); replayed what was readable into {}\n",
+                 a->trace, damage.size(), damage.front(), r.value().result_path);
     if (r.value().diverged) {
       print_divergence(r.value());
       return kExitDiverged;
     }
-    return kExitOk;
+    return damage.empty() ? kExitOk : kExitIncomplete;
   };
 }
 

@@ -20,6 +20,7 @@ enum class StatusCode : unsigned char {
   kNoPrivilege,   // needs root / CAP_BPF, or refused by a namespace
   kUnsupported,   // the kernel or platform lacks what it needs (BTF, a tracepoint)
   kInternal,      // a programming error caught at run time
+  kDamaged,       // an input file is damaged or truncated past use (nothing readable in it)
 };
 
 std::string_view status_code_name(StatusCode c);  // "ok", "error", "invalid input", ...
