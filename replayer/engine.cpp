@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "replayer/engine_worker.h"
+#include "replayer/interrupt.h"
 #include "traces/clock.h"
 
 namespace fsr {
@@ -43,16 +44,20 @@ void prepare_worker_thread() {
 namespace {
 
 constexpr uint64_t kSpinTailNs = 60'000;  // sleep to this much before the deadline, then spin
+constexpr uint64_t kStopPollNs = 50'000'000;   // a sleep's slice between looks at a stop
 constexpr uint64_t kMaxSleptWorkNs = 1'000'000;  // an emulated call's work slept at most (sleeps_recorded_work)
 
 inline void cpu_relax() { __builtin_ia32_pause(); }
 
 // Sleeps until absolute monotonic time `t` (ns), precise to a few µs.
 // Returns the clock when it woke (its last reading, so callers need none).
+// A stop (interrupt.h) cuts it short: it sleeps in slices of at most
+// kStopPollNs, so that a signal ends a long think time within that.
 uint64_t sleep_until(uint64_t t) {
   uint64_t now = mono_ns();
-  if (t > now + kSpinTailNs) {
-    uint64_t wake = t - kSpinTailNs;
+  while (t > now + kSpinTailNs) {
+    if (stop_signal()) return now;
+    const uint64_t wake = std::min(t - kSpinTailNs, now + kStopPollNs);
     timespec ts{static_cast<time_t>(wake / 1'000'000'000ull), static_cast<long>(wake % 1'000'000'000ull)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {}
     now = mono_ns();
@@ -217,6 +222,13 @@ void engine_detail::run_worker(Shared& s, uint32_t w, WorkerSlot& slot) {
       const PlanOp& op = s.plan.op(i);
       const Event& e = s.plan.event(i);
       OpRecord& r = s.sync.rec[i & s.plan.op_mask];
+      if (stop_signal()) [[unlikely]] {  // stopping: no call, no sleep; done at once, so that no one waits
+        r = OpRecord{};
+        r.event_index = i;
+        r.flags = kOfSkipped;
+        publish_done(s, i, mono_ns() - s.start);
+        continue;
+      }
       prefetch_for_write(s, i, r);
       uint64_t now = mono_ns() - s.start;
       uint64_t target = now;

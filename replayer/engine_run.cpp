@@ -2,6 +2,7 @@
 // whole plan (run_engine) or around the planner streaming the trace into the
 // window while they run it (run_engine_stream).
 #include <sched.h>
+#include <string.h>
 #include <time.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "replayer/engine.h"
 #include "replayer/engine_worker.h"
+#include "replayer/interrupt.h"
 
 namespace fsr {
 
@@ -102,6 +104,11 @@ Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& e
   return res;
 }
 
+Status stopped_by(int sig) {
+  return Status::error(std::string("stopped by ") + (sigabbrev_np(sig) ? "SIG" + std::string(sigabbrev_np(sig)) : "signal " + std::to_string(sig)),
+                       StatusCode::kInterrupted);
+}
+
 }  // namespace
 
 Result<EngineResult> run_engine(const Plan& plan, ExecEnv& env, TimingMode timing, const EngineProgress& progress,
@@ -174,8 +181,10 @@ Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const E
   return with_workers(plan, sync, env, timing, inject, clock, buf_size, [&](auto go, auto /*failed*/) -> Status {
     bool unused = false;
     // The window is filled before the clock starts, so that the planner is ahead.
-    while (more && ps.room())
+    while (more && ps.room()) {
       if (!plan_some(unused)) return err;
+      if (int sig = stop_signal()) return stopped_by(sig);
+    }
     if (filled) filled();
     go();
     // This thread shares the CPUs with the workers, and every wake-up of it
@@ -191,6 +200,8 @@ Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const E
     uint64_t advanced_at = mono_ns();  // when `base` last moved, for the stall report
     bool stall_said = false;
     while (true) {
+      // A stop: the workers finish what they hold without a call or a sleep.
+      if (int sig = stop_signal()) return stopped_by(sig);
       bool planned = false;
       if (!plan_some(planned)) return err;
       const uint64_t base_before = base;

@@ -17,18 +17,13 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "replayer/interrupt.h"
 #include "replayer/resolver.h"
 #include "traces/syscalls.h"
 
 namespace fsr {
-namespace {
 
-std::string where_str(const MappedPath& m) {
-  return std::string(m.root == Root::kTarget ? "TARGET/" : "SCRATCH/") + m.rel;
-}
-
-// Removes `base` in directory `pfd`, recursively, never following a symlink.
-int remove_at(int pfd, const char* base) {
+int remove_tree_at(int pfd, const char* base) {
   if (unlinkat(pfd, base, 0) == 0 || errno == ENOENT) return 0;
   if (errno != EISDIR && errno != EPERM) return -errno;
   int dfd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -43,10 +38,16 @@ int remove_at(int pfd, const char* base) {
     if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) names.emplace_back(de->d_name);
   int r = 0;
   for (auto& n : names)
-    if ((r = remove_at(dirfd(d), n.c_str())) < 0) break;
+    if ((r = remove_tree_at(dirfd(d), n.c_str())) < 0) break;
   closedir(d);
   if (r < 0) return r;
   return unlinkat(pfd, base, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
+namespace {
+
+std::string where_str(const MappedPath& m) {
+  return std::string(m.root == Root::kTarget ? "TARGET/" : "SCRATCH/") + m.rel;
 }
 
 struct Parent {
@@ -112,13 +113,13 @@ int make_entry(const TreeSpec& spec, size_t i, const int roots[2], const Feature
     struct stat ts;
     if (fstatat(q.fd, q.base.c_str(), &ts, AT_SYMLINK_NOFOLLOW) != 0) return -errno;
     if (exists && st.st_ino == ts.st_ino && st.st_dev == ts.st_dev) return 1;
-    if (exists && remove_at(p.fd, p.base.c_str()) < 0) return -errno;
+    if (exists && remove_tree_at(p.fd, p.base.c_str()) < 0) return -errno;
     return linkat(q.fd, q.base.c_str(), p.fd, p.base.c_str(), 0) == 0 ? 0 : -errno;
   }
   switch (t.kind) {
     case PrestateKind::kDir:
       if (exists && S_ISDIR(st.st_mode)) return 1;
-      if (exists && remove_at(p.fd, p.base.c_str()) < 0) return -errno;
+      if (exists && remove_tree_at(p.fd, p.base.c_str()) < 0) return -errno;
       return mkdirat(p.fd, p.base.c_str(), (t.mode & 07777) | 0700) == 0 ? 0 : -errno;
     case PrestateKind::kSymlink: {
       if (exists && S_ISLNK(st.st_mode)) {
@@ -126,12 +127,12 @@ int make_entry(const TreeSpec& spec, size_t i, const int roots[2], const Feature
         ssize_t n = readlinkat(p.fd, p.base.c_str(), lb, sizeof lb);
         if (n >= 0 && std::string_view(lb, static_cast<size_t>(n)) == spec.target(i)) return 1;
       }
-      if (exists && remove_at(p.fd, p.base.c_str()) < 0) return -errno;
+      if (exists && remove_tree_at(p.fd, p.base.c_str()) < 0) return -errno;
       return symlinkat(std::string(spec.target(i)).c_str(), p.fd, p.base.c_str()) == 0 ? 0 : -errno;
     }
     default: {
       if (exists && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == t.size) return 1;
-      if (exists && !S_ISREG(st.st_mode) && remove_at(p.fd, p.base.c_str()) < 0) return -errno;
+      if (exists && !S_ISREG(st.st_mode) && remove_tree_at(p.fd, p.base.c_str()) < 0) return -errno;
       if (exists && S_ISREG(st.st_mode)) fchmodat(p.fd, p.base.c_str(), 0600, 0);
       int fd = openat(p.fd, p.base.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
       if (fd < 0) return -errno;
@@ -146,7 +147,12 @@ int make_entry(const TreeSpec& spec, size_t i, const int roots[2], const Feature
 }  // namespace
 
 Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f,
-                                 unsigned threads, const ProgressFn& progress, unsigned which) {
+                                 unsigned threads, const ProgressFn& progress, unsigned which, bool stoppable) {
+  std::atomic<bool> stopped{false};
+  auto stop_now = [&] {
+    if (stoppable && stop_signal()) stopped.store(true, std::memory_order_relaxed);
+    return stopped.load(std::memory_order_relaxed);
+  };
   PrepareStats stats;
   auto chosen = [&](size_t i) { return (which & root_bit(spec.root(i))) != 0; };
   uint64_t total = 0;
@@ -156,11 +162,12 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
   // Paths the trace creates go first (deepest first), so that a replayed tree resets.
   for (const MappedPath& m : spec.created) {
     if (!(which & root_bit(m.root))) continue;
+    if (stop_now()) break;
     Parent p;
     if (open_parent(roots, m, p, f) >= 0) {
       struct stat st;
       if (fstatat(p.fd, p.base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-        int r = remove_at(p.fd, p.base.c_str());
+        int r = remove_tree_at(p.fd, p.base.c_str());
         if (r < 0) return err(m, "cannot remove", -r);
         ++stats.removed;
       }
@@ -173,6 +180,7 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
   for (; first_rest < spec.entries.size() && spec.entries[first_rest].kind == PrestateKind::kDir &&
          spec.entries[first_rest].link_to == UINT32_MAX; ++first_rest) {
     if (!chosen(first_rest)) continue;
+    if (stop_now()) break;
     int r = make_entry(spec, first_rest, roots, f, which, sc);
     if (r < 0) return err(spec.where(first_rest), "cannot create directory", -r);
     ++(r == 1 ? stats.kept : stats.dirs);
@@ -190,6 +198,7 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
     Scratch b;
     for (size_t i; (i = next.fetch_add(1)) < end;) {
       if (!chosen(i)) continue;
+      if (stop_now()) break;
       int r = make_entry(spec, i, roots, f, which, b);
       const TreeEntry& t = spec.entries[i];
       if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP || r == -EXDEV) {
@@ -228,6 +237,10 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
   work(spec.entries.size());
   stop = true;
   if (reporter.joinable()) reporter.join();
+  if (stopped.load())
+    return Status::error("stopped by SIG" + std::string(sigabbrev_np(stop_signal()) ? sigabbrev_np(stop_signal()) : "?") +
+                             " while preparing the tree",
+                         StatusCode::kInterrupted);
   if (!failure.is_ok()) return failure;
   stats.kept += kept;
   stats.files = files;
@@ -240,47 +253,62 @@ Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const
   return stats;
 }
 
-Status check_target_writable(int fd, const std::string& path, const TreeSpec& spec) {
+Status check_root_writable(int fd, const std::string& path, const TreeSpec& spec, Root which, std::string* warning) {
+  const std::string what = which == Root::kTarget ? "target" : "scratch directory";
+  const std::string opt = which == Root::kTarget ? "--target" : "--scratch (or TMPDIR)";
   struct statvfs sv;
   if (fstatvfs(fd, &sv) == 0) {
     if (sv.f_flag & ST_RDONLY)
-      return Status::error("target " + path + " is on a read-only mount: remount it read-write or choose another --target");
+      return Status::error(what + " " + path + " is on a read-only mount: remount it read-write or choose another " + opt);
     // What the tree still needs: entries not there yet, files not yet at their size.
-    uint64_t bytes = 0, inodes = 0;
-    std::string r;
+    uint64_t bytes = 0, inodes = 0, largest = 0;
+    std::string r, largest_rel;
     for (size_t i = 0; i < spec.entries.size(); ++i) {
       const TreeEntry& t = spec.entries[i];
-      if (spec.root(i) != Root::kTarget) continue;
+      if (spec.root(i) != which) continue;
       struct stat st;
       spec.rel(i, r);
       const char* rel = r.empty() ? "." : r.c_str();
       const bool there = fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
       if (!there) ++inodes;
       if (t.kind == PrestateKind::kFile && t.link_to == UINT32_MAX &&
-          (!there || static_cast<uint64_t>(st.st_size) != t.size))
+          (!there || static_cast<uint64_t>(st.st_size) != t.size)) {
         bytes += t.size;
+        if (t.size > largest) largest = t.size, largest_rel = r;
+      }
     }
+    const uint64_t size_bytes = static_cast<uint64_t>(sv.f_blocks) * sv.f_frsize;
+    // Headroom for the replay's own entries: 1 MiB, an eighth of a smaller file system.
+    const uint64_t mib = std::min<uint64_t>(1u << 20, size_bytes / 8);
     const uint64_t free_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
-    if (bytes + (1u << 20) > free_bytes)
-      return Status::error("target " + path + " is full: " + std::to_string(free_bytes >> 20) + " MiB free, the trace's tree and the replay need at least " +
-                           std::to_string((bytes >> 20) + 1) + " MiB before the replay writes anything; free space or choose another --target");
+    auto in_mib = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20); };  // rounded up
+    if (sv.f_blocks == 0) {
+      // FUSE without statfs, some network mounts: no size to check against.
+      if (warning && bytes > 0)
+        *warning = what + " " + path + " reports no size (its file system answers statfs with 0 blocks): the tree needs " +
+                   in_mib(bytes) + " MiB there and its room is unknown; if writes fail with ENOSPC, free space or choose another " + opt;
+    } else if (bytes + mib > free_bytes) {
+      return Status::error(what + " " + path + " has " + std::to_string(free_bytes >> 20) + " MiB free (of " +
+                           in_mib(size_bytes) + ") and the trace's initial tree needs " + in_mib(bytes) +
+                           " MiB there plus " + (mib == (1u << 20) ? std::string("1 MiB") : std::to_string(mib >> 10) + " KiB") +
+                           " of headroom" +
+                           (largest > size_bytes / 2 ? " (its largest file, " + largest_rel + ", alone is " + in_mib(largest) + " MiB)" : std::string()) +
+                           "; nothing was written: free space or choose another " + opt);
+    }
     if (sv.f_files > 0 && sv.f_favail < inodes + 16)
-      return Status::error("target " + path + " has no free inodes (" + std::to_string(sv.f_favail) + " free, the tree needs " +
-                           std::to_string(inodes) + "): free some or choose another --target");
+      return Status::error(what + " " + path + " has " + std::to_string(sv.f_favail) + " free inodes and the tree needs " +
+                           std::to_string(inodes) + " (plus 16): free some or choose another " + opt);
   }
-  // Whatever statvfs says: can this user make an entry there?
-  const std::string probe = ".fsreplay-write-check-" + std::to_string(getpid());
-  if (mkdirat(fd, probe.c_str(), 0700) != 0 && errno != EEXIST) {
-    const int e = errno;
-    if (e == EROFS) return Status::error("target " + path + " is on a read-only mount: remount it read-write or choose another --target");
-    if (e == ENOSPC || e == EDQUOT) return Status::error("target " + path + " is full (" + strerror(e) + "): free space or choose another --target");
-    if (e == EACCES || e == EPERM)
-      return Status::error("target " + path + " is not writable by uid " + std::to_string(geteuid()) +
-                           ": give this user write access (chown/chmod) or choose another --target");
-    return Status::error("target " + path + ": cannot create entries in it (" + strerror(e) + "): choose another --target");
-  }
-  unlinkat(fd, probe.c_str(), AT_REMOVEDIR);
   return Status::ok();
+}
+
+Status unwritable_root(const std::string& what, const std::string& path, int e, const std::string& opt) {
+  if (e == EROFS) return Status::error(what + " " + path + " is on a read-only mount: remount it read-write or choose another " + opt);
+  if (e == ENOSPC || e == EDQUOT) return Status::error(what + " " + path + " is full (" + strerror(e) + "): free space or choose another " + opt);
+  if (e == EACCES || e == EPERM)
+    return Status::error(what + " " + path + " is not writable by uid " + std::to_string(geteuid()) +
+                         ": give this user write access (chown/chmod) or choose another " + opt);
+  return Status::error(what + " " + path + ": cannot create entries in it (" + strerror(e) + "): choose another " + opt);
 }
 
 namespace {

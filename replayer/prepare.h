@@ -37,15 +37,32 @@ inline constexpr unsigned kBothRoots = root_bit(Root::kTarget) | root_bit(Root::
 
 // Makes the tree match `spec` in the roots `which` names; `roots` are open
 // directory fds (Root order). Holds nothing per entry: memory is the spec's.
+// `stoppable`: a stop (interrupt.h) ends it early with a kInterrupted error,
+// the tree half made (the reset after a replay is not stoppable).
 Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f,
-                                 unsigned threads, const ProgressFn& progress, unsigned which = kBothRoots);
+                                 unsigned threads, const ProgressFn& progress, unsigned which = kBothRoots,
+                                 bool stoppable = false);
 
-// Before anything is made: the target (open as `fd`, named `path`) must be
-// writable by this process with room for the tree `spec` needs. Fails with
-// one line naming the target and what to do, for a read-only mount, a full
-// one (space or inodes) and a directory this user cannot write: a replay
-// there would diverge in most of its ops and measure nothing.
-Status check_target_writable(int fd, const std::string& path, const TreeSpec& spec);
+// Removes `base` in directory `pfd`, recursively, never following a
+// symlink; 0 (also when it was not there) or -errno.
+int remove_tree_at(int pfd, const char* base);
+
+// Before anything is made: root `which` (the target or the scratch, open as
+// `fd`, named `path`) must be writable by this process with room for the
+// part of the tree `spec` needs there. Fails with one line naming the
+// directory and what to do, for a read-only mount and a full one (space or
+// inodes; a hostile trace's 1 TiB file too): a replay there would diverge in
+// most of its ops and measure nothing. (Whether this user may write there
+// is found by the marker's creation: target_guard.h.) A file
+// system that reports no size (f_blocks 0, e.g. FUSE without statfs) is not
+// refused: `warning` says its room is unknown.
+Status check_root_writable(int fd, const std::string& path, const TreeSpec& spec, Root which,
+                           std::string* warning = nullptr);
+
+// The error for a root this process cannot create entries in (errno `e`
+// from the first attempt: EROFS, ENOSPC, EACCES, ...); `opt` is the option
+// that chooses another.
+Status unwritable_root(const std::string& what, const std::string& path, int e, const std::string& opt);
 
 // Checks the tree matches `spec` (kinds, sizes, absence of created paths) and
 // that no symlink in it points outside its root. First mismatch as an error.

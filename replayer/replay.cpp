@@ -6,6 +6,7 @@
 #include "replayer/replay.h"
 
 #include <fcntl.h>
+#include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <thread>
 
 #include "replayer/features.h"
+#include "replayer/interrupt.h"
 #include "replayer/plan_stream.h"
 #include "replayer/replay_cost.h"
 #include "replayer/replay_summary.h"
@@ -22,6 +24,7 @@
 #include "replayer/result_writer.h"
 #include "replayer/root_policy.h"
 #include "replayer/survey.h"
+#include "replayer/target_guard.h"
 #include "traces/op_path.h"
 #include "traces/trace_reader.h"
 #include "traces/text_safe.h"
@@ -80,12 +83,87 @@ ProgressFn phase_progress(const ReplayOptions& o, const char* phase) {
 struct Session {
   TraceHeader header;
   Roots roots;
+  RootClaim claim[2];     // the target's and a given scratch's markers, locked (target_guard.h)
+  bool wrote = false;     // something was made in the roots (a claim's marker aside)
   Features features;
   PlanInputs in;
   PlanSurvey survey;
   std::vector<std::string> problems;  // damage found in the trace
   std::optional<TraceFooter> footer;  // (absent: the recording did not finish)
+  // A refusal before anything was made leaves no marker this run made.
+  ~Session() {
+    for (int k = 0; k < 2; ++k)
+      if (!wrote && claim[k].made_marker && claim[k].was_empty) claim[k].release_and_unmark(roots.fd[k]);
+  }
 };
+
+std::string signal_name(int sig) {
+  const char* n = sigabbrev_np(sig);
+  return n ? "SIG" + std::string(n) : "signal " + std::to_string(sig);
+}
+
+// The target, and a scratch the user gave, claimed for this trace
+// (target_guard.h); the writable and room checks of both.
+Status claim_roots(Session& s, const std::string& trace_path, const ReplayOptions& o) {
+  const TraceHeader& h = s.header;
+  const TreeSpec& spec = s.survey.spec;
+  for (int k = 0; k < 2; ++k) {
+    if (k == 1 && s.roots.scratch_is_ours) continue;  // made empty by mkdtemp, removed after
+    const Root which = k == 0 ? Root::kTarget : Root::kScratch;
+    ClaimRequest req{.what = k == 0 ? "target" : "scratch",
+                     .dir = k == 0 ? s.roots.target : s.roots.scratch,
+                     .trace_path = real_path(trace_path),
+                     .recording = trace_identity(h.hostname, h.wall_start_ns, h.root),
+                     .force = o.force};
+    FSR_RETURN_IF_ERROR(claim_root(s.roots.fd[k], req, spec, which, s.claim[k], o.on_warning));
+    if (s.claim[k].other_trace) {
+      if (!o.prepare)
+        return Status::error(req.what + " " + req.dir + " was prepared for another trace (" +
+                             s.claim[k].other_trace_path + "): run 'fsreplay prepare " + trace_path + " --target " +
+                             s.roots.target + "' first");
+      if (o.on_warning)
+        o.on_warning(req.what + " " + req.dir + " was prepared for another trace (" + s.claim[k].other_trace_path +
+                     "): what it holds is fsreplay's and is cleared first");
+      s.wrote = true;
+      FSR_RETURN_IF_ERROR(clear_root(s.roots.fd[k], req.dir));
+    }
+  }
+  // Room for the tree in both (a hostile trace's 1 TiB file fills the
+  // scratch's file system as surely as the target's).
+  for (int k = 0; k < 2; ++k) {
+    std::string warning;
+    FSR_RETURN_IF_ERROR(check_root_writable(s.roots.fd[k], k == 0 ? s.roots.target : s.roots.scratch, spec,
+                                            k == 0 ? Root::kTarget : Root::kScratch, &warning));
+    if (!warning.empty() && o.on_warning) o.on_warning(warning);
+  }
+  return Status::ok();
+}
+
+// An interrupted prepare: a root that held only fsreplay's files is emptied
+// (and unmarked: it is as fsreplay found it, or holds nothing of a tree that
+// was half made); one taken with --force is left as it is. Says which.
+std::string undo_prepare(Session& s) {
+  std::string said;
+  for (int k = 0; k < 2; ++k) {
+    if (k == 1 && s.roots.scratch_is_ours) continue;  // (removed with the session)
+    const std::string& dir = k == 0 ? s.roots.target : s.roots.scratch;
+    const std::string what = k == 0 ? "the target " : "the scratch ";
+    if (!s.claim[k].held()) continue;
+    if (!s.claim[k].owned_all) {
+      said += "; " + what + dir + " is left partly prepared (it held other files: --force)";
+      continue;
+    }
+    Status c = clear_root(s.roots.fd[k], dir);
+    if (c) {
+      s.claim[k].release_and_unmark(s.roots.fd[k]);
+      said += "; " + what + dir + " was emptied";
+    } else {
+      said += "; " + what + dir + " could not be emptied: " + c.message();
+    }
+  }
+  if (s.roots.scratch_is_ours) said += "; the scratch " + s.roots.scratch + " was removed";
+  return said;
+}
 
 // The survey pass: the trace read once, chunk by chunk.
 Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, const ReplayOptions& o,
@@ -135,6 +213,9 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
     if (!more) break;
     for (const Event& e : chunk) sb.add(e);
     n += chunk.size();
+    if (int sig = stop_signal())
+      return Status::error("stopped by " + signal_name(sig) + " while reading the trace: nothing was written",
+                           StatusCode::kInterrupted);
     if (progress) progress(n, events_total);
     if (n >= kNoOp - 1) return Status::error(trace_path + ": more than 4G events, split the trace");
   }
@@ -172,11 +253,19 @@ Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOpti
   FSR_ASSIGN_OR_RETURN(const std::unique_ptr<Session> s, open_session(trace_path, o, phase_progress(o, "survey")));
   Session& ss = *s;
   const TreeSpec& spec = ss.survey.spec;
-  FSR_RETURN_IF_ERROR(check_target_writable(ss.roots.fd[0], ss.roots.target, spec));
+  FSR_RETURN_IF_ERROR(claim_roots(ss, trace_path, o));
   // Without --scratch there is nothing to keep outside the target: replay
   // prepares its own fresh scratch.
+  ss.wrote = true;
+  set_debris_note("the target " + ss.roots.target + " is partly prepared");
   auto r = materialise(spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare"),
-                       ss.roots.scratch_is_ours ? root_bit(Root::kTarget) : kBothRoots);
+                       ss.roots.scratch_is_ours ? root_bit(Root::kTarget) : kBothRoots, true);
+  if (!r && r.code() == StatusCode::kInterrupted) {
+    const std::string undone = undo_prepare(ss);
+    set_debris_note("");
+    return Status::error(r.message() + undone, StatusCode::kInterrupted);
+  }
+  set_debris_note("");
   remove_scratch(ss.roots);
   return r;
 }
@@ -186,17 +275,27 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   Session& ss = *sr;
   const PlanSurvey& sv = ss.survey;
   const TreeSpec& spec = sv.spec;
-  FSR_RETURN_IF_ERROR(check_target_writable(ss.roots.fd[0], ss.roots.target, spec));
+  FSR_RETURN_IF_ERROR(claim_roots(ss, trace_path, o));
+  const std::string scratch_note = ss.roots.scratch_is_ours ? "; the scratch " + ss.roots.scratch + " remains" : "";
   // The tree: prepared now, or verified (a fresh scratch is always prepared).
   bool wrote = false;
+  auto prepared = [&](const Result<PrepareStats>& m) -> Status {
+    if (m || m.code() != StatusCode::kInterrupted) return m.status();
+    const std::string undone = undo_prepare(ss);
+    set_debris_note("");
+    return Status::error(m.message() + undone, StatusCode::kInterrupted);
+  };
   if (o.prepare) {
-    FSR_RETURN_IF_ERROR(materialise(spec, ss.roots.fd, ss.features, prepare_threads(), phase_progress(o, "prepare")));
-    wrote = true;
+    ss.wrote = wrote = true;
+    set_debris_note("the target " + ss.roots.target + " is partly prepared" + scratch_note);
+    FSR_RETURN_IF_ERROR(prepared(materialise(spec, ss.roots.fd, ss.features, prepare_threads(),
+                                             phase_progress(o, "prepare"), kBothRoots, true)));
   } else {
     if (ss.roots.scratch_is_ours) {
-      FSR_RETURN_IF_ERROR(materialise(spec, ss.roots.fd, ss.features, prepare_threads(),
-                                      phase_progress(o, "prepare scratch"), root_bit(Root::kScratch)));
-      wrote = true;
+      ss.wrote = wrote = true;
+      set_debris_note("the scratch " + ss.roots.scratch + " remains");
+      FSR_RETURN_IF_ERROR(prepared(materialise(spec, ss.roots.fd, ss.features, prepare_threads(),
+                                               phase_progress(o, "prepare scratch"), root_bit(Root::kScratch), true)));
     }
     if (o.verify) FSR_RETURN_IF_ERROR(verify_tree(spec, ss.roots.fd, ss.features));
   }
@@ -289,10 +388,26 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
                    " us. The mount may have stopped answering, or the call blocks where the original's did not "
                    "(a FIFO, a lock). Still waiting; Ctrl-C stops the replay");
     };
+  set_debris_note("the target " + ss.roots.target + " is not reset" + scratch_note + "; the partial result " + out +
+                  ".partial remains");
   auto er = run_engine_stream(ps, sync, next, sink, env, o.timing, prog, o.inject_ns, clock, sv.max_io, open_initial,
                               stall, static_cast<uint64_t>(o.stall_warn_s * 1e9));
   const MappingStats maps = env.maps.stats();
   release_all(env);  // before returning an error too
+  if (!er && er.code() == StatusCode::kInterrupted) {
+    // Stopped: no result (the spool goes with the writer), the tree reset,
+    // the scratch removed (with the session).
+    std::string said = er.message() + ": no result was written";
+    if (o.reset_after) {
+      auto m = materialise(spec, ss.roots.fd, ss.features, prepare_threads(), nullptr);
+      said += m ? "; the target " + ss.roots.target + " was reset to the trace's initial tree"
+                : "; resetting the target " + ss.roots.target + " failed (" + m.message() + ")";
+    }
+    if (ss.roots.scratch_is_ours) said += "; the scratch " + ss.roots.scratch + " was removed";
+    set_debris_note("");
+    return Status::error(said, StatusCode::kInterrupted);
+  }
+  set_debris_note("");
   FSR_RETURN_IF_ERROR(er);
   EngineResult& res = er.value();
   warn(map_failure_warning(maps, own_maps, map_limit));

@@ -34,6 +34,10 @@ struct ReplayOptions {
   std::string scratch;           // empty = fresh dir under $TMPDIR (removed afterwards)
   TimingMode timing = TimingMode::kThink;
   bool prepare = true;           // false: verify the tree is prepared, change nothing before the clock
+  // Take a target (or a given scratch) that holds files fsreplay did not
+  // make: the trace's paths there are overwritten or removed, listed through
+  // on_warning first (target_guard.h). Without it such a directory is refused.
+  bool force = false;
   bool verify = true;            // with prepare = false: check the tree first (benches that remount
                                  // the target between prepare and replay skip it: it warms the mount's caches)
   bool mmap_touch = true;

@@ -24,8 +24,29 @@ std::string real_path(const std::string& p) {
 
 namespace {
 
+// The system's own directories: a replay there would overwrite what the
+// system runs on. /tmp, /var/tmp and /dev/shm themselves are shared by every
+// user and program; a directory beneath them is fine.
+bool is_system_dir(const std::string& dir) {
+  static const char* const kUnder[] = {"/etc", "/usr", "/bin", "/sbin", "/boot", "/proc", "/sys", "/dev", "/run"};
+  if (is_beneath(dir, "/dev/shm") && dir != "/dev/shm") return false;  // a tmpfs every user may write, as /tmp
+  for (const char* d : kUnder)
+    if (is_beneath(dir, d)) return true;
+  if (dir == "/tmp" || dir == "/var/tmp") return false;  // (refused below, with their own reason)
+  if (is_beneath(dir, "/var")) return !is_beneath(dir, "/var/tmp");
+  // /lib, /lib32, /lib64, /libx32 and the like
+  const std::string top = dir.substr(0, dir.find('/', 1));
+  return top.compare(0, 4, "/lib") == 0;
+}
+
 Status refuse_dangerous_root(const std::string& what, const std::string& dir) {
   if (dir == "/") return Status::error(what + " is '/': choose a dedicated empty directory");
+  if (dir == "/tmp" || dir == "/var/tmp" || dir == "/dev/shm")
+    return Status::error(what + " " + dir + " is shared by every program on the machine: make a directory "
+                         "beneath it (mkdir " + dir + "/fsreplay-target) and use that");
+  if (is_system_dir(dir))
+    return Status::error(what + " " + dir + " is one of the system's own directories, which fsreplay never "
+                         "writes into: choose a dedicated empty directory (e.g. under /var/tmp or your home)");
   std::vector<std::string> homes;
   if (const char* h = getenv("HOME")) homes.push_back(real_path(h));
   setpwent();
@@ -74,9 +95,13 @@ Status open_roots(const std::string& trace, const ReplayOptions& o, Roots& r) {
     if (!outdir.empty() && (is_beneath(outdir, r.target) || is_beneath(outdir, r.scratch)))
       return Status::error("the result file " + o.output + " would lie inside the target or scratch: write it elsewhere");
   }
-  r.fd[0] = open(r.target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  r.fd[1] = open(r.scratch.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (r.fd[0] < 0 || r.fd[1] < 0) return Status::error("cannot open the target or scratch directory: " + std::string(strerror(errno)));
+  const std::string* names[2] = {&r.target, &r.scratch};
+  for (int k = 0; k < 2; ++k) {
+    r.fd[k] = open(names[k]->c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (r.fd[k] < 0)
+      return Status::error(std::string(k == 0 ? "target " : "scratch ") + *names[k] + ": cannot open it (" +
+                           strerror(errno) + "): give a directory this user can read and write");
+  }
   return Status::ok();
 }
 

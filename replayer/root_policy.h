@@ -1,7 +1,10 @@
 // Where a replay may write: the target and scratch directories resolved,
-// checked (never '/', a home directory, overlapping each other, or holding
-// the trace or the result file) and opened; a scratch directory made here
-// is removed again on every path, errors included.
+// checked (never '/', a home directory, /tmp or /var/tmp themselves, the
+// system's own directories (/etc, /usr, /bin, /sbin, /lib*, /boot, /var but
+// /var/tmp, /proc, /sys, /dev, /run), overlapping each other, or holding the
+// trace or the result file) and opened; a scratch directory made here is
+// removed again on every path, errors and stops included. Whose the
+// directories are is target_guard.h's.
 #pragma once
 
 #include <string>

@@ -11,6 +11,7 @@
 #include "tools/progress/progress.h"
 #include "tools/report/render.h"
 #include "tools/report/result_summary.h"
+#include "tools/stop_signals.h"
 #include "tools/verbs.h"
 
 #include "replayer/replay.h"
@@ -26,7 +27,7 @@ Action add_compare_verb(CLI::App& app) {
     std::string scratch, results_dir = ".", format = "text", output;
     size_t top = 10;
     int depth = 2;
-    bool quiet = false;
+    bool quiet = false, force = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("compare", "Compare replays of one trace across mounts");
@@ -39,6 +40,7 @@ Action add_compare_verb(CLI::App& app) {
   sub->add_option("--top", o->top, "Rows in the HTML process and directory tables")->check(CLI::Range(1, 1000));
   sub->add_option("--depth", o->depth, "Directory depth below the recorded root")->check(CLI::Range(1, 64));
   sub->add_flag("--quiet,-q", o->quiet, "No progress line (shown only on a terminal anyway)");
+  sub->add_flag("--force", o->force, "--target only: take targets holding files fsreplay did not make (replay --force)");
   return [o]() -> int {
     std::vector<std::string> files = o->inputs;
     if (!o->targets.empty()) {
@@ -46,16 +48,22 @@ Action add_compare_verb(CLI::App& app) {
         return fail("compare", "--target replays exactly one trace; give one TRACE, or result files without --target",
                     kExitUsage);
       files.clear();
+      install_stop_handlers("compare");
       const std::string stem = std::filesystem::path(o->inputs[0]).stem().string();
       for (size_t i = 0; i < o->targets.size(); ++i) {
         ReplayOptions ro;
         ro.target = o->targets[i];
         ro.scratch = o->scratch;
+        ro.force = o->force;
+        ro.on_warning = [](const std::string& w) { std::cerr << "fsreplay compare: warning: " << w << "\n"; };
         ro.output = (std::filesystem::path(o->results_dir) / fmt::format("{}.{}.result", stem, i + 1)).string();
         ro.environment_json = detect_environment_json(ro.target);
         wire_progress(ro, o->quiet);
         std::cerr << "fsreplay compare: replaying " << o->inputs[0] << " on " << ro.target << "\n";
         auto summary = run_replay(o->inputs[0], ro);
+        if (!summary && summary.code() == StatusCode::kInterrupted)
+          return fail("compare", summary.message() + " (the results of the targets before it are kept)",
+                      stop_exit_code());
         if (!summary) return fail("compare", summary.message());
         files.push_back(summary->result_path);
       }

@@ -7,6 +7,7 @@
 
 #include "replayer/replay.h"
 #include "tools/cli_util.h"
+#include "tools/stop_signals.h"
 #include "tools/verbs.h"
 
 namespace fsr::cli {
@@ -30,9 +31,19 @@ Action add_prepare_verb(CLI::App& app) {
                   "Directory for paths outside the recorded root (prepared too when given; "
                   "replay prepares a fresh scratch itself)");
   sub->add_flag("--quiet,-q", a->quiet, "No progress line (shown only on a terminal anyway)");
+  sub->add_flag("--force", a->opt.force,
+                "Take a --target (or --scratch) that holds files fsreplay did not make: the trace's paths there "
+                "are listed, then overwritten with filler or removed (without it such a directory is refused)");
+  sub->footer("The target must be an empty directory or one fsreplay prepared (marked by .fsreplay-target); "
+              "anything else is refused unless --force. Exit status: 0 ok; 1 error; 2 usage; 4 the trace has no "
+              "readable event (damaged or truncated); 128+N stopped by signal N: a target that held only "
+              "fsreplay's files is emptied again");
   return [a] {
     wire_progress(a->opt, a->quiet);
+    a->opt.on_warning = [](const std::string& w) { fmt::print(stderr, "fsreplay prepare: warning: {}\n", w); };
+    install_stop_handlers("prepare");
     auto r = run_prepare(a->trace, a->opt);
+    if (!r && r.code() == StatusCode::kInterrupted) return fail("prepare", r.message(), stop_exit_code());
     if (!r) return fail_input("prepare", r.status());  // 4: a trace with no readable event
     const PrepareStats& s = r.value();
     fmt::print("prepared {}: {} dirs, {} files ({}), {} symlinks, {} hard links made; {} kept; {} removed\n",

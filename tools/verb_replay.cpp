@@ -10,6 +10,7 @@
 #include "tools/cli_util.h"
 #include "tools/detect/detect.h"
 #include "tools/progress/progress.h"
+#include "tools/stop_signals.h"
 #include "tools/verbs.h"
 
 namespace fsr::cli {
@@ -109,6 +110,10 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
   sub->add_option("--scratch", a.opt.scratch,
                   "Directory for paths outside the recorded root (default: a fresh one under $TMPDIR)");
   sub->add_flag("--quiet,-q", a.quiet, "No progress line (shown only on a terminal anyway)");
+  sub->add_flag("--force", a.opt.force,
+                "Take a --target (or --scratch) that holds files fsreplay did not make: the trace's paths there "
+                "are listed, then overwritten with filler or removed (without it such a directory is refused; "
+                "fsreplay writes only into an empty directory or one it prepared, marked by .fsreplay-target)");
   sub->add_option("--disable-feature", a.opt.disable_features,
                   "Treat a kernel feature as missing and use its fallback (statx, openat2, "
                   "renameat2-flags, copy_file_range, sync_file_range, o_tmpfile, fallocate)");
@@ -180,11 +185,17 @@ void wire_progress(ReplayOptions& o, bool quiet) {
 Action add_replay_verb(CLI::App& app) {
   auto a = std::make_shared<ReplayArgs>();
   auto* sub = app.add_subcommand("replay", "Replay a trace on a target directory and measure each syscall class");
-  sub->footer("Exit status: 0 ok; 1 error (e.g. a read-only, full or non-writable target); 2 usage; 4 the trace "
-              "is damaged (what was readable is replayed and its result written; none readable: nothing replayed); "
-              "6 the replay diverged: more than --max-divergence of its ops returned another result than recorded "
-              "(the result is still written, marked diverged, and the most frequent divergent calls are printed); "
-              "6 goes before 4");
+  sub->footer("The target must be an empty directory or one fsreplay prepared (it holds .fsreplay-target, which "
+              "names the trace and is locked while a replay runs there); anything else is refused unless --force. "
+              "/, home directories, /tmp itself and the system's directories (/etc, /usr, /var but /var/tmp, ...) "
+              "are always refused.\n"
+              "Exit status: 0 ok; 1 error (e.g. a read-only, full, occupied or non-writable target); 2 usage; 4 the "
+              "trace is damaged (what was readable is replayed and its result written; none readable: nothing "
+              "replayed); 6 the replay diverged: more than --max-divergence of its ops returned another result than "
+              "recorded (the result is still written, marked diverged, and the most frequent divergent calls are "
+              "printed); 128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP): the target was reset, the scratch "
+              "removed and no result written (a second signal aborts at once and says what it left). 6 goes "
+              "before 4");
   add_replay_options(sub, *a, true);
   return [a] {
     auto t = timing_from_name(a->timing);
@@ -201,7 +212,9 @@ Action add_replay_verb(CLI::App& app) {
     wire_progress(a->opt, a->quiet);
     a->opt.environment_json = detect_environment_json(a->opt.target);
     a->opt.on_warning = [](const std::string& w) { fmt::print(stderr, "fsreplay replay: warning: {}\n", w); };
+    install_stop_handlers("replay");
     auto r = run_replay(a->trace, a->opt);
+    if (!r && r.code() == StatusCode::kInterrupted) return fail("replay", r.message(), stop_exit_code());
     if (!r) return fail_input("replay", r.status());  // 4: a trace with no readable event
     if (a->json) fmt::print("{}\n", summary_to_json(r.value()));
     else print_summary(r.value());

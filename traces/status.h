@@ -20,6 +20,7 @@ enum class StatusCode : unsigned char {
   kNoPrivilege,   // needs root / CAP_BPF, or refused by a namespace
   kUnsupported,   // the kernel or platform lacks what it needs (BTF, a tracepoint)
   kInternal,      // a programming error caught at run time
+  kInterrupted,   // stopped by a signal (replayer/interrupt.h): cleaned up, exit 128+signal
   kDamaged,       // an input file is damaged or truncated past use (nothing readable in it)
 };
 

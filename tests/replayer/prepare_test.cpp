@@ -42,8 +42,9 @@ class Prepare : public ReplayDirs {
     if (recorded.compare(0, root.size() + 1, root + "/") == 0) return target + recorded.substr(root.size());
     return scratch + recorded;
   }
+  // (fsreplay's marker, .fsreplay-target, aside: target_guard.h)
   static uint64_t count_entries(const std::string& dir) {
-    std::string cmd = "find '" + dir + "' -mindepth 1 | wc -l";
+    std::string cmd = "find '" + dir + "' -mindepth 1 ! -path '" + dir + "/.fsreplay-target' | wc -l";
     FILE* p = popen(cmd.c_str(), "r");
     unsigned long long n = 0;
     if (p && fscanf(p, "%llu", &n) != 1) n = 0;
@@ -53,7 +54,7 @@ class Prepare : public ReplayDirs {
   // Every entry beneath `dir`: path, kind, mode, size, symlink text (no times, no directory
   // sizes: a replay changes them).
   static std::string manifest(const std::string& dir) {
-    std::string cmd = "cd '" + dir + "' && { find . -mindepth 1 ! -type d -printf '%P %y %m %s %l\\n'; "
+    std::string cmd = "cd '" + dir + "' && { find . -mindepth 1 ! -type d ! -path ./.fsreplay-target -printf '%P %y %m %s %l\\n'; "
                       "find . -mindepth 1 -type d -printf '%P %y %m\\n'; } | LC_ALL=C sort";
     FILE* p = popen(cmd.c_str(), "r");
     std::string out;

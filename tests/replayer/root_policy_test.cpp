@@ -76,5 +76,33 @@ TEST_F(RootPolicy, RootDirectoryIsRefused) {
   EXPECT_NE(refusal(base + "/t", "/").find("is '/'"), std::string::npos);
 }
 
+// The system's own directories, as target and as scratch, with no override;
+// /tmp and /var/tmp themselves are shared, a directory beneath them is fine.
+TEST_F(RootPolicy, SystemDirectoriesAreRefusedAsTargetAndScratch) {
+  for (const char* d : {"/etc", "/usr", "/usr/lib", "/bin", "/sbin", "/boot", "/var", "/var/lib", "/var/cache",
+                        "/proc", "/sys", "/dev", "/dev/pts", "/run"}) {
+    struct stat st;
+    if (stat(d, &st) != 0) continue;  // (not on this machine)
+    const std::string real = real_path(d);
+    EXPECT_NE(refusal(d, base + "/s").find("target " + real + " is one of the system's own directories"),
+              std::string::npos) << d << ": " << refusal(d, base + "/s");
+    EXPECT_NE(refusal(base + "/t", d).find("scratch " + real + " is one of the system's own directories"),
+              std::string::npos) << d;
+  }
+  struct stat st;
+  for (const char* lib : {"/lib", "/lib64"}) {
+    if (stat(lib, &st) != 0) continue;
+    EXPECT_NE(refusal(lib, base + "/s").find("system's own"), std::string::npos) << lib;
+  }
+  EXPECT_NE(refusal("/tmp", base + "/s").find("target /tmp is shared by every program"), std::string::npos);
+  EXPECT_NE(refusal(base + "/t", "/var/tmp").find("scratch /var/tmp is shared by every program"), std::string::npos);
+  EXPECT_NE(refusal("/dev/shm", base + "/s").find("is shared by every program"), std::string::npos);
+  char tpl[] = "/var/tmp/fsreplay-policy-XXXXXX";
+  ASSERT_NE(mkdtemp(tpl), nullptr);
+  EXPECT_EQ(refusal(tpl, base + "/s"), "") << "a directory beneath /var/tmp is fine";
+  rmdir(tpl);
+  EXPECT_EQ(refusal(base + "/t", base + "/s"), "") << "a directory beneath /tmp is fine";
+}
+
 }  // namespace
 }  // namespace fsr

@@ -3,7 +3,9 @@
 // tmpfs or drop to another user (CI is root; elsewhere they skip, saying so).
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <gtest/gtest.h>
@@ -56,7 +58,77 @@ TEST_F(TargetRefusals, PrepareRefusesAFullTarget) {
   auto p = run_prepare(trace, o);
   umount(full.c_str());
   ASSERT_FALSE(p.is_ok());
-  EXPECT_NE(p.message().find("target " + full + " is full"), std::string::npos) << p.message();
+  EXPECT_NE(p.message().find("MiB free (of 4) and the trace's initial tree needs 64 MiB"),
+            std::string::npos) << p.message();
+  EXPECT_NE(p.message().find("target " + full + " has "), std::string::npos) << p.message();
+  EXPECT_NE(p.message().find("nothing was written"), std::string::npos) << p.message();
+}
+
+// A hostile trace's 1 TiB file, outside the recorded root (so in the
+// scratch): refused before anything is written, for a scratch the user gave
+// and for the default one under TMPDIR; the file system stays empty.
+TEST_F(TargetRefusals, ATerabyteFileInTheScratchIsRefusedBeforeAnyWrite) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  const std::string small = base + "/smallscratch";
+  ASSERT_EQ(mkdir(small.c_str(), 0755), 0);
+  ASSERT_EQ(mount("fsreplay-test", small.c_str(), "tmpfs", 0, "size=16m"), 0) << strerror(errno);
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 10, 5, 0, {kAtCwd, 0, 0, 0}, "/w/other/big");
+  std::string trace = write_trace(t, "/w/p", {ReplayDirs::entry("/w/p", PrestateKind::kDir),
+                                              ReplayDirs::entry("/w/other/big", PrestateKind::kFile, 1ull << 40)});
+  for (bool given : {true, false}) {
+    ReplayOptions o = options(TimingMode::kAfap);
+    if (given) o.scratch = small;
+    else o.scratch.clear(), setenv("TMPDIR", small.c_str(), 1);
+    auto r = run_replay(trace, o);
+    unsetenv("TMPDIR");
+    ASSERT_FALSE(r.is_ok()) << "a 1 TiB file was prepared on a 16 MiB tmpfs";
+    EXPECT_NE(r.message().find("scratch directory " + small), std::string::npos) << r.message();
+    EXPECT_NE(r.message().find("needs 1048576 MiB there"), std::string::npos) << r.message();
+    EXPECT_NE(r.message().find("--scratch"), std::string::npos) << r.message();
+    struct statvfs v;
+    ASSERT_EQ(statvfs(small.c_str(), &v), 0);
+    EXPECT_EQ(v.f_bfree, v.f_blocks) << "something was written";
+    DIR* d = opendir(small.c_str());
+    int n = 0;
+    while (dirent* de = d ? readdir(d) : nullptr) n += de->d_name[0] != '.';
+    if (d) closedir(d);
+    EXPECT_EQ(n, 0) << (given ? "the given scratch" : "TMPDIR") << " is not empty";
+  }
+  umount(small.c_str());
+}
+
+// A mount that reports no size (FUSE without statfs: 0 blocks) is "size
+// unknown": warned about, replayed on (it was refused as "full: 0 MiB free").
+TEST_F(TargetRefusals, AFuseMountWithoutStatfsIsReplayedOn) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to mount FUSE";
+  const std::string bin = FSR_SLOWFS_BIN;
+  if (bin.empty() || access(bin.c_str(), X_OK) != 0) GTEST_SKIP() << "slowfs not built (needs libfuse3)";
+  if (access("/dev/fuse", R_OK | W_OK) != 0) GTEST_SKIP() << "no /dev/fuse on this machine";
+  const std::string backing = base + "/backing", mnt = base + "/nostatfs";
+  ASSERT_EQ(mkdir(backing.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(mnt.c_str(), 0755), 0);
+  ASSERT_EQ(system((bin + " --no-statfs " + backing + " " + mnt).c_str()), 0);
+  struct statvfs v;
+  ASSERT_EQ(statvfs(mnt.c_str(), &v), 0);
+  EXPECT_EQ(v.f_blocks, 0u) << "slowfs --no-statfs still reports a size";
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/a");
+  t.add(1, 1, SYS_read, 20, 5, 100, {3, 0, 4096});
+  t.add(1, 1, SYS_close, 30, 5, 0, {3});
+  std::string trace = write_trace(t, "/w/p", {ReplayDirs::entry("/w/p", PrestateKind::kDir),
+                                              ReplayDirs::entry("/w/p/a", PrestateKind::kFile, 100)});
+  ReplayOptions o = options(TimingMode::kAfap);
+  o.target = mnt;
+  std::vector<std::string> said;
+  o.on_warning = [&](const std::string& w) { said.push_back(w); };
+  auto r = run_replay(trace, o);
+  EXPECT_EQ(system(("fusermount3 -u " + mnt + " || umount -l " + mnt).c_str()), 0);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(r->divergences, 0u);
+  bool told = false;
+  for (const auto& w : said) told = told || w.find("reports no size") != std::string::npos;
+  EXPECT_TRUE(told) << "no warning that the target's room is unknown";
 }
 
 // The tree fits but the trace's writes do not: said before the clock, naming

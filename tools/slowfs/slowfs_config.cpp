@@ -55,10 +55,11 @@ std::string apply_setting(std::string_view key, std::string_view value, SlowfsOp
                                                                         : out.negative_timeout) = *s;
     return {};
   }
-  if (key == "direct-io" || key == "writeback-cache" || key == "readdirplus") {
+  if (key == "direct-io" || key == "writeback-cache" || key == "readdirplus" || key == "statfs") {
     auto b = parse_bool(value);
     if (!b) return std::string(key) + " '" + std::string(value) + "' is not true/false";
     (key == "direct-io" ? out.direct_io : key == "writeback-cache" ? out.writeback_cache
+                                          : key == "statfs"        ? out.statfs
                                                                    : out.readdirplus) = *b;
     return {};
   }
@@ -113,6 +114,7 @@ std::string parse_slowfs_args(const std::vector<std::string>& args, SlowfsOption
     if (a == "--direct-io") { settings.emplace_back("direct-io", "true"); continue; }
     if (a == "--writeback-cache") { settings.emplace_back("writeback-cache", "true"); continue; }
     if (a == "--no-readdirplus") { settings.emplace_back("readdirplus", "false"); continue; }
+    if (a == "--no-statfs") { settings.emplace_back("statfs", "false"); continue; }
     if (a == "-o") {
       if (i + 1 >= args.size()) return "-o needs a value, e.g. -o allow_other";
       out.mount_options.push_back(args[++i]);
@@ -197,6 +199,7 @@ std::string slowfs_usage() {
        "  --direct-io             bypass the page cache (FOPEN_DIRECT_IO)\n"
        "  --writeback-cache       let the kernel buffer writes (FUSE_CAP_WRITEBACK_CACHE)\n"
        "  --no-readdirplus        plain readdir (9p has no readdirplus)\n"
+       "  --no-statfs             statfs reports 0 blocks, as a FUSE file system without it does\n"
        "\n"
        "Process:\n"
        "  -f, --foreground        stay in the foreground (default: daemonize)\n"

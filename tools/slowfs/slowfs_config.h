@@ -20,6 +20,9 @@ struct SlowfsOptions {
   double entry_timeout = 1.0;
   double negative_timeout = 0.0;
   bool readdirplus = true;
+  // false: statfs answers as a FUSE file system without the operation does
+  // (libfuse's default: 0 blocks, 0 files), to test callers of a mount of unknown size.
+  bool statfs = true;
   bool direct_io = false;
   bool writeback_cache = false;
   bool foreground = false;

@@ -266,6 +266,11 @@ void op_flock(fuse_req_t req, fuse_ino_t, fuse_file_info* fi, int op) {
 void op_statfs(fuse_req_t req, fuse_ino_t ino) {
   charge(req, OpClass::kStat);
   struct statvfs sv{};
+  if (!S(req).options.statfs) {  // libfuse's answer when a file system has no statfs
+    sv.f_namemax = 255;
+    sv.f_bsize = 512;
+    return (void)fuse_reply_statfs(req, &sv);
+  }
   if (fstatvfs(I(req, ino).fd, &sv) != 0) return (void)fuse_reply_err(req, errno);
   fuse_reply_statfs(req, &sv);
 }
