@@ -133,8 +133,9 @@ using StreamProgress = std::function<void(uint64_t done)>;
 // `filled`: called once the window is first filled, before the clock starts.
 // `stalled`, from the calling thread, once per stall: no op has finished for
 // `stall_ns` beyond the oldest unfinished op's own recorded duration (and its
-// recorded gap, in think mode); given that op's index and the time since the
-// last op finished. The replay goes on waiting.
+// recorded gap, in think mode), that time capped at the trace's enter span
+// (Plan::enter_span); given that op's index and the time since the last op
+// finished. The replay goes on waiting.
 using StallReport = std::function<void(uint64_t op, uint64_t since_ns)>;
 Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const EventSource& next,
                                        const RecordSink& sink, ExecEnv& env, TimingMode timing,

@@ -22,6 +22,8 @@ using engine_detail::WorkerSlot;
 
 namespace {
 
+inline uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
 // The CPUs this process may run on (its affinity: a container's or
 // taskset's share, not the machine's).
 uint32_t usable_cpus() {
@@ -215,7 +217,11 @@ Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const E
         advanced_at = now;
         stall_said = false;
       } else if (stalled && !stall_said && base < plan.size) {
-        const uint64_t own = plan.event(base).dur + (timing == TimingMode::kThink ? plan.op(base).gap : 0);
+        // The op's own recorded time (its call, and in think mode the gap
+        // slept before it) holds the report back, but never longer than the
+        // trace's enter span: a crafted duration or gap must not silence it.
+        const uint64_t own = std::min(plan.enter_span,
+                                      sat_add(plan.event(base).dur, timing == TimingMode::kThink ? plan.op(base).gap : 0));
         if (now - advanced_at > stall_ns + own) {
           stall_said = true;
           stalled(base, now - advanced_at);

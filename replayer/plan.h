@@ -148,6 +148,11 @@ struct Plan {
   bool fixed_tables = false;        // the tables above are presized: growing them is a bug
   uint32_t worker_count = 0;
   uint64_t base_ts = 0;             // earliest enter time: replay time 0
+  // Latest enter time less base_ts (the survey's; 0 without one): no
+  // recorded gap or exact-mode offset is longer (the reader clamps times
+  // past the recording's end, trace_reader.h), so no op's own recorded time
+  // may hold back the stall report longer (engine.h).
+  uint64_t enter_span = 0;
   std::vector<uint32_t> initial_ofds;  // OFDs of the first process's files at start (opened before the clock)
   uint64_t approx_deps = 0;         // ops whose causal wait fell back to //TRACE's rule
   uint64_t lock_waits = 0;          // futex waits on a lock not held across a call: no edge (deps.h)

@@ -61,6 +61,7 @@ PlanStream::PlanStream(const PlanInputs& in, StringLookup str, const PlanSurvey*
   }
   if (survey_) {
     plan_.base_ts = survey_->base_ts;
+    plan_.enter_span = survey_->last_ts > survey_->base_ts ? survey_->last_ts - survey_->base_ts : 0;
     plan_.threads = survey_->threads;
     // The survey counted every thread's ops: this pass counts them again
     // (a thread's first op is the one planned while its count is 0).

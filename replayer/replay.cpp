@@ -362,6 +362,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   TraceHeader h = ss.header;
   h.kind = PayloadKind::kResult;
   h.source_trace = real_path(trace_path);
+  h.source_trace_id = reader.trace_id();
   h.target = ss.roots.target;
   h.scratch = ss.roots.scratch;
   const std::string out = result_path(trace_path, o);

@@ -49,6 +49,7 @@ void SurveyBuilder::add(const Event& e) {
   const uint64_t i = s_.events++;
   if (i == 0) s_.first_ts = e.ts;
   s_.base_ts = std::min(s_.base_ts, e.ts);
+  s_.last_ts = std::max(s_.last_ts, e.ts);
   s_.last_end = std::max(s_.last_end, e.ts + e.dur);
   ps_->add(e);
   Plan& plan = ps_->plan();

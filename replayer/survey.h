@@ -24,6 +24,7 @@ struct PlanSurvey {
   uint64_t events = 0;
   uint64_t base_ts = 0;              // earliest enter time
   uint64_t first_ts = 0, last_end = 0;  // the first event's enter, the latest exit
+  uint64_t last_ts = 0;              // the latest enter
   std::vector<RecordedThread> threads;  // with their workers
   uint32_t workers = 0;
   std::vector<uint8_t> device;       // per plan path: a character device

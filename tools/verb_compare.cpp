@@ -11,6 +11,7 @@
 #include "tools/progress/progress.h"
 #include "tools/report/render.h"
 #include "tools/report/result_summary.h"
+#include "tools/report/same_trace.h"
 #include "tools/stop_signals.h"
 #include "tools/verbs.h"
 
@@ -28,6 +29,7 @@ Action add_compare_verb(CLI::App& app) {
     size_t top = 10;
     int depth = 2;
     bool quiet = false, force = false;
+    bool allow_different_traces = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("compare", "Compare replays of one trace across mounts");
@@ -41,6 +43,9 @@ Action add_compare_verb(CLI::App& app) {
   sub->add_option("--depth", o->depth, "Directory depth below the recorded root")->check(CLI::Range(1, 64));
   sub->add_flag("--quiet,-q", o->quiet, "No progress line (shown only on a terminal anyway)");
   sub->add_flag("--force", o->force, "--target only: take targets holding files fsreplay did not make (replay --force)");
+  sub->add_flag("--allow-different-traces", o->allow_different_traces,
+                "Compare results of different traces (refused by default: their ratios compare two workloads); "
+                "their columns are labelled as a different trace");
   return [o]() -> int {
     std::vector<std::string> files = o->inputs;
     if (!o->targets.empty()) {
@@ -68,6 +73,20 @@ Action add_compare_verb(CLI::App& app) {
         files.push_back(summary->result_path);
       }
     }
+    // The results' traces, from their headers, before any long read.
+    std::vector<ResultMeta> metas;
+    for (const std::string& f : files) {
+      auto m = read_result_meta(f);
+      if (!m) return fail("compare", m.message());
+      metas.push_back(std::move(m).value());
+    }
+    {
+      std::vector<ResultMeta*> ptrs;
+      for (ResultMeta& m : metas) ptrs.push_back(&m);
+      std::vector<std::string> warnings;
+      if (Status st = check_same_trace(ptrs, o->allow_different_traces, warnings); !st) return fail("compare", st.message());
+      for (const std::string& w : warnings) std::cerr << "fsreplay compare: warning: " << w << "\n";
+    }
     // Each result read chunk by chunk: memory bounded whatever their length.
     std::vector<ResultSummary> results;
     bool complete = true;
@@ -79,6 +98,7 @@ Action add_compare_verb(CLI::App& app) {
       complete = complete && r->complete;
       for (const std::string& p : r->problems) std::cerr << "fsreplay compare: warning: " << p << "\n";
       results.push_back(std::move(r).value());
+      results.back().different_trace = metas[results.size() - 1].different_trace;
     }
     std::vector<const ResultSummary*> ptrs;
     for (const ResultSummary& r : results) ptrs.push_back(&r);

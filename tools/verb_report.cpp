@@ -8,6 +8,7 @@
 #include "tools/report/render.h"
 #include "tools/report/result_set.h"
 #include "tools/report/result_summary.h"
+#include "tools/report/same_trace.h"
 #include "tools/verbs.h"
 
 namespace fsr::cli {
@@ -18,6 +19,7 @@ Action add_report_verb(CLI::App& app) {
     size_t top = 10;
     int depth = 2;
     bool quiet = false;
+    bool allow_different_traces = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("report", "Attribute a replay's time per syscall class, process and directory");
@@ -29,6 +31,9 @@ Action add_report_verb(CLI::App& app) {
   sub->add_option("--top", o->top, "Rows in the process and directory tables")->check(CLI::Range(1, 1000));
   sub->add_option("--depth", o->depth, "Directory depth below the recorded root")->check(CLI::Range(1, 64));
   sub->add_flag("--quiet,-q", o->quiet, "No progress line (shown only on a terminal anyway)");
+  sub->add_flag("--allow-different-traces", o->allow_different_traces,
+                "With --baseline: allow a baseline of another trace (refused by default: the ratios would compare "
+                "two workloads); the report labels it a different trace");
   return [o]() -> int {
     const OutputFormat format = *parse_output_format(o->format);
     const ReportOptions ropt{.top = o->top, .dir_depth = o->depth};
@@ -48,8 +53,22 @@ Action add_report_verb(CLI::App& app) {
         return summarize_result(f, {.dir_depth = o->depth},
                                 [&](uint64_t d, uint64_t t) { line.update(d, t); });
       };
+      // A baseline of another trace is refused before the long reads (same_trace.h).
+      bool different_trace = false;
+      if (!o->baseline.empty()) {
+        auto bm = read_result_meta(o->baseline);
+        if (!bm) return fail("report", bm.message());
+        auto tm = read_result_meta(o->result);
+        if (!tm) return fail("report", tm.message());
+        std::vector<std::string> warnings;
+        if (Status st = check_same_trace({&*bm, &*tm}, o->allow_different_traces, warnings); !st)
+          return fail("report", st.message());
+        for (const std::string& w : warnings) std::cerr << "fsreplay report: warning: " << w << "\n";
+        different_trace = tm->different_trace;
+      }
       auto target = read(o->result);
       if (!target) return fail("report", target.message());
+      target->different_trace = different_trace;
       std::optional<ResultSummary> baseline;
       if (!o->baseline.empty()) {
         auto b = read(o->baseline);

@@ -72,6 +72,7 @@ void encode_header(const TraceHeader& h, std::vector<uint8_t>& out) {
     fds[i].setPos(h.initial.fds[i].pos);
   }
   w.setSourceTrace(h.source_trace);
+  w.setSourceTraceId(h.source_trace_id);
   w.setTarget(h.target);
   w.setScratch(h.scratch);
   w.setEnvironmentJson(h.environment_json);
@@ -139,6 +140,7 @@ Status decode_header(std::span<const capnp::word> msg, TraceHeader& h) {
     h.initial.fds.clear();
     for (auto f : init.getFds()) h.initial.fds.push_back({f.getFd(), f.getPath(), f.getFlags(), f.getPos()});
     h.source_trace = r.getSourceTrace();
+    h.source_trace_id = r.getSourceTraceId();
     h.target = r.getTarget();
     h.scratch = r.getScratch();
     h.environment_json = r.getEnvironmentJson();

@@ -66,6 +66,8 @@ struct Header {
   recorderChoices @21 :List(Text);  # traces: the recorder's program variants ("name=value"), e.g.
                                     # task_state, page_faults, pid_namespace (absent before)
   recordCost @22 :RecordCost;    # traces: what recording added to the gaps (absent before)
+  sourceTraceId @23 :UInt64;     # results: the replayed trace's content id (trace_id.h); 0 in
+                                 # results written before results carried it
 }
 
 # What recording added to the recorded timings, measured by `record` before

@@ -98,6 +98,7 @@ struct TraceHeader {
   ProcessState initial;         // first process
   // Result payloads only: what was replayed, where, how.
   std::string source_trace;     // path of the replayed trace
+  uint64_t source_trace_id = 0; // its content id (trace_id.h); 0: unknown (older results)
   std::string target;           // --target
   std::string scratch;          // --scratch
   std::string environment_json; // environment fingerprint (detect), JSON text

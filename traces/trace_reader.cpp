@@ -6,11 +6,14 @@
 #include <cerrno>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "traces/event_chunk.h"
 #include "traces/frame.h"
 #include "traces/frame_file.h"
 #include "traces/model_codec.h"
 #include "traces/op_chunk.h"
+#include "traces/trace_id.h"
 
 namespace fsr {
 
@@ -28,6 +31,114 @@ struct TraceReader::Impl : FrameFile {
   // A scan's last frame when the file ends inside it (type 0: none, or its header is cut too).
   uint16_t cut_type = 0;
   uint64_t cut_offset = 0;
+  // Trace events: the latest plausible enter time (time_limit()), what an
+  // impossible one is clamped to, and where the limit came from.
+  uint64_t ts_limit = UINT64_MAX, ts_clamp = UINT64_MAX;
+  std::string ts_limit_why;
+  uint64_t late_enters = 0, first_clamped_ts = 0;
+  uint32_t first_clamped_tid = 0;
+  uint64_t id = kNoTraceId;
+
+  // A complete trace's footer (through the trailer and index) bounds its
+  // events' times; a trace whose writer died is bounded by when its file was
+  // last written (the writer flushes every second) after the wall-clock start.
+  void init_time_limit() {
+    constexpr uint64_t kFooterSlackNs = 1'000'000;        // the timing quantisation is < 1 us
+    constexpr uint64_t kMtimeSlackNs = 60'000'000'000ull;  // clock steps between start and the last write
+    if (header.kind != PayloadKind::kTrace) return;
+    refresh_size();
+    uint8_t tr[kTrailerSize];
+    if (size >= kFileHeaderSize + kTrailerSize && pread_all(tr, sizeof tr, size - kTrailerSize) &&
+        std::memcmp(tr + 8, kTrailerMagic, 8) == 0 && build_index()) {
+      for (const IndexRecord& e : index) {
+        if (e.type != static_cast<uint16_t>(FrameType::kFooter)) continue;
+        FrameHeader h;
+        std::string why;
+        TraceFooter f;
+        if (read_frame(e.offset, h, why) == Got::kFrame && decode_footer(msg(), f) && f.end_ns > 0) {
+          ts_clamp = f.end_ns;
+          ts_limit = f.end_ns + kFooterSlackNs;
+          ts_limit_why = fmt::format("the recording's length, {:.3f} s (its footer)", f.end_ns / 1e9);
+          return;
+        }
+      }
+    }
+    struct stat st{};
+    if (header.wall_start_ns == 0 || ::fstat(fd.get(), &st) != 0) return;
+    const uint64_t mtime = static_cast<uint64_t>(st.st_mtim.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(st.st_mtim.tv_nsec);
+    if (mtime <= header.wall_start_ns) return;
+    ts_clamp = mtime - header.wall_start_ns + kMtimeSlackNs;
+    ts_limit = ts_clamp;
+    ts_limit_why = fmt::format("{:.3f} s, when the file was last written (it has no footer)", ts_clamp / 1e9);
+  }
+
+  // See TraceReader::next(): impossible times clamped and counted.
+  void clamp_times(std::vector<Event>& out) {
+    uint64_t n = 0;
+    for (Event& e : out) {
+      bool bad = false;
+      if (e.ts > ts_limit) {
+        if (late_enters++ == 0) {
+          first_clamped_ts = e.ts;
+          first_clamped_tid = e.tid;
+        }
+        e.ts = ts_clamp;
+        bad = true;
+      }
+      if (e.dur > UINT64_MAX - e.ts) {
+        e.dur = UINT64_MAX - e.ts;
+        bad = true;
+      }
+      n += bad;
+    }
+    if (n == 0) return;
+    problems.clamped_times += n;
+    const char* kMarker = "impossible event times";
+    std::string m = fmt::format(
+        "{}: {} {} with impossible event times (a damaged or crafted trace): ", path, problems.clamped_times,
+        problems.clamped_times == 1 ? "event" : "events");
+    if (late_enters)
+      m += fmt::format("{} entered after {}, the first at {:.3f} s (thread {}): clamped to that end, so that no "
+                       "replayed gap or offset outlasts the recording",
+                       late_enters, ts_limit_why, first_clamped_ts / 1e9, first_clamped_tid);
+    if (late_enters < problems.clamped_times)
+      m += fmt::format("{}{} lasted past the clock's range: clamped to it", late_enters ? "; " : "",
+                       problems.clamped_times - late_enters);
+    m += "; record the trace again";
+    for (auto& s : problems.messages)  // one line, kept current
+      if (s.find(kMarker) != std::string::npos) {
+        s = m;
+        return;
+      }
+    problems.messages.push_back(m);
+  }
+
+  uint64_t compute_id() {
+    if (id != kNoTraceId) return id;
+    TraceIdHasher h;
+    uint8_t fh[kFileHeaderSize];
+    if (pread_all(fh, sizeof fh, 0)) h.add_bytes(fh, sizeof fh);
+    (void)build_index();
+    std::vector<uint8_t> bytes;
+    for (const IndexRecord& e : index) {
+      if (e.type == static_cast<uint16_t>(FrameType::kIndex)) continue;  // derived from the others
+      uint8_t hb[kFrameHeaderSize];
+      std::optional<FrameHeader> fr;
+      if (pread_all(hb, sizeof hb, e.offset)) fr = decode_frame_header(hb);
+      if (!fr) {
+        h.add(UINT64_MAX);
+        continue;
+      }
+      h.add(static_cast<uint64_t>(fr->type) << 48 | static_cast<uint64_t>(fr->encoding) << 32 | fr->records);
+      h.add(static_cast<uint64_t>(fr->payload_len) << 32 | fr->payload_crc);
+      if (fr->type == FrameType::kHeader) {  // the recording's identity: host, start times, command
+        bytes.resize(fr->payload_len);
+        if (pread_all(bytes.data(), bytes.size(), e.offset + kFrameHeaderSize)) h.add_bytes(bytes.data(), bytes.size());
+      }
+    }
+    id = h.value();
+    return id;
+  }
 
   std::string where(const FrameHeader* h, uint64_t off) const {
     if (h && (h->type == FrameType::kEvents || h->type == FrameType::kOps))
@@ -121,6 +232,8 @@ struct TraceReader::Impl : FrameFile {
           if constexpr (std::is_same_v<Rec, Event>) st = decode_event_chunk(msg(), z, scratch, out, nullptr, strings.size());
           else st = decode_op_chunk(msg(), z, scratch, out, nullptr);
           if (st && out.size() != h.records) st = Status::error("holds " + std::to_string(out.size()) + " records, header says " + std::to_string(h.records));
+          if constexpr (std::is_same_v<Rec, Event>)
+            if (st) clamp_times(out);
           break;
         }
         default: break;  // header (again) or prestate: not for sequential record reading
@@ -227,6 +340,7 @@ struct TraceReader::Impl : FrameFile {
     if constexpr (std::is_same_v<Rec, Event>) {
       if (h.type != FrameType::kEvents) return Status::error(where + ": not a trace chunk");
       st = decode_event_chunk(msg(), z, scratch, out, nullptr, strings.size());
+      if (st) clamp_times(out);
     } else {
       if (h.type != FrameType::kOps) return Status::error(where + ": not a result chunk");
       st = decode_op_chunk(msg(), z, scratch, out, nullptr);
@@ -269,6 +383,7 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) 
   if (static_cast<uint16_t>(m->header.kind) != kind)
     return Status::error(path + ": header kind disagrees with the file header (damaged)");
   m->offset = kFileHeaderSize + kFrameHeaderSize + h.payload_len;
+  m->init_time_limit();
   return std::unique_ptr<TraceReader>(new TraceReader(std::move(m)));
 }
 
@@ -360,6 +475,13 @@ Result<size_t> TraceReader::for_each_frame(FrameType type,
   }
   return n;
 }
+
+std::optional<uint64_t> TraceReader::time_limit() const {
+  if (impl_->ts_limit == UINT64_MAX) return std::nullopt;
+  return impl_->ts_clamp;
+}
+
+uint64_t TraceReader::trace_id() { return impl_->compute_id(); }
 
 const ReadProblems& TraceReader::problems() const { return impl_->problems; }
 uint64_t TraceReader::file_size() const { return impl_->size; }

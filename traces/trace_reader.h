@@ -26,7 +26,10 @@ struct ReadProblems {
   uint64_t bad_chunks = 0;            // chunks skipped because damaged
   uint64_t missing_records = 0;       // records known (from the index) but unreadable
   bool truncated = false;             // the file ends before its footer/index
-  bool complete() const { return !truncated && bad_chunks == 0; }
+  // Trace events whose times were impossible (entered after the recording's
+  // end, or ending past the clock's range) and were clamped (see next()).
+  uint64_t clamped_times = 0;
+  bool complete() const { return !truncated && bad_chunks == 0 && clamped_times == 0; }
 };
 
 class TraceReader {
@@ -46,6 +49,11 @@ class TraceReader {
   // records and returns true, or returns false at the (current) end of the
   // file. Damaged chunks are skipped and noted in problems(). On a file that
   // is still being written, call again later to get chunks appended since.
+  // Trace events are checked against the recording's length (time_limit()):
+  // one that entered after it is damage (a crafted time near 2^63 ns made
+  // think mode sleep for centuries); its enter time is clamped to that end
+  // and counted in problems(), so no gap or offset derived from the trace
+  // outlasts it. A duration that would overflow the clock is clamped too.
   Result<bool> next(std::vector<Event>& out);
   Result<bool> next(std::vector<OpRecord>& out);
 
@@ -80,6 +88,19 @@ class TraceReader {
   // checksum is an error naming its offset.
   Result<size_t> for_each_frame(FrameType type,
                                 const std::function<Status(std::span<const uint64_t> words)>& fn);
+
+  // The latest enter time (ns since the trace's start) a trace event may
+  // have, or nullopt when the file does not say: its footer's end_ns (a
+  // complete trace, through the index), else for a file whose writer died,
+  // the time it was last written less the header's wall-clock start (with a
+  // minute's slack for clock steps). Results and profiles: nullopt.
+  std::optional<uint64_t> time_limit() const;
+
+  // The file's content id (trace_id.h), computed from its stored bytes
+  // through the index (or a scan of a file without one): the same for the
+  // same file and its copies, in every format version this reader reads.
+  // Reads every frame header once (cached).
+  uint64_t trace_id();
 
   // Everything found wrong so far. After a full sequential read this is final.
   const ReadProblems& problems() const;

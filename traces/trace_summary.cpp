@@ -7,6 +7,7 @@
 
 #include "traces/syscalls.h"
 #include "traces/text_safe.h"
+#include "traces/trace_id.h"
 #include "traces/wait_status.h"
 
 namespace fsr {
@@ -83,6 +84,7 @@ Result<TraceSummary> summarise(const std::string& path) {
   if (pre) s.prestate_entries = pre.value();
   s.problems = r.problems();
   s.file_bytes = r.file_size();
+  s.trace_id = r.kind() == PayloadKind::kResult ? s.header.source_trace_id : r.trace_id();
   return s;
 }
 
@@ -91,6 +93,12 @@ std::string summary_to_json(const TraceSummary& s) {
   j["file"] = s.path;
   j["kind"] = s.header.kind == PayloadKind::kTrace ? "trace" : "result";
   j["format_version"] = s.header.format_version;
+  if (s.header.kind == PayloadKind::kResult) {
+    j["source_trace"] = s.header.source_trace;
+    j["source_trace_id"] = s.trace_id != kNoTraceId ? nlohmann::ordered_json(format_trace_id(s.trace_id)) : nullptr;
+  } else {
+    j["trace_id"] = format_trace_id(s.trace_id);
+  }
   j["events"] = s.records;
   j["bytes"] = s.file_bytes;
   j["bytes_per_event"] = s.bytes_per_record();
@@ -158,6 +166,12 @@ std::string summary_to_text(const TraceSummary& s) {
   auto line = [&](std::string_view k, const std::string& v) { o += fmt::format("{:<18} {}\n", k, printable(v)); };
   line("file", s.path);
   line("kind", h.kind == PayloadKind::kTrace ? "trace" : "replay result");
+  if (h.kind == PayloadKind::kResult)
+    line("replayed trace", (h.source_trace.empty() ? std::string("?") : h.source_trace) +
+                               (s.trace_id != kNoTraceId ? " (trace id " + format_trace_id(s.trace_id) + ")"
+                                                         : " (trace id unknown: written before results carried it)"));
+  else
+    line("trace id", format_trace_id(s.trace_id));
   std::string cmd;
   for (const auto& a : h.command) {
     if (!cmd.empty()) cmd += ' ';

@@ -29,6 +29,9 @@ struct TraceSummary {
   uint64_t drops = 0;
   uint64_t divergences = 0;  // results: ops flagged divergent
   uint64_t prestate_entries = 0;
+  // Traces: the file's content id; results: the replayed trace's (0: the
+  // result was written before results carried it). trace_id.h.
+  uint64_t trace_id = 0;
   // Traces: events that entered before their thread's previous event ended
   // (a recorder never writes one; the replay counts them as damage).
   uint64_t overlapping_calls = 0;

@@ -9,6 +9,8 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <thread>
 #include <gtest/gtest.h>
@@ -190,6 +192,82 @@ TEST_F(ReplayTiming, ExactModeNeverIssuesBeforeTheRecordedOffset) {
     EXPECT_GE(ops[i].start, ev[i].ts - ev[0].ts);  // offsets from the first event
     EXPECT_GE(ops[i].lateness, 0);
   }
+}
+
+// A crafted enter time near 2^63 ns (issue 39): think mode slept on it for
+// centuries, exact mode too. The reader clamps it to the recording's end
+// (footer), so the replay ends within the trace's own span plus a second,
+// and says the trace is damaged. Run in a child with a watchdog: a hang
+// fails the test instead of stopping the suite.
+TEST_F(ReplayTiming, ACraftedTimeNear2To63EndsWithinTheTracesSpanAndIsDamage) {
+  constexpr uint64_t kSpan = 300'000'000;  // the recording's end, as its footer says
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 1000, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  t.add(1, 1, SYS_newfstatat, 100'000'000, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  t.add(1, 1, SYS_newfstatat, (1ull << 63) - 4096, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  t.add(2, 2, SYS_newfstatat, 200'000'000, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  TraceFooter footer;
+  footer.end_ns = kSpan;
+  const std::string trace = write_trace(t, "/w/p", {}, nullptr, footer);
+  for (TimingMode mode : {TimingMode::kThink, TimingMode::kExact}) {
+    SCOPED_TRACE(mode == TimingMode::kThink ? "think" : "exact");
+    ReplayOptions o = options(mode);
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      close(fds[0]);
+      auto r = run_replay(trace, o);
+      uint64_t out[2] = {UINT64_MAX, 0};
+      if (r.is_ok()) {
+        out[0] = r->wall_ns;
+        for (const std::string& p : r->trace_problems) out[1] += p.find("impossible event times") != std::string::npos;
+      }
+      (void)!write(fds[1], out, sizeof out);
+      _exit(0);
+    }
+    close(fds[1]);
+    int status = 0;
+    bool ended = false;
+    for (int i = 0; i < 600 && !ended; ++i) {  // 60 s: a hang, not a slow machine
+      ended = waitpid(child, &status, WNOHANG) == child;
+      if (!ended) usleep(100'000);
+    }
+    if (!ended) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+    }
+    uint64_t got[2] = {UINT64_MAX, 0};
+    const bool read_ok = read(fds[0], got, sizeof got) == static_cast<ssize_t>(sizeof got);
+    close(fds[0]);
+    ASSERT_TRUE(ended) << "the replay still ran after 60 s: it sleeps on the crafted time";
+    ASSERT_TRUE(read_ok && got[0] != UINT64_MAX) << "the replay failed";
+    EXPECT_LT(got[0], kSpan + 1'000'000'000) << "replay wall time past the trace's span plus a second";
+    EXPECT_GE(got[0], 150'000'000u) << "the sane gaps are still replayed";
+    EXPECT_EQ(got[1], 1u) << "the clamped time is reported as trace damage, once";
+  }
+}
+
+// The stall report waits for the oldest unfinished op's recorded time (so
+// that a long call or gap of the original is not called a stall), but never
+// longer than the trace's span: a crafted duration must not silence it.
+TEST_F(ReplayTiming, AStallIsReportedWhateverTheOpsRecordedDuration) {
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 10, 1ull << 62, 0, {kAtCwd, 0, 0, 0}, "/w/p/stuck");  // "recorded" for 146 years
+  t.add(1, 1, SYS_newfstatat, 20, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/stuck");
+  std::string trace = write_trace(t, "/w/p", {entry("/w/p/stuck", PrestateKind::kFile, 1)});
+  ReplayOptions o = options();
+  o.inject_ns[static_cast<size_t>(SyscallClass::kStat)] = 1'200'000'000;  // each stat "hangs" 1.2 s
+  o.stall_warn_s = 0.4;
+  std::vector<std::string> stalls;
+  o.on_warning = [&](const std::string& w) {
+    if (w.find("no op has finished") != std::string::npos) stalls.push_back(w);
+  };
+  auto r = run_replay(trace, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  ASSERT_FALSE(stalls.empty());
+  EXPECT_NE(stalls[0].find("op 1 of 2"), std::string::npos) << "the op with the crafted duration is named: " << stalls[0];
 }
 
 }  // namespace

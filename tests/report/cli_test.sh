@@ -47,5 +47,28 @@ check "a usage error does not name the verb's help: $(cat badfmt.err)" \
   'grep -q "^fsreplay report: .*(see '"'"'fsreplay report --help'"'"')$" badfmt.err'
 "$fsreplay" compare base.result --target /tmp 2>/dev/null; rc=$?
 check "compare --target with a result file list: exit $rc" '[ $rc -ne 0 ]'
+# Results of different traces are refused side by side, unless allowed, and
+# then labelled; results without a trace id are warned about.
+"$fsreplay" compare one.result one-slow.result >same.txt 2>same.err; rc=$?
+check "compare of one trace's results: exit $rc, $(cat same.err)" \
+  '[ $rc -eq 0 ] && ! grep -q warning same.err && ! grep -q DIFFERENT same.txt'
+"$fsreplay" compare one.result two.result >diff.txt 2>diff.err; rc=$?
+check "compare of two traces' results: exit $rc, want 1, and no table" '[ $rc -eq 1 ] && [ ! -s diff.txt ]'
+check "the refusal is one line naming both files and traces: $(cat diff.err)" \
+  '[ $(wc -l <diff.err) -eq 1 ] && grep -q "one.result (trace /t/one.trace, id 1111222233334444)" diff.err &&
+   grep -q "two.result (trace /t/two.trace, id 5555666677778888)" diff.err'
+"$fsreplay" compare one.result two.result --allow-different-traces >allowed.txt; rc=$?
+check "compare --allow-different-traces: exit $rc, labelled" \
+  '[ $rc -eq 0 ] && grep -q "DIFFERENT TRACE" allowed.txt && grep -q "diff. trace" allowed.txt'
+"$fsreplay" report two.result -b one.result >rdiff.txt 2>rdiff.err; rc=$?
+check "report -b of another trace: exit $rc, want 1: $(cat rdiff.err)" \
+  '[ $rc -eq 1 ] && [ ! -s rdiff.txt ] && grep -q "two.result" rdiff.err && grep -q "one.result" rdiff.err'
+"$fsreplay" report two.result -b one.result --allow-different-traces >rallowed.txt; rc=$?
+check "report --allow-different-traces: exit $rc, labelled" '[ $rc -eq 0 ] && grep -q "DIFFERENT TRACE" rallowed.txt'
+"$fsreplay" compare base.result one.result >old.txt 2>old.err; rc=$?
+check "a result without a trace id: exit $rc, want 0 and a warning: $(cat old.err)" \
+  '[ $rc -eq 0 ] && grep -q "warning: base.result .*does not name its trace" old.err'
+"$fsreplay" inspect one.result >inspect.txt; rc=$?
+check "inspect shows the replayed trace's id" 'grep -q "trace id 1111222233334444" inspect.txt'
 [ $fail -eq 0 ] && echo "OK"
 exit $fail

@@ -139,6 +139,11 @@ std::string cdf_chart(SyscallClass cls, const Comparison& c) {
   return o + "</svg>\n";
 }
 
+// A column's header: its mount, and a different workload said so (same_trace.h).
+std::string column_head(const RunInfo& ri) {
+  return ri.different_trace ? ri.short_label + " (different trace)" : ri.short_label;
+}
+
 // Top groups across mounts, ordered by time added in the last mount over the first.
 std::string group_table(const std::string& id, const char* title, const char* key_name, const Comparison& c,
                         const std::map<std::string, LogHistogram> ResultStats::*member, size_t top) {
@@ -156,7 +161,7 @@ std::string group_table(const std::string& id, const char* title, const char* ke
   std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return key(a.second) > key(b.second); });
   if (rows.size() > top) rows.resize(top);
   std::string o = fmt::format("<h2>{}</h2>\n<table id=\"{}\"><tr><th>{}</th>", title, id, key_name);
-  for (const CompareColumn& col : c.columns) o += "<th>" + esc(col.run.short_label) + "</th>";
+  for (const CompareColumn& col : c.columns) o += "<th>" + esc(column_head(col.run)) + "</th>";
   if (c.columns.size() > 1) o += "<th>added (last &minus; first)</th>";
   o += "</tr>\n";
   for (const auto& [k, v] : rows) {
@@ -171,7 +176,7 @@ std::string group_table(const std::string& id, const char* title, const char* ke
 // Where the workers waited on each other, per mount: one column per result.
 std::string dep_wait_html(const Comparison& c) {
   std::string o = "<h2>Waiting on dependencies</h2>\n<table id=\"dep-wait\"><tr><th>released last by</th>";
-  for (const CompareColumn& col : c.columns) o += "<th>" + esc(col.run.short_label) + "</th>";
+  for (const CompareColumn& col : c.columns) o += "<th>" + esc(column_head(col.run)) + "</th>";
   o += "</tr>\n";
   auto row = [&](const std::string& name, auto cell) {
     o += "<tr><td class=\"k\">" + esc(name) + "</td>";
@@ -220,7 +225,8 @@ std::string render_html(const Comparison& c, const HtmlOptions& opt) {
     const RunInfo& ri = c.columns[i].run;
     const uint64_t first = c.columns[0].run.wall_ns;
     o += fmt::format("<tr><td>{}</td><td class=\"k\">{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", i + 1,
-                     esc(ri.label), ri.diverged ? " <b class=\"diverged\">DIVERGED</b>" : "", fmtx::ns(ri.wall_ns), ri.ops,
+                     esc(ri.label) + (ri.different_trace ? " <b class=\"diverged\">DIFFERENT TRACE: " + esc(ri.source_trace) + "</b>" : ""),
+                     ri.diverged ? " <b class=\"diverged\">DIVERGED</b>" : "", fmtx::ns(ri.wall_ns), ri.ops,
                      first ? fmtx::ratio(double(ri.wall_ns) / double(first)) : "-");
   }
   o += "</table>\n";

@@ -1,5 +1,7 @@
 #include "tools/report/render_json.h"
 
+#include "traces/trace_id.h"
+
 namespace fsr {
 namespace {
 
@@ -22,6 +24,9 @@ J run_json(const RunInfo& ri) {
     j["mount_behaviour"] = ri.mount_why;
   }
   j["complete"] = ri.complete;
+  // Only for results that carry them: older results print as before.
+  if (ri.source_trace_id) j["source_trace_id"] = format_trace_id(ri.source_trace_id);
+  if (ri.different_trace) j["different_trace"] = true;
   j["diverged"] = ri.diverged;
   j["max_divergence_pct"] = ri.diverged ? J(ri.max_divergence_pct) : J(nullptr);
   j["problems"] = ri.problems;

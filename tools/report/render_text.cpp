@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "tools/report/format.h"
+#include "traces/trace_id.h"
 
 namespace fsr {
 namespace {
@@ -23,6 +24,11 @@ std::string run_line(const char* role, const RunInfo& ri) {
     s += fmt::format("  {:<9} {} of the {} divergent ops are the mount's own behaviour, not replay error\n", "",
                      ri.divergent_mount, ri.divergent);
   for (const auto& [why, n] : ri.mount_why) s += fmt::format("  {:<9}   {} ops: {}\n", "", n, why);
+  if (ri.different_trace)
+    s += fmt::format("  {:<9} DIFFERENT TRACE (a different workload): its ratios compare different work\n"
+                     "  {:<9} replays {} (trace id {})\n",
+                     "", "", fmtx::fit_left(ri.source_trace.empty() ? std::string("?") : ri.source_trace, 50),
+                     format_trace_id(ri.source_trace_id));
   if (ri.diverged)
     s += fmt::format("  DIVERGED: more than {}% of its ops returned another result than recorded; "
                      "its times measure something else than the original\n",
@@ -146,8 +152,12 @@ std::string render_compare_text(const Comparison& c) {
   std::string out = "fsreplay compare\n";
   for (size_t i = 0; i < c.columns.size(); ++i) {
     const RunInfo& ri = c.columns[i].run;
-    out += fmt::format("  [{}] {}  ops {}{}\n", i + 1, fmtx::fit_left(ri.label, 70), ri.ops,
-                       ri.diverged ? "  DIVERGED" : "");
+    out += fmt::format("  [{}] {}  ops {}{}{}\n", i + 1, fmtx::fit_left(ri.label, 70), ri.ops,
+                       ri.diverged ? "  DIVERGED" : "", ri.different_trace ? "  DIFFERENT TRACE" : "");
+    if (ri.different_trace)
+      out += fmt::format("      replays {} (trace id {}), not [1]'s trace\n",
+                         fmtx::fit_left(ri.source_trace.empty() ? std::string("?") : ri.source_trace, 40),
+                         format_trace_id(ri.source_trace_id));
     for (const std::string& p : ri.problems) out += "      warning: " + p + "\n";
   }
   // Columns: value per mount, then "k/1" after every mount but the first. More
@@ -163,6 +173,18 @@ std::string render_compare_text(const Comparison& c) {
       if (i > 0) head += fmt::format(" {:>7}", fmt::format("{}/1", i + 1));
     }
     out += head + "\n";
+    // Columns of another trace say so under their mount (same_trace.h).
+    bool any_different = false;
+    for (size_t i : cols) any_different = any_different || (i < c.columns.size() && c.columns[i].run.different_trace);
+    if (any_different) {
+      std::string note = fmt::format("{:<12}", "");
+      for (size_t i : cols) {
+        note += fmt::format(" {:>12}", i < c.columns.size() && c.columns[i].run.different_trace ? "diff. trace" : "");
+        if (i > 0) note += fmt::format(" {:>7}", "");
+      }
+      while (!note.empty() && note.back() == ' ') note.pop_back();
+      out += note + "\n";
+    }
     auto row = [&](std::string_view name, auto value_of) {
       std::string line = fmt::format("{:<12}", name);
       const uint64_t first = c.columns.empty() ? 0 : value_of(c.columns[0]);

@@ -51,6 +51,9 @@ RunInfo run_info(const ResultSummary& rs) {
   ri.divergent_mount = st.divergence.mount;
   ri.mount_why = st.divergence.mount_why;
   ri.complete = rs.complete;
+  ri.source_trace = rs.header.source_trace;
+  ri.source_trace_id = rs.header.source_trace_id;
+  ri.different_trace = rs.different_trace;
   ri.problems = rs.problems;
   const auto opts = nlohmann::json::parse(rs.header.options_json.empty() ? "{}" : rs.header.options_json,
                                           nullptr, false);

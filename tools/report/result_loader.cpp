@@ -56,6 +56,12 @@ Result<ResultSet> load_result(const std::string& path) {
   return rs;
 }
 
+Result<ResultMeta> read_result_meta(const std::string& path) {
+  ResultMeta meta;
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader, open_result(path, meta));
+  return meta;
+}
+
 Result<ResultSummary> summarize_result(const std::string& path, const StatsOptions& opt,
                                        const ReadProgress& progress) {
   ResultMeta meta;

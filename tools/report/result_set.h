@@ -25,6 +25,9 @@ struct ResultMeta {
   std::optional<TraceFooter> footer;       // absent: the replay did not finish writing
   std::vector<std::string> problems;       // one line each, from the reader
   bool complete = true;                    // false: truncated or damaged file
+  // Set beside results of another trace, allowed (same_trace.h): its
+  // columns are labelled a different workload.
+  bool different_trace = false;
 
   // Footer wall time, or `last_end` (the last op's end) when that is later (or no footer).
   uint64_t wall_ns_with(uint64_t last_end) const;
@@ -48,6 +51,11 @@ struct ResultSet : ResultMeta {
 // result was expected, or an unreadable header; a truncated or damaged file
 // loads what is readable and sets complete = false with problems listed.
 Result<ResultSet> load_result(const std::string& path);
+
+// A result file's name and header only (no op is read): what
+// check_same_trace (same_trace.h) needs before a long read. Fails as
+// load_result() does.
+Result<ResultMeta> read_result_meta(const std::string& path);
 
 // Indices of `ops` in event order (ties keep their order): reports feed ops
 // in the order the trace recorded them. No sort when they already are (a
