@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -23,13 +24,33 @@
 #include "recorder/fault_cost.h"
 #include "recorder/record_cost.h"
 #include "recorder/ring_merger.h"
+#include "traces/paths.h"
 #include "traces/trace_writer.h"
+#include "traces/wait_status.h"
 
 namespace fsr {
 namespace {
 
+// SIGINT, SIGTERM and SIGHUP: how many came, the first one, and whether it
+// came from the terminal (a Ctrl-C the workload, in the same foreground
+// process group, got as well) rather than from kill(2) or timeout(1).
 std::atomic<int> g_signals{0};
-void on_signal(int) { g_signals.fetch_add(1); }
+std::atomic<int> g_first_signal{0};
+std::atomic<bool> g_first_from_tty{false};
+void on_signal(int sig, siginfo_t* info, void*) {
+  if (g_signals.fetch_add(1) == 0) {
+    g_first_from_tty.store(info && info->si_code == SI_KERNEL);
+    g_first_signal.store(sig);
+  }
+}
+
+// Sends `sig` to `pid` and every process below it (listed first: once `pid`
+// is gone, its children are re-parented and no longer found below it).
+void signal_tree(pid_t pid, int sig) {
+  const std::vector<uint32_t> below = descendants(static_cast<uint32_t>(pid));
+  kill(pid, sig);
+  for (uint32_t p : below) kill(static_cast<pid_t>(p), sig);
+}
 
 int push_record(void* ctx, uint32_t cpu, const void* data, size_t size, uint64_t next) {
   static_cast<RingMerger*>(ctx)->push(cpu, data, size, next);
@@ -57,6 +78,16 @@ Result<RecordSummary> record(const RecordOptions& o) {
     return Status::error("give either a command (-- CMD ARGS...) or --pid PID", StatusCode::kInvalidInput);
   std::string root = canonical(o.root.empty() ? "." : o.root);
   if (root.empty()) return Status::error(fmt::format("--root {}: {}", o.root, strerror(errno)));
+  // The trace file itself, when it is written inside the root (the default:
+  // ./fsreplay.trace with the current directory as root), is left out of the
+  // prestate: a replay would otherwise make a copy of the half-written trace.
+  std::string output_path;
+  {
+    const std::filesystem::path out(o.output);
+    const std::string parent = canonical(out.has_parent_path() ? out.parent_path().string() : std::string("."));
+    if (!parent.empty()) output_path = parent + "/" + out.filename().string();
+  }
+  const bool output_inside = !output_path.empty() && is_beneath(output_path, root);
 
   RingMerger merger(static_cast<uint32_t>(std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)))));
   // The merger must know every possible CPU: the session tells us how many lanes it made.
@@ -66,6 +97,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   merger.reserve(session->lane_bytes() / 4 / 64);
   if (!session->warnings().empty()) sum.warnings += session->warnings() + "\n";
   sum.choices = session->plan().describe();
+  if (output_inside) sum.choices.emplace_back("output=inside the root (" + output_path + "): left out of the prestate");
   const bool skip_outside = !o.bpf.all_page_faults && (session->plan().faults == FaultSource::kFilemapTracepoints ||
                                                        session->plan().faults == FaultSource::kFentry);
   if (skip_outside)
@@ -129,6 +161,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   Status ps = walk_prestate(
       root,
       [&](const PrestateEntry& e) {
+        if (output_inside && e.path == output_path) return Status::ok();
         if (e.kind == PrestateKind::kSymlink) decoder.paths().add_link(e.path, e.target);
         return writer->add_prestate(e);
       },
@@ -148,11 +181,16 @@ Result<RecordSummary> record(const RecordOptions& o) {
   }
 
   struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  struct sigaction old_int {}, old_term {};
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old_int {}, old_term {}, old_hup {};
+  g_signals = 0;
+  g_first_signal = 0;
+  g_first_from_tty = false;
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
-  g_signals = 0;
+  sigaction(SIGHUP, &sa, &old_hup);
 
   // The drain's code and first heap pages, faulted in now rather than while
   // the workload runs (heap_warmup.h).
@@ -203,11 +241,16 @@ Result<RecordSummary> record(const RecordOptions& o) {
         done = true;
         break;
       }
-      // Ctrl-C reaches the workload through the terminal; a second one, or
-      // SIGTERM to us, is forwarded.
-      int sigs = g_signals.load();
-      if (sigs > 1 && forwarded < sigs) {
-        kill(child.pid(), SIGTERM);
+      // The first SIGINT, SIGTERM or SIGHUP is forwarded to the workload's
+      // processes (a Ctrl-C from the terminal reached them already), and the
+      // recording goes on until the workload has exited; a second kills them.
+      const int sigs = g_signals.load();
+      if (sigs > forwarded) {
+        if (forwarded == 0) {
+          sum.stop_signal = g_first_signal.load();
+          if (!g_first_from_tty.load()) signal_tree(child.pid(), sum.stop_signal);
+        }
+        if (sigs > 1) signal_tree(child.pid(), SIGKILL);
         forwarded = sigs;
       }
     } else {
@@ -245,6 +288,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   }
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
   if (!werr) return Status::error(fmt::format("{}: writing the trace failed: {}", o.output, werr.message()));
 
   sum.kernel = session->counters();
@@ -252,6 +296,9 @@ Result<RecordSummary> record(const RecordOptions& o) {
   TraceFooter f;
   f.end_ns = now_ns(CLOCK_MONOTONIC) - h.mono_start_ns;
   f.exit_status = sum.wait_status;
+  if (sum.stop_signal)
+    f.notes += fmt::format("recording stopped by {}: forwarded to the workload's processes\n",
+                           signal_name(sum.stop_signal));
   f.seen = sum.kernel.seen;
   f.drops = sum.kernel.drops;
   f.io_uring_submissions = sum.kernel.io_uring;

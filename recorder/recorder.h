@@ -37,7 +37,12 @@ struct RecordSummary {
   uint64_t drain_cpu_ns = 0;           // the recorder's CPU time while the workload ran (drain, decode, write)
   uint64_t drain_boosts = 0;           // times the idle-priority drain had to be raised (DrainGovernor)
   int wait_status = 0;                 // workload wait status (0 with --pid)
-  int exit_code = 0;                   // what fsreplay should pass through
+  int exit_code = 0;                   // the workload's status as a shell gives it: its code, or 128 + signal
+  // The first SIGINT, SIGTERM or SIGHUP the recorder got while it ran the
+  // workload (0: none). It was forwarded to the workload's processes (unless
+  // it was a Ctrl-C from the terminal, which reached them itself), a second
+  // one killed them, and the trace was finalised once the workload exited.
+  int stop_signal = 0;
   uint64_t io_uring = 0;
   uint64_t unresolved_paths = 0;
   KernelCounters kernel;

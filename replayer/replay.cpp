@@ -42,7 +42,7 @@ uint64_t window_of(const ReplayOptions& o) { return plan_window(o.window); }
 Result<std::unique_ptr<TraceReader>> open_trace(const std::string& path) {
   FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> r, TraceReader::open(path));
   if (r->kind() != PayloadKind::kTrace)
-    return Status::error(path + " is a replay result, not a trace: pass the recorded trace");
+    return wrong_kind(path, r->kind(), PayloadKind::kTrace, "pass the trace made by 'fsreplay record'");
   return r;
 }
 
@@ -225,7 +225,8 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   if (n == 0 && (!pr.complete() || pr.missing_records > 0))
     return Status::error(trace_path + ": no readable events (" +
                          (pr.messages.empty() ? std::string("damaged or truncated") : pr.messages.front()) +
-                         "); check it with 'fsreplay inspect', or record it again with this version");
+                         "); check it with 'fsreplay inspect', or record it again with this version",
+                         StatusCode::kDamaged);
   s->problems = pr.messages;
   s->footer = reader.footer();  // (read last: it follows the events)
   s->trace_id = reader.trace_id();

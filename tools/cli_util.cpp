@@ -33,11 +33,16 @@ int exit_code_for(const Status& s) {
     case StatusCode::kNoPrivilege:
     case StatusCode::kUnsupported: return kExitNoPrivilege;
     case StatusCode::kInvalidInput: return kExitUsage;
+    case StatusCode::kDamaged: return kExitIncomplete;
     default: return kExitError;
   }
 }
 
 int fail(std::string_view verb, const Status& s) { return fail(verb, s.message(), exit_code_for(s)); }
+
+int fail_input(std::string_view verb, const Status& s) {
+  return fail(verb, s.message(), s.code() == StatusCode::kDamaged ? kExitIncomplete : kExitError);
+}
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
 

@@ -14,9 +14,7 @@ int main(int argc, char** argv) {
                "another mount, and attribute the slowdown per syscall class"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("fsreplay ") + FSREPLAY_VERSION);
-  app.footer("Exit codes: 0 ok, 1 error, 2 usage, 3 record lost events, 4 damaged input "
-             "(partial output), 5 missing privilege or kernel feature.\n"
-             "Run 'fsreplay VERB --help' for a verb's options.");
+  app.footer(std::string(fsr::cli::kExitCodesHelp) + "\nRun 'fsreplay VERB --help' for a verb's options.");
 
   std::map<CLI::App*, fsr::cli::Action> actions;
   auto add = [&](fsr::cli::Action (*fn)(CLI::App&)) {
@@ -35,6 +33,22 @@ int main(int argc, char** argv) {
   add(fsr::cli::add_detect_verb);
   add(fsr::cli::add_probe_verb);
   add(fsr::cli::add_predict_verb);
+
+  // An unknown verb: CLI11 would say only "A subcommand is required".
+  std::string verbs;
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    verbs += (verbs.empty() ? "" : ", ") + sub->get_name();
+    known = known || (argc >= 2 && sub->check_name(argv[1]));
+  }
+  if (argc < 2) {
+    fmt::print(stderr, "fsreplay: give a verb: {} (see 'fsreplay --help')\n", verbs);
+    return fsr::cli::kExitUsage;
+  }
+  if (argv[1][0] != '-' && !known) {
+    fmt::print(stderr, "fsreplay: '{}' is not a verb; the verbs are {} (see 'fsreplay --help')\n", argv[1], verbs);
+    return fsr::cli::kExitUsage;
+  }
 
   try {
     app.parse(argc, argv);

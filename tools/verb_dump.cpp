@@ -17,7 +17,7 @@ Action add_dump_verb(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   auto limit = std::make_shared<uint64_t>(0);
   auto prestate = std::make_shared<bool>(false);
-  sub->add_option("FILE", *file, "Trace or result file")->required();
+  sub->add_option("FILE", *file, "Trace or result file (a profile: fsreplay inspect)")->required();
   sub->add_flag("--json", *json, "One JSON object per line");
   sub->add_option("-n,--limit", *limit, "Stop after N records (0 = all)");
   sub->add_flag("--prestate", *prestate, "Print the prestate (initial tree) instead of events");
@@ -25,6 +25,9 @@ Action add_dump_verb(CLI::App& app) {
     auto rr = TraceReader::open(*file);
     if (!rr) return fail("dump", rr.message());
     TraceReader& r = **rr;
+    if (r.kind() == PayloadKind::kProfile)  // one frame of cases: inspect shows it
+      return fail("dump", *file + ": is a profile, not a trace or a replay result: it has no events or prestate; "
+                          "show it with 'fsreplay inspect " + *file + "'");
     if (*prestate) {
       auto pre = r.prestate();
       if (!pre) return fail("dump", pre.message());

@@ -38,7 +38,7 @@ Action add_predict_verb(CLI::App& app) {
                   "Ops in the planner's window, as replay --window (memory follows it, not the trace)");
   sub->add_flag("--timing", o->timing, "Print how long each phase took (and events/s) on stderr");
   sub->footer("Exit codes: 0 ok, 1 nothing could be predicted, 2 usage, 4 a profile was left out or the trace is "
-              "damaged (prediction of what was readable).");
+              "damaged (prediction of what was readable, or none when no event was readable).");
   return [o]() -> int {
     PredictOptions po;
     po.profiles = o->profiles;
@@ -48,7 +48,7 @@ Action add_predict_verb(CLI::App& app) {
     po.stream.window = o->window;
     po.report = {.top = o->top, .dir_depth = o->depth};
     auto pr = run_predict(o->trace, po);
-    if (!pr) return fail("predict", pr.message());
+    if (!pr) return fail_input("predict", pr.status());
     for (const std::string& p : pr->problems) std::cerr << "fsreplay predict: " << p << "\n";
     for (const PredictColumn& c : pr->columns)
       for (const std::string& a : c.assumptions) std::cerr << "fsreplay predict: assumed: " << a << "\n";

@@ -35,15 +35,16 @@ Action add_prepare_verb(CLI::App& app) {
                 "Take a --target (or --scratch) that holds files fsreplay did not make: the trace's paths there "
                 "are listed, then overwritten with filler or removed (without it such a directory is refused)");
   sub->footer("The target must be an empty directory or one fsreplay prepared (marked by .fsreplay-target); "
-              "anything else is refused unless --force. Exit status: 0 ok; 1 error; 2 usage; 128+N stopped by "
-              "signal N: a target that held only fsreplay's files is emptied again");
+              "anything else is refused unless --force. Exit status: 0 ok; 1 error; 2 usage; 4 the trace has no "
+              "readable event (damaged or truncated); 128+N stopped by signal N: a target that held only "
+              "fsreplay's files is emptied again");
   return [a] {
     wire_progress(a->opt, a->quiet);
     a->opt.on_warning = [](const std::string& w) { fmt::print(stderr, "fsreplay prepare: warning: {}\n", w); };
     install_stop_handlers("prepare");
     auto r = run_prepare(a->trace, a->opt);
     if (!r && r.code() == StatusCode::kInterrupted) return fail("prepare", r.message(), stop_exit_code());
-    if (!r) return fail("prepare", r.message());
+    if (!r) return fail_input("prepare", r.status());  // 4: a trace with no readable event
     const PrepareStats& s = r.value();
     fmt::print("prepared {}: {} dirs, {} files ({}), {} symlinks, {} hard links made; {} kept; {} removed\n",
                a->opt.target, s.dirs, s.files, human_bytes(s.bytes), s.symlinks, s.links, s.kept, s.removed);

@@ -9,6 +9,7 @@
 #include "tools/progress/progress.h"
 #include "tools/verbs.h"
 #include "traces/syscalls.h"
+#include "traces/wait_status.h"
 
 #ifdef FSREPLAY_HAVE_RECORDER
 #include "recorder/recorder.h"
@@ -43,6 +44,15 @@ Action add_record_verb(CLI::App& app) {
   sub->add_flag("-v,--verbose", o->verbose, "Print what the recorder chose for this kernel (program variants, fallbacks, PID namespace) and lane statistics");
   sub->add_flag("--quiet,-q", o->quiet, "No progress line (events and drops so far; shown only on a terminal)");
   sub->add_option("command", o->command, "-- CMD ARGS...");
+  sub->footer(
+      "Stopping: SIGINT, SIGTERM or SIGHUP is forwarded to the workload's processes (a Ctrl-C from the terminal "
+      "reaches them itself) and the trace is finalised once they have exited; a second signal kills them "
+      "(SIGKILL). With --pid a signal ends the recording and the processes run on.\n"
+      "Exit codes: 0 the trace is complete and the workload exited 0; 1 error; 2 usage; 3 events were lost "
+      "(without --allow-drops); 5 not root (or no CAP_BPF and CAP_PERFMON), or the kernel lacks BTF; 7 the "
+      "workload exited non-zero or was killed: the trace is complete, the workload's code or signal is printed "
+      "and stored in the trace (fsreplay inspect); 128+N the recorder was stopped by signal N (the trace is "
+      "complete up to then; 0 with --pid). Where two apply: 3, then 128+N, then 7.");
   return [o]() -> int {
 #ifndef FSREPLAY_HAVE_RECORDER
     return fail("record", "recorder not built: needs clang, bpftool, libbpf, kernel BTF", kExitNoPrivilege);
@@ -89,7 +99,18 @@ Action add_record_verb(CLI::App& app) {
       fmt::print(stderr, "fsreplay record: dropped by class:{} (try a larger --buffer-mib)\n", by);
       if (!o->allow_drops) return kExitDrops;
     }
-    return s.exit_code;
+    if (s.stop_signal) {
+      fmt::print(stderr, "fsreplay record: stopped by {}: the workload ended ({}); {} is complete up to then\n",
+                 signal_name(s.stop_signal), describe_wait_status(s.wait_status), o->output);
+      return kExitSignalBase + s.stop_signal;
+    }
+    if (o->pid == 0 && s.wait_status != 0) {
+      fmt::print(stderr, "fsreplay record: the workload failed ({}); {} is complete and keeps its status "
+                 "(exit code {}: the workload failed)\n", describe_wait_status(s.wait_status), o->output,
+                 kExitWorkloadFailed);
+      return kExitWorkloadFailed;
+    }
+    return kExitOk;
 #endif
   };
 }

@@ -189,11 +189,13 @@ Action add_replay_verb(CLI::App& app) {
               "names the trace and is locked while a replay runs there); anything else is refused unless --force. "
               "/, home directories, /tmp itself and the system's directories (/etc, /usr, /var but /var/tmp, ...) "
               "are always refused.\n"
-              "Exit status: 0 ok; 1 error (e.g. a read-only, full, occupied or non-writable target); 2 usage; 6 the "
-              "replay diverged: more than --max-divergence of its ops returned another result than recorded (the "
-              "result is still written, marked diverged, and the most frequent divergent calls are printed); "
-              "128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP): the target was reset, the scratch removed and "
-              "no result written (a second signal aborts at once and says what it left)");
+              "Exit status: 0 ok; 1 error (e.g. a read-only, full, occupied or non-writable target); 2 usage; 4 the "
+              "trace is damaged (what was readable is replayed and its result written; none readable: nothing "
+              "replayed); 6 the replay diverged: more than --max-divergence of its ops returned another result than "
+              "recorded (the result is still written, marked diverged, and the most frequent divergent calls are "
+              "printed); 128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP): the target was reset, the scratch "
+              "removed and no result written (a second signal aborts at once and says what it left). 6 goes "
+              "before 4");
   add_replay_options(sub, *a, true);
   return [a] {
     auto t = timing_from_name(a->timing);
@@ -213,14 +215,20 @@ Action add_replay_verb(CLI::App& app) {
     install_stop_handlers("replay");
     auto r = run_replay(a->trace, a->opt);
     if (!r && r.code() == StatusCode::kInterrupted) return fail("replay", r.message(), stop_exit_code());
-    if (!r) return fail("replay", r.message());
+    if (!r) return fail_input("replay", r.status());  // 4: a trace with no readable event
     if (a->json) fmt::print("{}\n", summary_to_json(r.value()));
     else print_summary(r.value());
+    // A damaged trace (a recorder killed, a chunk unreadable) replayed what
+    // was readable: said on stderr and exit 4, unless it diverged (6 first).
+    const std::vector<std::string>& damage = r.value().trace_problems;
+    if (!damage.empty())
+      fmt::print(stderr, "fsreplay replay: {}: damaged ({} problem(s), first: {}); replayed what was readable into {}\n",
+                 a->trace, damage.size(), damage.front(), r.value().result_path);
     if (r.value().diverged) {
       print_divergence(r.value());
       return kExitDiverged;
     }
-    return kExitOk;
+    return damage.empty() ? kExitOk : kExitIncomplete;
   };
 }
 

@@ -211,8 +211,7 @@ Result<Profile> read_profile(const std::string& path) {
   }
   TraceReader& rd = *r.value();
   if (rd.kind() != PayloadKind::kProfile)
-    return Status::error(path + " is a " + (rd.kind() == PayloadKind::kTrace ? "trace" : "replay result") +
-                         ", not a profile: make one with fsreplay probe DIR -o PROFILE");
+    return wrong_kind(path, rd.kind(), PayloadKind::kProfile, "make one with fsreplay probe DIR -o PROFILE");
   Profile p;
   Status inner;
   auto n = rd.for_each_frame(FrameType::kProfile, [&](std::span<const uint64_t> words) {

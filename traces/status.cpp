@@ -14,6 +14,7 @@ std::string_view status_code_name(StatusCode c) {
     case StatusCode::kUnsupported: return "unsupported";
     case StatusCode::kInternal: return "internal";
     case StatusCode::kInterrupted: return "interrupted";
+    case StatusCode::kDamaged: return "damaged";
   }
   return "error";
 }

@@ -21,6 +21,7 @@ enum class StatusCode : unsigned char {
   kUnsupported,   // the kernel or platform lacks what it needs (BTF, a tracepoint)
   kInternal,      // a programming error caught at run time
   kInterrupted,   // stopped by a signal (replayer/interrupt.h): cleaned up, exit 128+signal
+  kDamaged,       // an input file is damaged or truncated past use (nothing readable in it)
 };
 
 std::string_view status_code_name(StatusCode c);  // "ok", "error", "invalid input", ...

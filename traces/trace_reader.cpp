@@ -358,6 +358,9 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) 
   m->path = path;
   m->fd.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!m->fd.valid()) return Status::error(path + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  if (fstat(m->fd.get(), &st) == 0 && S_ISDIR(st.st_mode))
+    return Status::error(path + ": is a directory, not an fsreplay file; give the trace, result or profile file in it");
   m->refresh_size();
   uint8_t fh[kFileHeaderSize];
   if (m->size < kFileHeaderSize || !m->pread_all(fh, sizeof fh, 0))
@@ -483,5 +486,19 @@ uint64_t TraceReader::trace_id() { return impl_->compute_id(); }
 const ReadProblems& TraceReader::problems() const { return impl_->problems; }
 uint64_t TraceReader::file_size() const { return impl_->size; }
 uint64_t TraceReader::records_read() const { return impl_->records; }
+
+std::string_view payload_kind_name(PayloadKind kind) {
+  switch (kind) {
+    case PayloadKind::kTrace: return "trace";
+    case PayloadKind::kResult: return "replay result";
+    case PayloadKind::kProfile: return "profile";
+  }
+  return "file of unknown kind";
+}
+
+Status wrong_kind(const std::string& path, PayloadKind got, PayloadKind want, std::string_view what_to_do) {
+  return Status::error(path + ": is a " + std::string(payload_kind_name(got)) + ", not a " +
+                       std::string(payload_kind_name(want)) + "; " + std::string(what_to_do));
+}
 
 }  // namespace fsr

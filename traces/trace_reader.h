@@ -114,4 +114,10 @@ class TraceReader {
   std::unique_ptr<Impl> impl_;
 };
 
+// "trace", "replay result" or "profile".
+std::string_view payload_kind_name(PayloadKind kind);
+// The one-line error for a file of the wrong kind, naming what it is:
+// "P: is a profile, not a trace; <what_to_do>".
+Status wrong_kind(const std::string& path, PayloadKind got, PayloadKind want, std::string_view what_to_do);
+
 }  // namespace fsr

@@ -8,9 +8,14 @@
 #include "traces/syscalls.h"
 #include "traces/text_safe.h"
 #include "traces/trace_id.h"
+#include "traces/wait_status.h"
 
 namespace fsr {
 namespace {
+
+// A trace of `record --pid`: the recorder did not start the workload and
+// has no wait status for it (its header names the command "--pid N").
+bool attached(const TraceHeader& h) { return h.command.size() == 1 && h.command[0].rfind("--pid ", 0) == 0; }
 
 std::string basename_of(std::string_view p) {
   auto i = p.rfind('/');
@@ -115,7 +120,14 @@ std::string summary_to_json(const TraceSummary& s) {
     for (int c = 0; c < kClassCount; ++c)
       if (s.footer->drops[c]) dc[std::string(class_name(static_cast<SyscallClass>(c)))] = s.footer->drops[c];
     j["drops_by_class"] = dc;
-    j["exit_status"] = s.footer->exit_status;
+    j["exit_status"] = s.footer->exit_status;  // the raw wait status (kept for older readers)
+    if (s.header.kind == PayloadKind::kTrace) {
+      // What it means: exactly one of the two is a value, or neither where
+      // the recorder did not start the workload (--pid).
+      const WaitOutcome w = attached(s.header) ? WaitOutcome{} : decode_wait_status(s.footer->exit_status);
+      j["exit_code"] = w.exit_code ? nlohmann::ordered_json(*w.exit_code) : nlohmann::ordered_json();
+      j["exit_signal"] = w.signal ? nlohmann::ordered_json(signal_name(*w.signal)) : nlohmann::ordered_json();
+    }
     j["io_uring_submissions"] = s.footer->io_uring_submissions;
   }
   j["span_ns"] = s.last_end > s.first_ts ? s.last_end - s.first_ts : 0;
@@ -195,7 +207,8 @@ std::string summary_to_text(const TraceSummary& s) {
   if (s.footer) {
     line("drops", s.drops ? fmt::format("{} EVENTS LOST", s.drops) : "0");
     if (h.kind == PayloadKind::kTrace) {
-      line("exit status", fmt::format("{}", s.footer->exit_status));
+      line("exit status", attached(h) ? std::string("not known (--pid: the recorder did not start the workload)")
+                                      : describe_wait_status(s.footer->exit_status));
       const TraceFooter& f = *s.footer;
       if (f.stolen_measured)
         line("recorder cpu", fmt::format("{:.1f} ms taken from the workload's threads ({:.2f}% of their {:.3f} s of "

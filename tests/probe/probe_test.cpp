@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -139,6 +142,75 @@ TEST(Probe, StopRemovesItsDirectoryAndWritesNothing) {
   ASSERT_FALSE(p);
   EXPECT_NE(p.message().find("interrupted"), std::string::npos) << p.message();
   EXPECT_TRUE(t.empty());
+}
+
+// A pid that no longer runs: a child, exited and reaped.
+pid_t dead_pid() {
+  const pid_t p = fork();
+  if (p == 0) _exit(0);
+  int st = 0;
+  waitpid(p, &st, 0);
+  return p;
+}
+
+// What a probe killed with SIGKILL leaves: its private directory, with files.
+std::string plant_probe_dir(const std::string& dir, pid_t pid) {
+  const std::string name = ".fsreplay-probe-" + std::to_string(pid) + "-abc123";
+  std::filesystem::create_directories(dir + "/" + name + "/r0/d1");
+  std::ofstream(dir + "/" + name + "/r0/d1/data") << "left by a killed probe";
+  return name;
+}
+
+TEST(Probe, RemovesThePrivateDirectoryOfAKilledProbeAndSaysSo) {
+  Tmp t;
+  const std::string stale = plant_probe_dir(t.dir, dead_pid());
+  std::ofstream(t.dir + "/user-file") << "not the probe's";
+  std::vector<std::string> notices;
+  ProbeOptions o = quick(t.dir);
+  o.on_notice = [&](const std::string& line) { notices.push_back(line); };
+  auto p = run_probe(o);
+  ASSERT_TRUE(p) << p.message();
+  EXPECT_FALSE(std::filesystem::exists(t.dir + "/" + stale));
+  EXPECT_TRUE(std::filesystem::exists(t.dir + "/user-file")) << "only a probe's directory is removed";
+  ASSERT_EQ(notices.size(), 1u) << ::testing::PrintToString(notices);
+  EXPECT_NE(notices[0].find("removed 1 private directory of probes killed earlier"), std::string::npos) << notices[0];
+  EXPECT_NE(notices[0].find(stale), std::string::npos) << notices[0];
+  EXPECT_EQ(notices[0].find('\n'), std::string::npos);
+}
+
+TEST(Probe, LeavesTheDirectoryOfAProbeStillRunningAndNamesIt) {
+  Tmp t;
+  const pid_t alive = fork();
+  if (alive == 0) {
+    pause();
+    _exit(0);
+  }
+  ASSERT_GT(alive, 0);
+  const std::string other = plant_probe_dir(t.dir, alive);
+  std::vector<std::string> notices;
+  ProbeOptions o = quick(t.dir);
+  o.on_notice = [&](const std::string& line) { notices.push_back(line); };
+  auto p = run_probe(o);
+  kill(alive, SIGKILL);
+  waitpid(alive, nullptr, 0);
+  ASSERT_TRUE(p) << p.message();
+  EXPECT_TRUE(std::filesystem::exists(t.dir + "/" + other + "/r0/d1/data"));
+  ASSERT_EQ(notices.size(), 1u) << ::testing::PrintToString(notices);
+  EXPECT_NE(notices[0].find(other + " (pid " + std::to_string(alive) + ")"), std::string::npos) << notices[0];
+  EXPECT_NE(notices[0].find("still running"), std::string::npos) << notices[0];
+}
+
+// As root too: the note names the flag, not a missing privilege.
+TEST(Probe, NoDropCachesIsSaidAsSuchNotAsNotRoot) {
+  Tmp t;
+  ProbeOptions o = quick(t.dir);
+  o.drop_caches = false;
+  auto p = run_probe(o);
+  ASSERT_TRUE(p) << p.message();
+  EXPECT_FALSE(p->cold_measured);
+  const std::string notes = ::testing::PrintToString(p->notes);
+  EXPECT_NE(notes.find("caches not dropped (--no-drop-caches)"), std::string::npos) << notes;
+  EXPECT_EQ(notes.find("not root"), std::string::npos) << notes;
 }
 
 TEST(Probe, MissingDirectoryIsOneClearLine) {

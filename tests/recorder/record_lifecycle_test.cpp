@@ -1,5 +1,7 @@
-// Life cycle of a recording: exit status pass-through, clear errors, a killed
-// recorder leaving a readable trace, and --pid following a running tree.
+// Life cycle of a recording: the workload's exit status, clear errors, a killed
+// recorder leaving a readable trace, one SIGTERM stopping a recording, the
+// trace file inside the root, and --pid following a running tree.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -8,6 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "recorder/bpf_options.h"
@@ -19,6 +24,8 @@
 namespace fsr::test {
 namespace {
 
+// The library gives the workload's status as a shell would (the command
+// maps any failure to exit 7: AFailedWorkloadExits7AndItsStatusIsSaidAndKept).
 TEST(RecordLifecycle, WorkloadExitStatusIsPassedThrough) {
   TempDir d;
   Recorded r = record_command({"/bin/sh", "-c", "exit 7"}, d.path());
@@ -182,6 +189,145 @@ TEST(RecordLifecycle, KilledRecorderLeavesReadableTrace) {
   EXPECT_GE(cat_opens, 5u) << "events of the first second were flushed";
   EXPECT_FALSE(rd.value()->footer().has_value());
   EXPECT_TRUE(rd.value()->problems().truncated);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Starts `fsreplay ARGS...` in a process group of its own, stdout to
+// /dev/null, stderr to `err`.
+pid_t start_fsreplay(const std::vector<std::string>& args, const std::string& err) {
+  const pid_t p = fork();
+  if (p != 0) return p;
+  setpgid(0, 0);
+  const int null = open("/dev/null", O_WRONLY);
+  const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(null, STDOUT_FILENO);
+  dup2(e, STDERR_FILENO);
+  std::vector<char*> argv{const_cast<char*>("fsreplay")};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(FSR_FSREPLAY_PATH, argv.data());
+  _exit(127);
+}
+
+// Waits for `p` up to `limit_s` (a bound against a hung test, not a timing
+// assertion): its wait status, or -1 after killing its group.
+int wait_bounded(pid_t p, int limit_s) {
+  int st = 0;
+  for (int i = 0; i < limit_s * 50; ++i) {
+    if (waitpid(p, &st, WNOHANG) == p) return st;
+    usleep(20'000);
+  }
+  kill(-p, SIGKILL);
+  waitpid(p, &st, 0);
+  return -1;
+}
+
+// Gone, or a zombie nobody reaped yet: not running.
+bool running(pid_t p) {
+  const std::string stat = slurp("/proc/" + std::to_string(p) + "/stat");
+  if (stat.empty()) return false;
+  const size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'Z';
+}
+
+// One SIGTERM (timeout(1), a service manager) stops a recording as Ctrl-C
+// does: forwarded to the workload's processes (the shell and its
+// background sleep), the trace finalised, exit 128+15.
+TEST(RecordLifecycle, OneSigtermStopsTheWorkloadsTreeAndFinalisesTheTrace) {
+  TempDir d;
+  const std::string out = d.path() + "/term.trace", err = d.path() + "/err", pidfile = d.path() + "/sleep.pid";
+  const pid_t p = start_fsreplay({"record", "-q", "-o", out, "--root", d.path(), "--", "/bin/sh", "-c",
+                                  "sleep 300 & echo $! > " + pidfile + ".tmp; mv " + pidfile + ".tmp " + pidfile +
+                                      "; wait"},
+                                 err);
+  ASSERT_GT(p, 0);
+  pid_t sleeper = 0;  // the workload runs: the recorder's handlers are in place
+  for (int i = 0; i < 3000 && sleeper == 0; ++i) {
+    sleeper = static_cast<pid_t>(std::atoi(slurp(pidfile).c_str()));
+    if (sleeper == 0) usleep(20'000);
+  }
+  if (sleeper == 0) {
+    kill(-p, SIGKILL);
+    waitpid(p, nullptr, 0);
+    FAIL() << "the workload never started: " << slurp(err);
+  }
+  kill(p, SIGTERM);  // to the recorder alone
+  const int st = wait_bounded(p, 60);
+  // A signalled process dies when next scheduled: allow it a few seconds.
+  for (int i = 0; i < 500 && running(sleeper); ++i) usleep(20'000);
+  const bool sleeper_ran_on = running(sleeper);
+  if (sleeper_ran_on) kill(sleeper, SIGKILL);
+  ASSERT_NE(st, -1) << "one SIGTERM did not stop the recording: " << slurp(err);
+  ASSERT_TRUE(WIFEXITED(st)) << "the recorder died by signal " << WTERMSIG(st) << " instead of finalising the trace";
+  EXPECT_EQ(WEXITSTATUS(st), 128 + SIGTERM) << slurp(err);
+  EXPECT_FALSE(sleeper_ran_on) << "the workload's background sleep was not sent the SIGTERM";
+  EXPECT_NE(slurp(err).find("fsreplay record: stopped by SIGTERM"), std::string::npos) << slurp(err);
+  auto rd = TraceReader::open(out);
+  ASSERT_TRUE(rd.is_ok()) << rd.message();
+  std::vector<Event> chunk;
+  while (true) {
+    auto more = rd.value()->next(chunk);
+    ASSERT_TRUE(more.is_ok()) << more.message();
+    if (!more.value()) break;
+  }
+  EXPECT_TRUE(rd.value()->problems().complete());
+  ASSERT_TRUE(rd.value()->footer().has_value()) << "the trace was not finalised";
+  EXPECT_NE(rd.value()->footer()->notes.find("recording stopped by SIGTERM"), std::string::npos);
+  EXPECT_EQ(sh(std::string(FSR_FSREPLAY_PATH) + " inspect " + out + " > /dev/null 2>&1"), 0);
+}
+
+// A workload's own 3 or 5 must not read as lost events or no privilege:
+// any failure of the workload is 7, its status said and kept in the trace.
+TEST(RecordLifecycle, AFailedWorkloadExits7AndItsStatusIsSaidAndKept) {
+  TempDir d;
+  const std::string out = d.path() + "/fail.trace", err = d.path() + "/err";
+  const pid_t p = start_fsreplay({"record", "-q", "-o", out, "--root", d.path(), "--", "/bin/sh", "-c", "exit 5"}, err);
+  ASSERT_GT(p, 0);
+  const int st = wait_bounded(p, 120);
+  ASSERT_NE(st, -1) << slurp(err);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 7) << slurp(err);
+  EXPECT_NE(slurp(err).find("fsreplay record: the workload failed (exit 5)"), std::string::npos) << slurp(err);
+  EXPECT_EQ(sh(std::string(FSR_FSREPLAY_PATH) + " inspect " + out + " > " + d.path() + "/inspect.txt"), 0);
+  EXPECT_NE(slurp(d.path() + "/inspect.txt").find("exit status        exit 5\n"), std::string::npos)
+      << slurp(d.path() + "/inspect.txt");
+}
+
+// The default (./fsreplay.trace with the current directory as root) writes
+// the trace inside the root: it must not become part of its own prestate.
+TEST(RecordLifecycle, TraceWrittenInsideTheRootIsLeftOutOfItsPrestate) {
+  TempDir d;
+  ASSERT_EQ(sh("echo hi > " + d.path() + "/kept"), 0);
+  RecordOptions o;
+  o.output = d.path() + "/inside.trace";
+  o.root = d.path();
+  o.command = {"/bin/true"};
+  o.run_as_invoker = false;
+  auto bpf = bpf_options_from_env();
+  ASSERT_TRUE(bpf) << bpf.message();
+  o.bpf = bpf.value();
+  auto r = record(o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto rd = TraceReader::open(o.output);
+  ASSERT_TRUE(rd.is_ok()) << rd.message();
+  auto pre = rd.value()->prestate();
+  ASSERT_TRUE(pre.is_ok()) << pre.message();
+  bool kept = false;
+  for (const PrestateEntry& e : pre.value()) {
+    EXPECT_NE(e.path, o.output) << "the trace is in its own prestate";
+    kept = kept || e.path == d.path() + "/kept";
+  }
+  EXPECT_TRUE(kept) << "the root's other files are in it";
+  const auto& choices = rd.value()->header().recorder_choices;
+  EXPECT_NE(std::find_if(choices.begin(), choices.end(),
+                         [](const std::string& c) { return c.rfind("output=inside the root", 0) == 0; }),
+            choices.end());
 }
 
 // Records the running tree of `p` (--pid) into DIR/pid.trace, reaping `p`;

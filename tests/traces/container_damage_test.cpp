@@ -2,6 +2,8 @@
 // versions and hostile length fields must give every readable record and a
 // clear message, never a crash or a large allocation.
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <cstring>
 
@@ -242,6 +244,19 @@ TEST(ContainerDamage, EmptyAndTinyFilesAreClearErrors) {
   auto missing = TraceReader::open("/nonexistent/trace");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.message().find("cannot open"), std::string::npos);
+}
+
+// A directory opens (O_RDONLY) and has a size: it is named as a directory,
+// not as a file too short to be one.
+TEST(ContainerDamage, ADirectoryIsCalledADirectory) {
+  char tpl[] = "/tmp/fsreplay-test-dir-XXXXXX";
+  ASSERT_NE(mkdtemp(tpl), nullptr);
+  const std::string dir = tpl;
+  auto r = TraceReader::open(dir);
+  rmdir(dir.c_str());
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.message().find(dir + ": is a directory, not an fsreplay file"), std::string::npos) << r.message();
+  EXPECT_EQ(r.message().find("too short"), std::string::npos) << r.message();
 }
 
 // A frame header with a valid CRC but absurd lengths must be refused before

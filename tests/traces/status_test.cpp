@@ -51,6 +51,7 @@ TEST(Status, CodesHaveNames) {
   EXPECT_EQ(status_code_name(StatusCode::kOk), "ok");
   EXPECT_EQ(status_code_name(StatusCode::kNoPrivilege), "no privilege");
   EXPECT_EQ(status_code_name(StatusCode::kUnsupported), "unsupported");
+  EXPECT_EQ(status_code_name(StatusCode::kDamaged), "damaged");
 }
 
 TEST(Result, HoldsAValueOrAnError) {

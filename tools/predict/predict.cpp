@@ -24,8 +24,7 @@ namespace {
 Result<std::unique_ptr<TraceReader>> open_trace(const std::string& path) {
   FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> r, TraceReader::open(path));
   if (r->kind() != PayloadKind::kTrace)
-    return Status::error(path + " is a " + (r->kind() == PayloadKind::kProfile ? "profile" : "replay result") +
-                         ", not a trace: predict TRACE --profile PROFILE");
+    return wrong_kind(path, r->kind(), PayloadKind::kTrace, "predict TRACE --profile PROFILE");
   return r;
 }
 
@@ -192,9 +191,12 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   }
   FSR_ASSIGN_OR_RETURN(const StreamStats st, simulate_stream(in, [&cur](StrId id) { return cur->str(id); },
                                                              survey_pass, plan_pass, sc, so_run));
-  if (st.events == 0)
-    return Status::error(trace_path + ": no readable events" +
-                         (read_problems.empty() ? std::string() : " (" + read_problems.front() + ")"));
+  if (st.events == 0 && read_problems.empty())
+    return Status::error(trace_path + ": the trace holds no events: nothing to predict");
+  if (st.events == 0)  // damaged past use: exit 4 like every verb on damaged input
+    return Status::error(trace_path + ": no readable events (" + read_problems.front() +
+                             "); check it with 'fsreplay inspect'",
+                         StatusCode::kDamaged);
   for (const std::string& m : read_problems) pr.problems.push_back(m + " (predicted what was readable)");
   for (std::string& m : profile_problems) pr.problems.push_back(std::move(m));
   pr.events = st.events;

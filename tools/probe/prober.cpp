@@ -1,11 +1,16 @@
 #include "tools/probe/prober.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <string_view>
+#include <vector>
 #include <cstring>
 #include <algorithm>
 #include <iterator>
@@ -123,6 +128,57 @@ bool drop_caches(Session& s, const std::vector<std::string>& files) {
   return fd.valid() && ::write(fd.get(), "2\n", 2) == 2;
 }
 
+// Private directories of earlier probes in the probed directory: those
+// whose probe no longer runs (killed: its PID is gone) are removed, the
+// others are named (a probe running there disturbs this one's timings).
+// Said in one line each through on_notice. (A probe of another PID
+// namespace sharing the directory looks dead from here: a rare setup.)
+void clear_stale_probe_dirs(const ProbeOptions& o, Session& s) {
+  constexpr std::string_view kPrefix = ".fsreplay-probe-";
+  std::vector<std::string> removed, running;
+  {
+    const int fd = openat(s.dir_fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR* d = fd >= 0 ? fdopendir(fd) : nullptr;
+    if (!d && fd >= 0) close(fd);
+    std::vector<std::pair<std::string, pid_t>> found;
+    while (d) {
+      const dirent* e = readdir(d);
+      if (!e) break;
+      const std::string_view name = e->d_name;
+      if (name.substr(0, kPrefix.size()) != kPrefix || name == s.priv) continue;
+      char* end = nullptr;
+      const long pid = std::strtol(e->d_name + kPrefix.size(), &end, 10);
+      struct stat st;
+      if (pid <= 0 || !end || *end != '-' || fstatat(s.dir_fd.get(), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+          !S_ISDIR(st.st_mode))
+        continue;
+      found.emplace_back(std::string(name), static_cast<pid_t>(pid));
+    }
+    if (d) closedir(d);
+    for (const auto& [name, pid] : found) {
+      if (pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH) {
+        s.remove(name);
+        removed.push_back(name);
+      } else {
+        running.push_back(fmt::format("{} (pid {})", name, pid));
+      }
+    }
+  }
+  if (!o.on_notice) return;
+  auto list = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (size_t i = 0; i < v.size() && i < 3; ++i) out += (i ? ", " : "") + v[i];
+    return v.size() > 3 ? out + fmt::format(" and {} more", v.size() - 3) : out;
+  };
+  if (!removed.empty())
+    o.on_notice(fmt::format("removed {} private director{} of probes killed earlier from {}: {}", removed.size(),
+                            removed.size() == 1 ? "y" : "ies", s.dir, list(removed)));
+  if (!running.empty())
+    o.on_notice(fmt::format("{} has the private director{} of a probe still running: {}; left in place (its I/O "
+                            "disturbs this probe's timings: let it finish first)",
+                            s.dir, running.size() == 1 ? "y" : "ies", list(running)));
+}
+
 Status open_session(const ProbeOptions& o, Session& s) {
   char* real = realpath(o.dir.c_str(), nullptr);
   if (!real) return Status::error(o.dir + ": " + std::strerror(errno) + " (give an existing directory on the mount to probe)");
@@ -144,6 +200,7 @@ Status open_session(const ProbeOptions& o, Session& s) {
   s.priv_fd.reset(openat(s.dir_fd.get(), s.priv.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!s.priv_fd.valid()) return Status::error(s.dir + "/" + s.priv + ": " + std::strerror(errno));
   s.features = Features::probe(s.priv_fd.get(), {});
+  clear_stale_probe_dirs(o, s);
   return Status::ok();
 }
 
@@ -232,7 +289,9 @@ Result<Profile> run_probe(const ProbeOptions& o) {
   }
   FSR_RETURN_IF_ERROR(stale_due(true));
   p.cold_measured = cold_done > 0;
-  if (!p.cold_measured && !(o.drop_caches && geteuid() == 0))
+  if (!p.cold_measured && !o.drop_caches)
+    p.notes.push_back("caches not dropped (--no-drop-caches): cold cases of existing files not measured");
+  else if (!p.cold_measured && geteuid() != 0)
     p.notes.push_back("not root: caches could not be dropped, cold cases of existing files not measured");
   finish_profile(s.samples, kProbeRefDepth, p);
   p.duration_ns = mono_ns() - start;

@@ -13,7 +13,10 @@ namespace {
 Result<std::unique_ptr<TraceReader>> open_result(const std::string& path, ResultMeta& meta) {
   FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader, TraceReader::open(path));
   if (reader->kind() != PayloadKind::kResult)
-    return Status::error(path + ": is a trace, not a replay result; run `fsreplay replay` on it first");
+    return wrong_kind(path, reader->kind(), PayloadKind::kResult,
+                      reader->kind() == PayloadKind::kTrace
+                          ? "run 'fsreplay replay' on it first"
+                          : "give the result of 'fsreplay replay' (a profile goes to 'fsreplay predict TRACE --profile')");
   meta.file = path;
   meta.header = reader->header();
   return reader;
