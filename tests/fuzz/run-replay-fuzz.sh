@@ -9,6 +9,9 @@
 # Fails if the fuzzer finds a crash, a sanitizer report, a leak, an input that
 # runs past -timeout (a hang) or a memory blow-up; the crashing input is left
 # in WORK_DIR/artifacts. Prints the executions and the corpus size at the end.
+# FSREPLAY_REPLAY_FUZZ_ARGS: more libFuzzer flags (e.g. "-fork=1 -ignore_crashes=1
+# -ignore_timeouts=1" to go on past findings while hunting; then it fails only on
+# libFuzzer's own errors, and the findings are the artifacts).
 # As root it runs in a private mount namespace, on a 64 MiB tmpfs, as user
 # nobody: a replay that escaped its target could touch nothing of the machine's.
 set -euo pipefail
@@ -34,7 +37,7 @@ mkdir -p "$work/corpus" "$work/artifacts" "$work/run"
 cp -n "$here"/replay-seeds/* "$work/corpus/" 2>/dev/null || true
 fuzz=("$work/build/replay_fuzz" "$work/corpus" -max_total_time="$seconds" -timeout="$timeout_s"
   -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=1024 -artifact_prefix="$work/artifacts/"
-  -print_final_stats=1)
+  -print_final_stats=1 ${FSREPLAY_REPLAY_FUZZ_ARGS:-})
 echo "run-replay-fuzz: $(ls "$work/corpus" | wc -l) inputs in the corpus, ${seconds}s, -timeout=${timeout_s}"
 log=$work/fuzz.log
 status=0
@@ -46,12 +49,15 @@ if [[ $(id -u) == 0 ]] && unshare -m true 2>/dev/null && command -v setpriv >/de
     mount -t tmpfs -o size=64m,mode=1777 fsreplay-fuzz "$FSR_FUZZ_WORK"
     exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@"' bash "${fuzz[@]}" >"$log" 2>&1 || status=$?
 else
-  echo "run-replay-fuzz: not root: running in $work/run, unconfined (each file the fuzzer writes is still limited to 16 MiB)"
+  echo "run-replay-fuzz: no private mount namespace (not root, or unshare refused): running in $work/run," \
+    "unconfined (each file the fuzzer writes is still limited to 16 MiB)"
   FSR_FUZZ_WORK=$work/run TMPDIR=$work/run "${fuzz[@]}" >"$log" 2>&1 || status=$?
   rm -rf "$work/run"/run-*
 fi
 tail -25 "$log"
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+# Fork mode prints no final stats: its last "#N: cov: ..." line counts them.
+[[ -z $execs ]] && execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$log" | tail -1)
 echo "run-replay-fuzz: ${execs:-?} executions in ${seconds}s; corpus: $(ls "$work/corpus" | wc -l) inputs," \
   "$(du -sb "$work/corpus" | cut -f1) bytes; status $status (log: $log)"
 if [[ $status != 0 ]]; then
