@@ -58,7 +58,7 @@ tail -25 "$log"
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 # Fork mode prints no final stats: its last "#N: cov: ..." line counts them.
 [[ -z $execs ]] && execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$log" | tail -1)
-echo "run-replay-fuzz: ${execs:-?} executions in ${seconds}s; corpus: $(ls "$work/corpus" | wc -l) inputs," \
+echo "run-replay-fuzz: ${execs:-?} executions (bound ${seconds}s); corpus: $(ls "$work/corpus" | wc -l) inputs," \
   "$(du -sb "$work/corpus" | cut -f1) bytes; status $status (log: $log)"
 if [[ $status != 0 ]]; then
   echo "run-replay-fuzz: FAILED; reproduce with: $work/build/replay_fuzz $(ls -t "$work"/artifacts/* 2>/dev/null | head -1)" >&2
