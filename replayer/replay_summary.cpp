@@ -12,6 +12,9 @@ namespace {
 
 std::string result_class(int64_t r) {
   if (r >= 0) return "ok";
+  // Not an errno (the kernel's are 1..4095): a crafted trace's, which -r
+  // could not even negate (INT64_MIN).
+  if (r < -4095) return "ret " + std::to_string(r);
   const char* n = strerrorname_np(static_cast<int>(-r));
   return n ? n : "errno " + std::to_string(-r);
 }

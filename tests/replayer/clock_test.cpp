@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "replayer/replay_cost.h"
+#include "replayer/replay_summary.h"
 #include "tests/replayer/replay_fixture.h"
 
 namespace fsr {
@@ -206,6 +207,24 @@ TEST_F(Clock, DivergencesPastTheThresholdMarkTheResult) {
 
 // The calibration times only calls whose executor path does more than the
 // plain call, and leaves nothing behind in the target.
+// A recorded return of INT64_MIN (a crafted trace; found by replay_fuzz) was
+// negated to name it as an errno: undefined. It is named as what it is.
+TEST(TopDivergences, AReturnBeyondTheErrnoRangeIsNamedNotNegated) {
+  DivergenceTally tally;
+  OpRecord r;
+  r.nr = 257;  // openat
+  r.recorded_ret = INT64_MIN;
+  r.ret = -2;
+  count_divergence(tally, r);
+  r.recorded_ret = -4096;
+  count_divergence(tally, r);
+  const auto rows = top_divergences(tally);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].recorded, "ret -4096");
+  EXPECT_EQ(rows[1].recorded, "ret -9223372036854775808");
+  EXPECT_EQ(rows[0].replayed, "ENOENT");
+}
+
 TEST_F(Clock, IssueCalibrationMeasuresOnlyCallsWithExtraWork) {
   int fd = open(target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   ASSERT_GE(fd, 0);

@@ -67,6 +67,21 @@ TEST(LogHistogram, MergeEqualsRecordingEverything) {
   ASSERT_EQ(a.buckets().size(), all.buckets().size());
 }
 
+// The JSON and text reports print it; a duration near 2^64 (a crafted trace)
+// made their `uint64_t(mean() + 0.5)` undefined (found by replay_fuzz).
+TEST(LogHistogram, RoundedMeanIsExactUpToTheLargestValue) {
+  LogHistogram h;
+  h.record(UINT64_MAX);
+  EXPECT_EQ(h.rounded_mean(), UINT64_MAX);
+  LogHistogram half;
+  half.record(1);
+  half.record(2);
+  EXPECT_EQ(half.rounded_mean(), 2u);  // 1.5 rounds up, as mean() + 0.5 did
+  half.record(1);
+  EXPECT_EQ(half.rounded_mean(), 1u);  // 4/3
+  EXPECT_EQ(LogHistogram().rounded_mean(), 0u);
+}
+
 TEST(LogHistogram, EmptyReadsAsZero) {
   LogHistogram h;
   EXPECT_EQ(h.count(), 0u);

@@ -26,6 +26,13 @@ class LogHistogram {
   uint64_t min() const { return count_ ? min_ : 0; }
   uint64_t max() const { return max_; }
   double mean() const { return count_ ? double(sum_) / double(count_) : 0.0; }
+  // The mean rounded to the nearest ns, in integers: `uint64_t(mean() + 0.5)`
+  // is undefined for a mean within 1024 of 2^64 (a trace's duration near it).
+  uint64_t rounded_mean() const {
+    if (!count_) return 0;
+    const uint64_t q = sum_ / count_, r = sum_ % count_;
+    return q + (r >= count_ - r ? 1 : 0);
+  }
 
   // The value at quantile q in [0, 1] (nearest rank), within kMaxRelativeError
   // of a recorded value, clamped to [min, max]. 0 for an empty histogram.

@@ -57,7 +57,7 @@ J hist_json(const LogHistogram& h) {
   J j;
   j["count"] = h.count();
   j["total_ns"] = h.sum();
-  j["mean_ns"] = h.count() ? uint64_t(h.mean() + 0.5) : 0;
+  j["mean_ns"] = h.rounded_mean();
   j["p50_ns"] = h.quantile(0.5);
   j["p90_ns"] = h.quantile(0.9);
   j["p99_ns"] = h.quantile(0.99);

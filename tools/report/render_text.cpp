@@ -105,7 +105,7 @@ std::string render_report_text(const Report& r) {
                        "mean", "p50", "p90", "p99", "max");
     for (const ClassRow& c : r.classes)
       out += fmt::format("{:<10} {:>8} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n", class_name(c.cls),
-                         c.target.count(), ns(c.target.sum()), ns(uint64_t(c.target.mean() + 0.5)),
+                         c.target.count(), ns(c.target.sum()), ns(c.target.rounded_mean()),
                          ns(c.target.quantile(0.5)), ns(c.target.quantile(0.9)),
                          ns(c.target.quantile(0.99)), ns(c.target.max()));
   }
