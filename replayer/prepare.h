@@ -27,6 +27,8 @@ struct PrepareStats {
   // counted; ops that need them show up as divergences.
   uint64_t unmade = 0;
   std::string first_unmade;
+  // run_prepare: damage found in the trace (prepared from what was readable).
+  std::vector<std::string> trace_problems;
 };
 
 using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;

@@ -269,6 +269,7 @@ Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOpti
   }
   set_debris_note("");
   remove_scratch(ss.roots);
+  if (r) r->trace_problems = ss.problems;
   return r;
 }
 

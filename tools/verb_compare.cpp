@@ -48,6 +48,7 @@ Action add_compare_verb(CLI::App& app) {
                 "their columns are labelled as a different trace");
   return [o]() -> int {
     std::vector<std::string> files = o->inputs;
+    bool damaged = false;  // (--target: the trace)
     if (!o->targets.empty()) {
       if (o->inputs.size() != 1)
         return fail("compare", "--target replays exactly one trace; give one TRACE, or result files without --target",
@@ -69,7 +70,14 @@ Action add_compare_verb(CLI::App& app) {
         if (!summary && summary.code() == StatusCode::kInterrupted)
           return fail("compare", summary.message() + " (the results of the targets before it are kept)",
                       stop_exit_code());
-        if (!summary) return fail("compare", summary.message());
+        if (!summary) return fail_input("compare", summary.status());  // 4: no readable event
+        if (!summary->trace_problems.empty()) {  // replayed what was readable: the table is of that
+          damaged = true;
+          if (i == 0)
+            std::cerr << "fsreplay compare: " << o->inputs[0] << ": damaged (" << summary->trace_problems.size()
+                      << " problem(s), first: " << summary->trace_problems.front()
+                      << "); each target replays what was readable\n";
+        }
         files.push_back(summary->result_path);
       }
     }
@@ -105,7 +113,7 @@ Action add_compare_verb(CLI::App& app) {
     auto text = render_compare(ptrs, *parse_output_format(o->format), {.top = o->top, .dir_depth = o->depth});
     if (!text) return fail("compare", text.message());
     if (int rc = write_output("compare", o->output, *text); rc != kExitOk) return rc;
-    return complete ? kExitOk : kExitIncomplete;
+    return complete && !damaged ? kExitOk : kExitIncomplete;
   };
 }
 

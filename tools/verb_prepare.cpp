@@ -35,8 +35,8 @@ Action add_prepare_verb(CLI::App& app) {
                 "Take a --target (or --scratch) that holds files fsreplay did not make: the trace's paths there "
                 "are listed, then overwritten with filler or removed (without it such a directory is refused)");
   sub->footer("The target must be an empty directory or one fsreplay prepared (marked by .fsreplay-target); "
-              "anything else is refused unless --force. Exit status: 0 ok; 1 error; 2 usage; 4 the trace has no "
-              "readable event (damaged or truncated); 128+N stopped by signal N: a target that held only "
+              "anything else is refused unless --force. Exit status: 0 ok; 1 error; 2 usage; 4 the trace is damaged "
+              "or truncated (what was readable is prepared, and said on stderr; none readable: nothing); 128+N stopped by signal N: a target that held only "
               "fsreplay's files is emptied again");
   return [a] {
     wire_progress(a->opt, a->quiet);
@@ -51,6 +51,11 @@ Action add_prepare_verb(CLI::App& app) {
     if (s.unmade)
       fmt::print(stderr, "fsreplay prepare: {} path(s) not made: their parent is not a directory here (first: {}); "
                  "ops on them will diverge\n", s.unmade, s.first_unmade);
+    if (!s.trace_problems.empty()) {  // (a recorder killed, a chunk unreadable)
+      fmt::print(stderr, "fsreplay prepare: {}: damaged ({} problem(s), first: {}); prepared the tree of what was "
+                 "readable\n", a->trace, s.trace_problems.size(), s.trace_problems.front());
+      return kExitIncomplete;
+    }
     return kExitOk;
   };
 }

@@ -187,6 +187,16 @@ TEST_F(CliFiles, ADamagedTraceExits4InEveryVerbAfterItsOutput) {
   EXPECT_TRUE(std::filesystem::exists(result)) << "the result of what was readable is written first";
   EXPECT_NE(r.err.find("fsreplay replay: " + cut_footer + ": damaged ("), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("replayed what was readable into " + result), std::string::npos) << show(r);
+  const std::string target2 = d.file("target2");
+  std::filesystem::create_directory(target2);
+  const CliRun pr = fsreplay({"prepare", cut_footer, "--target", target2, "-q"});
+  EXPECT_EQ(pr.code, 4) << show(pr);
+  EXPECT_NE(pr.err.find("fsreplay prepare: " + cut_footer + ": damaged ("), std::string::npos) << show(pr);
+  const std::string target3 = d.file("target3");
+  std::filesystem::create_directory(target3);
+  const CliRun c = fsreplay({"compare", cut_footer, "--target", target3, "--results-dir", d.file(""), "-q"});
+  EXPECT_EQ(c.code, 4) << show(c);
+  EXPECT_NE(c.err.find("fsreplay compare: " + cut_footer + ": damaged ("), std::string::npos) << show(c);
 }
 
 // Cut inside its first chunk: nothing readable. Every verb exits 4 (as

@@ -333,5 +333,39 @@ TEST_F(TargetGuard, ASignalToTheReplayCommandCleansUpAndExits128PlusIt) {
   }
 }
 
+// The command, mid-prepare: a target that was empty is empty again.
+TEST_F(TargetGuard, ASignalToThePrepareCommandEmptiesTheTargetAgain) {
+  Synth t;
+  t.add(1, 1, SYS_newfstatat, 10, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/d0/f0");
+  std::vector<PrestateEntry> pre{entry("/w/p", PrestateKind::kDir)};
+  for (int i = 0; i < 100; ++i) pre.push_back(entry("/w/p/d" + std::to_string(i), PrestateKind::kDir));
+  for (int i = 0; i < 40000; ++i)
+    pre.push_back(entry("/w/p/d" + std::to_string(i % 100) + "/f" + std::to_string(i), PrestateKind::kFile, 512));
+  const std::string trace = write_trace(t, "/w/p", pre);
+  const std::string err = base + "/prep.err";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    dup2(fd, 1);
+    execl(FSR_FSREPLAY_PATH, "fsreplay", "prepare", trace.c_str(), "--target", target.c_str(), "-q",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Until it has begun to make the tree (its directories come first).
+  for (int i = 0; i < 2000 && !exists(target + "/d99"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int st = 0;
+  ASSERT_EQ(waitpid(pid, &st, 0), pid);
+  const std::string said = read_text(err);
+  ASSERT_TRUE(WIFEXITED(st)) << said;
+  if (WEXITSTATUS(st) == 0) GTEST_SKIP() << "the prepare finished before the signal came: " << said;
+  EXPECT_EQ(WEXITSTATUS(st), 128 + SIGINT) << said;
+  EXPECT_NE(said.find("stopped by SIGINT while preparing the tree"), std::string::npos) << said;
+  EXPECT_NE(said.find("was emptied"), std::string::npos) << said;
+  EXPECT_EQ(names_in(target), std::vector<std::string>{}) << said;
+}
+
 }  // namespace
 }  // namespace fsr
