@@ -33,6 +33,7 @@ class SlowfsMount {
 
   const std::string& mountpoint() const { return mnt_; }
   const std::string& backing() const { return backing_; }
+  pid_t pid() const { return pid_; }  // the slowfs daemon (it runs with -f)
 
  private:
   pid_t pid_ = -1;

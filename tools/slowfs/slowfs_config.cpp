@@ -132,6 +132,7 @@ std::string parse_slowfs_args(const std::vector<std::string>& args, SlowfsOption
       out.nice = n;
       continue;
     }
+    if (is("--op-stats")) { if (!(err = value("--op-stats", out.op_stats_file)).empty()) return err; continue; }
     if (is("--stats")) { if (!(err = value("--stats", out.stats_file)).empty()) return err; continue; }
     if (is("--pid-file")) { if (!(err = value("--pid-file", out.pid_file)).empty()) return err; continue; }
     if (is("--max-threads")) {
@@ -213,6 +214,11 @@ std::string slowfs_usage() {
        "                          stays precise on a loaded machine\n"
        "  --stats FILE            at unmount, write per-class request counts and\n"
        "                          the latency actually slept to FILE\n"
+       "  --op-stats FILE         per-FUSE-opcode request counts ('opcode count' header,\n"
+       "                          then 'LOOKUP 12' lines), written to FILE at unmount and\n"
+       "                          rewritten on SIGUSR1 while mounted (atomically: delete\n"
+       "                          FILE, send SIGUSR1, wait for FILE to appear). Reading\n"
+       "                          it sends no request; keep FILE off the mount\n"
        "  -o OPTS                 FUSE mount options, e.g. -o default_permissions,allow_other\n"
        "  -h, --help              this text\n"
        "\n"

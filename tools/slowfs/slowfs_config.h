@@ -36,6 +36,7 @@ struct SlowfsOptions {
   bool realtime = false;  // SCHED_FIFO request threads: precise under heavy load
   std::string pid_file;
   std::string stats_file;  // per-class counts written here at unmount
+  std::string op_stats_file;  // per-opcode counts: at unmount and on SIGUSR1
   std::vector<std::string> mount_options;  // the -o values, passed to libfuse
   bool show_help = false;
   bool show_profiles = false;

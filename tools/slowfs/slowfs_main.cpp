@@ -1,7 +1,9 @@
 // slowfs: mount a latency-injecting pass-through of BACKING on MOUNTPOINT.
 // Thin main: parse (slowfs_config), check the paths, daemonize, run libfuse.
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,8 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tools/slowfs/slowfs_ops.h"
@@ -66,6 +71,39 @@ std::string check_paths(fsr::SlowfsOptions& o) {
            o.mountpoint + ")";
   return {};
 }
+
+// Rewrites --op-stats on SIGUSR1 while mounted. The signal is blocked in every
+// thread (the request threads inherit the mask) and taken here by sigwait, so
+// the file is written by an ordinary thread, off the request path, and
+// reading the counts sends the mount no request.
+class OpStatsDumper {
+ public:
+  explicit OpStatsDumper(const fsr::SlowfsState& st) : st_(st) {
+    if (st_.options.op_stats_file.empty()) return;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    thread_ = std::thread([this, set] {
+      int sig = 0;
+      while (sigwait(&set, &sig) == 0 && !stop_.load()) {
+        if (auto err = st_.op_counts.write_file(st_.options.op_stats_file); !err.empty())
+          std::fprintf(stderr, "slowfs: %s\n", err.c_str());
+      }
+    });
+  }
+  ~OpStatsDumper() {
+    if (!thread_.joinable()) return;
+    stop_.store(true);
+    pthread_kill(thread_.native_handle(), SIGUSR1);
+    thread_.join();
+  }
+
+ private:
+  const fsr::SlowfsState& st_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
 
 // Tells the waiting parent (daemon mode) how the mount went.
 void report(int fd, const std::string& msg) {
@@ -130,6 +168,8 @@ int serve(fsr::SlowfsState& st, int status_fd) {
       std::fprintf(stderr, "slowfs: cannot use SCHED_FIFO (%s): continuing without --realtime\n", std::strerror(errno));
   }
   int rc;
+  std::optional<OpStatsDumper> dumper;
+  dumper.emplace(st);
   if (o.single_thread) {
     rc = fuse_session_loop(se);
   } else {
@@ -139,11 +179,15 @@ int serve(fsr::SlowfsState& st, int status_fd) {
     rc = fuse_session_loop_mt(se, cfg);
     fuse_loop_cfg_destroy(cfg);
   }
+  dumper.reset();
   fuse_session_unmount(se);
   fuse_remove_signal_handlers(se);
   fuse_session_destroy(se);
   fuse_opt_free_args(&args);
   if (!o.stats_file.empty()) std::ofstream(o.stats_file) << st.counters.format();
+  if (!o.op_stats_file.empty()) {
+    if (auto err = st.op_counts.write_file(o.op_stats_file); !err.empty()) std::fprintf(stderr, "slowfs: %s\n", err.c_str());
+  }
   if (!o.pid_file.empty()) unlink(o.pid_file.c_str());
   return rc == 0 ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 
 #include "tools/slowfs/slowfs_config.h"
 #include "tools/slowfs/slowfs_inodes.h"
+#include "tools/slowfs/slowfs_opcounts.h"
 
 namespace fsr {
 
@@ -18,6 +19,7 @@ struct SlowfsState {
   SlowfsOptions options;
   InodeTable inodes;
   ClassCounters counters;
+  OpCounters op_counts;  // per FUSE opcode, for --op-stats
   bool chown_new_files = false;  // running as root: give new objects to the caller
 };
 
