@@ -574,7 +574,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)summary_to_text(*s);
     (void)summary_to_json(*s);
   }
-  // dump (  // dump (events, then the prestate)
+  // dump (events, then the prestate)
   if (auto r = TraceReader::open(trace)) {
     TraceReader& rd = **r;
     std::vector<Event> ev;
@@ -589,7 +589,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (auto pre = rd.prestate())
       for (const auto& p : *pre) (void)format_prestate(p, true), (void)format_prestate(p, false);
   }
-  // prepare, then  // prepare, then replay (afap) on the prepared tree
+  // prepare, then replay (afap) on the prepared tree
   mkdir(target.c_str(), 0755);
   mkdir(scratch.c_str(), 0755);
   ReplayOptions o;
@@ -601,11 +601,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.window = 1024;
   o.output = result;
   (void)run_prepare(trace, o);
-  o.prepare = st.prepare_again;  o.prepare = st.prepare_again;
+  o.prepare = st.prepare_again;
   if (auto r = run_replay(trace, o)) {
     if (auto s = summarise(result)) (void)summary_to_text(*s);
   }
-  // predict with  // predict with a shipped profile
+  // predict with a shipped profile
   if (st.predict) {
     PredictOptions po;
     po.profiles = {FSR_FUZZ_PROFILE};
@@ -616,7 +616,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
 
-  // Everything but  // Everything but the bases and the sentinel goes (results, partial results).
+  // Everything but the bases and the sentinel goes (results, partial results).
   int work = open(g_work.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (DIR* dp = work >= 0 ? fdopendir(dup(work)) : nullptr) {
     std::vector<std::string> names;
