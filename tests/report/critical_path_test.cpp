@@ -1,5 +1,6 @@
 #include "tools/report/critical_path.h"
 
+#include <limits>
 #include <map>
 #include <random>
 
@@ -215,6 +216,26 @@ TEST(SplitWall, DeltasAddUpToWallDifference) {
   EXPECT_EQ(sum, s.wall_delta);
   EXPECT_EQ(s.wall_delta, int64_t(slow.wall_ns()) - int64_t(base.wall_ns()));
   EXPECT_GT(s.class_delta[cls(SyscallClass::kStat)], 0);
+}
+
+// Parts near 2^64 ns (a hostile trace's durations; the replay fuzzer's
+// find): the differences are exact where they fit and saturate where they
+// do not, instead of overflowing (UBSan-clean).
+TEST(CriticalPath, SplitOfPartsNear2To64Saturates) {
+  PathAttribution t, b;
+  t.unexplained_ns = 9223372036854774272ull;  // the fuzzer's values
+  b.unexplained_ns = static_cast<uint64_t>(-9223372036853601752ll);
+  t.wall_ns = 5;
+  b.wall_ns = UINT64_MAX;
+  t.compute_ns = UINT64_MAX;
+  b.compute_ns = 0;
+  t.class_ns[0] = 7;
+  b.class_ns[0] = 3;
+  WallSplit s = split_wall(t, b);
+  EXPECT_EQ(s.unexplained_delta, -1175592) << "exact where the difference fits (the signed casts overflowed)";
+  EXPECT_EQ(s.wall_delta, std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(s.compute_delta, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(s.class_delta[0], 4);
 }
 
 // A build-shaped workload: a driver worker starts stages of parallel jobs;

@@ -72,7 +72,8 @@ class CriticalPathBuilder {
 PathAttribution critical_path(const std::vector<OpRecord>& ops, uint64_t wall_ns, bool keep_path = true);
 
 // The wall-time difference target - baseline split into the same parts; the
-// parts add up to wall_delta exactly.
+// parts add up to wall_delta exactly (a part beyond ±2^63 ns, which only a
+// damaged trace gives, saturates instead of overflowing).
 struct WallSplit {
   std::array<int64_t, kClassCount> class_delta{};
   int64_t compute_delta = 0;
