@@ -24,5 +24,7 @@ echo "run-fuzz: $(ls "$work/seeds" | wc -l) seeds, ${seconds}s"
   -malloc_limit_mb=200 -timeout=10 -max_len=65536 -artifact_prefix="$work/artifacts/" \
   -print_final_stats=1 2>&1 | tail -15
 status=${PIPESTATUS[0]}
-rm -f /tmp/fsreplay-fuzz-*
+# The reader fuzzer's temporary files (files only: the replay fuzzer, run by hand
+# without FSR_FUZZ_WORK, keeps a directory of the same prefix).
+find /tmp -maxdepth 1 -type f -name 'fsreplay-fuzz-*' -delete
 exit "$status"
