@@ -28,9 +28,13 @@ TEST(RecordCost, IsMeasuredStoredAndReadBack) {
     EXPECT_LT(c.gap_ns[k], 50'000u) << class_name(static_cast<SyscallClass>(k));
     EXPECT_LT(c.dur_ns[k], 50'000u) << class_name(static_cast<SyscallClass>(k));
   }
-  // Recording builds its record between the two timestamps: what it adds to
-  // a stat's duration is not nothing in every sample, so its median is above 0.
-  EXPECT_GT(c.dur_ns[static_cast<size_t>(SyscallClass::kStat)], 0u);
+  // What recording adds to a stat's duration is a difference of medians,
+  // clamped at 0: on a busy machine it can be 0 (CI saw it), so only its
+  // bound above is asserted. The gaps carry the record's submission: their
+  // sum over the classes is measured, not defaulted.
+  uint64_t gaps = 0;
+  for (int k = 0; k < kClassCount; ++k) gaps += c.gap_ns[k];
+  EXPECT_GT(gaps, 0u) << "every class's recorder gap is 0: the calibration measured nothing";
 }
 
 TEST(RecordCost, CalibrationCallsAreNotTheWorkloads) {

@@ -39,6 +39,14 @@ double LatencyModel::fit_walk(Temp t) const {
   return std::max(0.0, (n * sxy - sx * sy) / den);
 }
 
+// A price in ns from the model's arithmetic: a hostile profile's points
+// extrapolate past what uint64 holds (the replay fuzzer's find: 1.9e19):
+// saturated at 1e18 ns (31 years), a bound no call's price reaches.
+static uint64_t ns_of(double y) {
+  if (!(y > 0)) return 0;
+  return y >= 1e18 ? uint64_t{1'000'000'000'000'000'000} : static_cast<uint64_t>(y);
+}
+
 uint64_t LatencyModel::sample(ProbeKind k, Temp t, uint64_t param, uint32_t bin) const {
   const auto& all = points(k, t);
   // A call that moves data is never priced from the one that found the end
@@ -47,21 +55,21 @@ uint64_t LatencyModel::sample(ProbeKind k, Temp t, uint64_t param, uint32_t bin)
   const size_t lo = is_bytes_kind(k) && param > 0 && all.size() > 1 && all.front().param == 0 ? 1 : 0;
   const std::span<const Point> v(all.begin() + lo, all.end());
   auto at = [&](size_t i) { return double(bins_[v[i].offset + bin]); };
-  if (v.size() == 1) return static_cast<uint64_t>(at(0));
+  if (v.size() == 1) return ns_of(at(0));
   if (param <= v.front().param) {
-    if (!is_depth_kind(k) || param == v.front().param) return static_cast<uint64_t>(at(0));
+    if (!is_depth_kind(k) || param == v.front().param) return ns_of(at(0));
     // A shallower path than the probe could reach: fewer components to walk.
     const double d = at(0) - walk_[t == Temp::kCold] * double(v.front().param - param);
-    return static_cast<uint64_t>(std::max(d, at(0) * 0.25));
+    return ns_of(std::max(d, at(0) * 0.25));
   }
   size_t hi = 1;
   while (hi + 1 < v.size() && v[hi].param < param) ++hi;
   const double x0 = double(v[hi - 1].param), x1 = double(v[hi].param), y0 = at(hi - 1), y1 = at(hi);
   const double x = double(param);
-  if (x > x1 && k == ProbeKind::kStatWritten) return static_cast<uint64_t>(y1);  // idle longer than probed: as the longest
+  if (x > x1 && k == ProbeKind::kStatWritten) return ns_of(y1);  // idle longer than probed: as the longest
   double y = y0 + (y1 - y0) * (x - x0) / (x1 - x0);
   if (x > x1) y = std::max(y, y1);  // beyond the largest: the last slope, never below it
-  return static_cast<uint64_t>(std::max(y, 0.0));
+  return ns_of(std::max(y, 0.0));
 }
 
 int64_t LatencyModel::walk_adjust(Temp t, uint32_t depth) const {
