@@ -229,6 +229,8 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
     bool as_given = false;
     e.path[i] = resolve(t, dirfd, ps[i], &as_given);
     unresolved |= as_given;
+    // Walked from its dirfd or the cwd: the replay walks it from there too.
+    if (!as_given && !ps[i].empty() && ps[i].front() != '/') e.flags |= event_relative_flag(i);
     if (i == 0 && ps[0].empty() && !empty_path_allowed(r.nr, e.args)) e.flags |= kEfEmptyPath;
     // "x/" and "x/." normalise to x; the call's result depended on the ending
     // (a path stored as given, unresolved or truncated, keeps its own text).
@@ -236,7 +238,10 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
       set_event_tail_code(e, i, static_cast<uint8_t>(path_tail(ps[i])));
   }
   const bool is_exec = r.nr == SYS_execve || r.nr == SYS_execveat;
-  if (is_exec && r.ret == 0) e.path[0] = t.pending_exec;
+  if (is_exec && r.ret == 0) {
+    e.path[0] = t.pending_exec;  // (the exec record's path, resolved against the cwd as passed)
+    e.flags &= static_cast<uint16_t>(~kEfRelative0);
+  }
 
   if (info->fd >= 0 && e.path[0] == kNoStr) {
     bool anon_map = r.nr == SYS_mmap && (v.args[3] & MAP_ANONYMOUS);

@@ -32,8 +32,14 @@ void write_record(std::vector<char>& out, fsr_rec hdr, const uint64_t (&args)[FS
 // paths that the decoder takes from its fd table are left to it again. The
 // paths go as the trace holds them (absolute where they were resolved), not
 // as the program passed them: decoding the record gives the same event, at
-// the cost of longer strings. False when `e` has no record form (a syscall
+// the cost of longer strings, except for the marks of relative paths
+// (event.h kEfRelative0), which such a record no longer has: compare events
+// through rebuilt_flags. False when `e` has no record form (a syscall
 // number outside the table).
+inline uint16_t rebuilt_flags(uint16_t flags) {
+  return static_cast<uint16_t>(flags & ~(kEfRelative0 | kEfRelative1));
+}
+
 bool record_for_event(const Event& e, uint64_t mono_start_ns, std::string_view path0, std::string_view path1,
                       std::vector<char>& out);
 

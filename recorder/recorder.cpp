@@ -97,6 +97,7 @@ Result<RecordSummary> record(const RecordOptions& o) {
   merger.reserve(session->lane_bytes() / 4 / 64);
   if (!session->warnings().empty()) sum.warnings += session->warnings() + "\n";
   sum.choices = session->plan().describe();
+  sum.choices.emplace_back(kRecorderChoiceWalks);  // relative paths are marked (event.h kEfRelative0)
   if (output_inside) sum.choices.emplace_back("output=inside the root (" + output_path + "): left out of the prestate");
   const bool skip_outside = !o.bpf.all_page_faults && (session->plan().faults == FaultSource::kFilemapTracepoints ||
                                                        session->plan().faults == FaultSource::kFentry);

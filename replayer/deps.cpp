@@ -57,6 +57,10 @@ void DepTracker::Impl::resources(uint64_t i) {
   ofd_use(op.ofd, i);
   ofd_use(op.ofd2, i);
   ofd_use(op.new_ofd, i);
+  // A walk from a directory fd: after its open, before its close. (A cwd's
+  // OFD stays open to the end: its walks need no order among themselves.)
+  for (uint32_t w : op.walk)
+    if (w != kNoOfd && w != kWalkFromRoot && w != op.ofd && !plan.ofds[w].cwd) ofd_use(w, i);
   for (uint32_t c = op.close_begin; c != op.close_end; ++c) ofd_use(plan.close(c), i);
   edge(f.creator, i, DepKind::kThreadStart);
   edge(op.ref_op, i, DepKind::kMapping);

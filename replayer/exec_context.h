@@ -3,6 +3,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -31,29 +32,91 @@ struct Ctx {
   uint16_t& flags;
   DirCache* dirs;
   mutable std::string tailed[2] = {};  // relpath()'s text for a path with a tail
+  mutable int base_[2] = {-2, -2};     // walk_from(): -2 not yet looked at, -1 the root
+  mutable std::string anchored_[2] = {};  // mapped_rel()'s text from the mount's root (anchored())
 
   const Features& feat() const { return *env.features; }
   const LinkRoots* links() const { return &env.links; }
-  int dirfd(int k) const {
-    return env.root[static_cast<int>(env.plan->paths[op.path[k]].mapped.root)];
+  int root_fd(int k) const { return env.root[static_cast<int>(env.plan->paths[op.path[k]].mapped.root)]; }
+  // The fd of the directory path k's walk starts from, as the original's did
+  // (its dirfd's or its cwd's: PlanOp::walk), or -1 for the root. Read once
+  // per op: the fd and the text walked from it go together.
+  int walk_from(int k) const {
+    if (base_[k] == -2) {
+      const uint32_t w = op.walk[k];
+      base_[k] = w == kNoOfd || !env.plan->walks_as_passed ? -1 : w == kWalkFromRoot ? root_fd(k) : env.ofd_fd[w];
+      if (base_[k] < 0) base_[k] = -1;  // (its open failed, or its chdir is not replayed yet)
+    }
+    return base_[k];
   }
-  // Path k beneath its root as the plan maps it (normalised: "x/" and "x/."
-  // are x), and the ending the original passed, which its result depended on.
-  const std::string& mapped_rel(int k) const { return env.plan->paths[op.path[k]].mapped.rel; }
+  // An absolute path under walks as passed: walked from the root of the
+  // root's mount, through the root's own components (ExecEnv::anchor).
+  bool anchored(int k) const {
+    return walk_from(k) < 0 && env.plan->walks_as_passed &&
+           env.anchor[static_cast<int>(env.plan->paths[op.path[k]].mapped.root)] >= 0;
+  }
+  // Where path k's walk starts: its dirfd's or cwd's directory, else the
+  // root's mount (anchored), else its root.
+  int dirfd(int k) const {
+    const int b = walk_from(k);
+    if (b >= 0) return b;
+    const int r = static_cast<int>(env.plan->paths[op.path[k]].mapped.root);
+    return env.plan->walks_as_passed && env.anchor[r] >= 0 ? env.anchor[r] : env.root[r];
+  }
+  // The plan's text of path k beneath its root (the whole walk, from the root).
+  const std::string& plan_rel(int k) const { return env.plan->paths[op.path[k]].mapped.rel; }
+  // Path k beneath dirfd(k) (NUL-terminated): the plan's mapped text
+  // (normalised: "x/" and "x/." are x), less the walk base's and its '/'.
+  // Then the ending the original passed, which its result depended on.
+  std::string_view mapped_rel(int k) const {
+    const std::string& r = env.plan->paths[op.path[k]].mapped.rel;
+    if (anchored(k)) {
+      std::string& a = anchored_[k];
+      if (a.empty()) {
+        a = env.anchor_prefix[static_cast<int>(env.plan->paths[op.path[k]].mapped.root)];
+        if (!r.empty()) a.append("/").append(r);
+      }
+      return a;
+    }
+    if (walk_from(k) < 0 || op.walk[k] == kWalkFromRoot) return r;
+    const size_t skip = env.plan->paths[env.plan->ofds[op.walk[k]].path].mapped.rel.size();
+    return std::string_view(r).substr(std::min(r.size(), skip + 1));
+  }
   std::string_view tail(int k) const { return tail_text(static_cast<PathTail>(event_tail_code(e, k))); }
-  // Path k as the call is to name it: the mapped path with its tail.
-  const std::string& relpath(int k) const {
-    const std::string& r = mapped_rel(k);
+  // Path k as the call is to name it: the mapped path with its tail (NUL-terminated).
+  std::string_view relpath(int k) const {
+    const std::string_view r = mapped_rel(k);
     const std::string_view t = tail(k);
     if (t.empty()) return r;
     std::string& s = tailed[k];
-    s.assign(r.empty() ? "." : r);
+    s.assign(r.empty() ? std::string_view(".") : r);
     s += t;
     return s;
   }
   const char* rel(int k) const {
-    const std::string& r = relpath(k);
-    return r.empty() ? "." : r.c_str();
+    const std::string_view r = relpath(k);
+    return r.empty() ? "." : r.data();
+  }
+  // An open beneath dirfd(k); from a walk base, a refusal to leave it (a
+  // symlink to elsewhere beneath the root: EXDEV) is walked again from the
+  // root, where the original's stayed.
+  // From the mount's root (anchored), only a walk that meets no symlink is
+  // taken (it then stays beneath the root's components, lexically); one that
+  // meets a link (ELOOP) is walked again from the root.
+  int open_at(int k, std::string_view rel, int flags, mode_t mode) const {
+    const bool anchor = anchored(k);
+    const int fd = anchor ? openat2_beneath(dirfd(k), rel, flags, mode, RESOLVE_NO_SYMLINKS)
+                          : open_beneath(dirfd(k), rel, flags, mode, feat(), links());
+    if (anchor ? fd != -ELOOP : (fd != -EXDEV || walk_from(k) < 0)) return fd;
+    const std::string_view m = mapped_rel(k);
+    std::string whole = plan_rel(k);
+    if (rel.size() >= m.size() && rel.compare(0, m.size(), m) == 0) {
+      whole += rel.substr(m.size());  // the tail
+    } else {  // a parent of path k (with_parent)
+      const size_t cut = m.size() - rel.size();  // what the parent leaves off, '/' included
+      whole.resize(whole.size() >= cut ? whole.size() - cut : 0);
+    }
+    return open_beneath(root_fd(k), whole, flags, mode, feat(), links());
   }
   int fd() const { return op.ofd == kNoOfd ? -1 : env.ofd_fd[op.ofd]; }
   int fd2() const { return op.ofd2 == kNoOfd ? -1 : env.ofd_fd[op.ofd2]; }
@@ -85,8 +148,11 @@ struct Ctx {
 // path is not known or the result does not fit. Like fstatat from the root's
 // fd, the walk follows symlinks as the original's did.
 inline bool abs_path(const Ctx& c, int k, char* out, size_t n) {
+  // Walks as passed: from the root's fd or the walk's base, through /proc (a
+  // walk from "/" would look up the root's own components on its mount).
+  if (c.env.plan->walks_as_passed) return false;
   const std::string& root = c.env.root_path[static_cast<int>(c.env.plan->paths[c.op.path[k]].mapped.root)];
-  const std::string& rel = c.relpath(k);
+  const std::string_view rel = c.relpath(k);
   if (root.empty() || root[0] != '/' || root.size() + rel.size() + 2 > n) return false;
   char* p = std::copy(root.begin(), root.end(), out);
   if (!rel.empty()) {
@@ -101,23 +167,34 @@ inline bool abs_path(const Ctx& c, int k, char* out, size_t n) {
 // (kept in the worker's cache for the next call in that directory).
 template <typename F>
 int64_t with_parent(Ctx& c, int k, F fn) {
-  const std::string& rel = c.mapped_rel(k);
+  if (c.plan_rel(k).empty()) return -EINVAL;  // the root itself: never removed or renamed
+  const std::string_view rel = c.mapped_rel(k);
   std::string_view parent;
   size_t at = 0;
   if (!split_parent(rel, parent, at)) return -EINVAL;
-  const char* base = rel.c_str() + at;
+  const char* base = rel.data() + at;
   std::string tailed;  // "name/", "name/.": the call's answer depends on it
   if (const std::string_view t = c.tail(k); !t.empty()) {
     tailed.assign(base).append(t);
     base = tailed.c_str();
   }
   bool owned = true;
-  int pfd = c.dirs ? c.dirs->open(c.dirfd(k), parent, c.feat(), owned, c.links())
-                   : open_beneath(c.dirfd(k), parent, O_PATH | O_DIRECTORY, 0, c.feat(), c.links());
+  // Walks as passed: each walk is made whole, as the original made it (a
+  // parent kept from an earlier call would save the mount lookups it sent).
+  DirCache* dirs = c.env.plan->walks_as_passed ? nullptr : c.dirs;
+  int pfd;
+  if (dirs) {
+    pfd = dirs->open(c.dirfd(k), parent, c.feat(), owned, c.links());
+  } else if (parent.empty()) {
+    pfd = c.dirfd(k);
+    owned = false;
+  } else {
+    pfd = c.open_at(k, parent, O_PATH | O_DIRECTORY, 0);
+  }
   if (pfd < 0) return pfd;
-  if (c.dirs) c.dirs->hold();  // a nested lookup (rename's second name) must not close pfd
+  if (dirs) dirs->hold();  // a nested lookup (rename's second name) must not close pfd
   int64_t r = fn(pfd, base);
-  if (c.dirs) c.dirs->release();
+  if (dirs) dirs->release();
   if (owned) close(pfd);
   return r;
 }
@@ -128,7 +205,7 @@ inline void tree_changed(Ctx& c) { c.env.tree_gen.fetch_add(1, std::memory_order
 // Runs `fn(fd)` on path k opened O_PATH beneath its root (following the last link unless asked).
 template <typename F>
 int64_t with_opath(Ctx& c, int k, bool nofollow, F fn) {
-  int fd = open_beneath(c.dirfd(k), c.relpath(k), O_PATH | (nofollow ? O_NOFOLLOW : 0), 0, c.feat(), c.links());
+  int fd = c.open_at(k, c.relpath(k), O_PATH | (nofollow ? O_NOFOLLOW : 0), 0);
   if (fd < 0) return fd;
   int64_t r = fn(fd);
   close(fd);

@@ -31,14 +31,15 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
   if (c.op.path[0] == kNoPath) return -EFAULT;
   if ((flags & O_TMPFILE) == O_TMPFILE && !c.feat().has(Feature::kOTmpfile)) {
     c.fallback(Feature::kOTmpfile);  // a named file in that directory, unlinked at once
-    std::string rel = c.relpath(0);
+    // (from the root, whatever the walk: a name of the replay's own)
+    std::string rel = c.plan_rel(0);
     if (!rel.empty()) rel += '/';
     rel += ".fsreplay-tmp-" + std::to_string(c.i);
-    int fd = open_beneath(c.dirfd(0), rel, (flags & ~O_TMPFILE) | O_CREAT | O_EXCL | O_RDWR,
+    int fd = open_beneath(c.root_fd(0), rel, (flags & ~O_TMPFILE) | O_CREAT | O_EXCL | O_RDWR,
                           mode, c.feat(), c.links());
     if (fd >= 0) {
       std::string base;
-      int pfd = open_parent_beneath(c.dirfd(0), rel, base, c.feat(), c.links());
+      int pfd = open_parent_beneath(c.root_fd(0), rel, base, c.feat(), c.links());
       if (pfd >= 0) {
         unlinkat(pfd, base.c_str(), 0);
         close(pfd);
@@ -54,7 +55,7 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
   // blocked the replay for good). What goes through it is emulated as a pipe's.
   if (c.op.new_ofd != kNoOfd && c.env.plan->ofds[c.op.new_ofd].kind == OfdKind::kPipe && !(flags & O_PATH))
     flags = O_PATH | (flags & (O_CLOEXEC | O_NOFOLLOW | O_DIRECTORY));
-  int fd = open_beneath(c.dirfd(0), c.relpath(0), flags, mode, c.feat(), c.links());
+  int fd = c.open_at(0, c.relpath(0), flags, mode);
   if (fd >= 0) {
     if (c.op.new_ofd != kNoOfd) c.env.ofd_fd[c.op.new_ofd] = fd;
     else close(fd);  // recorded as a failure: nothing will use it
@@ -287,10 +288,12 @@ int64_t do_rename(Ctx& c, unsigned rflags) {
 
 // Opens path 0 beneath its root with `flags` and closes it: what exec and
 // chdir cost the file system.
+// A chdir with an OFD (plan.h PlanOp::walk: a cwd walks start from) keeps it.
 int64_t open_close(Ctx& c, int flags) {
-  int fd = open_beneath(c.dirfd(0), c.relpath(0), flags, 0, c.feat(), c.links());
+  int fd = c.open_at(0, c.relpath(0), flags, 0);
   if (fd < 0) return fd;
-  close(fd);
+  if (c.e.nr == SYS_chdir && c.op.new_ofd != kNoOfd && c.env.ofd_fd[c.op.new_ofd] < 0) c.env.ofd_fd[c.op.new_ofd] = fd;
+  else close(fd);
   return 0;
 }
 
@@ -365,7 +368,7 @@ std::optional<int64_t> files_op(Ctx& c) {
     case SYS_mkdir: case SYS_mkdirat: {
       mode_t m = static_cast<mode_t>(a[e.nr == SYS_mkdir ? 1 : 2]);
       // `mkdir -p` walks up to the root itself, which always exists.
-      if (c.mapped_rel(0).empty()) return -EEXIST;
+      if (c.plan_rel(0).empty() || c.mapped_rel(0).empty()) return -EEXIST;  // the root, or the walk base itself
       return with_parent(c, 0, [&](int p, const char* b) { return rc(mkdirat(p, b, m)); });
     }
     case SYS_rmdir: {
@@ -398,7 +401,7 @@ std::optional<int64_t> files_op(Ctx& c) {
     case SYS_execve: case SYS_execveat:
       if (c.op.path[0] == kNoPath) return c.skipped();
       return open_close(c, O_RDONLY);
-    case SYS_chdir: return open_close(c, O_PATH | O_DIRECTORY);
+    case SYS_chdir: return open_close(c, O_PATH | O_DIRECTORY | O_CLOEXEC);
     default: return attr_op(c);
   }
 }

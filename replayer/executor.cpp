@@ -81,6 +81,8 @@ void release_all(ExecEnv& env) {
   for (int& fd : env.ofd_fd)
     if (fd >= 0) close(fd), fd = -1;
   env.maps.release_all();
+  for (int& fd : env.anchor)
+    if (fd >= 0) close(fd), fd = -1;
 }
 
 }  // namespace fsr

@@ -33,6 +33,11 @@ struct ExecEnv {
   // Bumped by every rename and rmdir: the parent directories the workers'
   // caches hold may name other directories now (dir_cache.h).
   std::atomic<uint64_t> tree_gen{0};
+  // Walks as passed (plan.h): an absolute path is walked from the root of
+  // the mount its root lies on, through the root's own components (`prefix`,
+  // "a/b/target"), as a workload run there walks it. -1: from the root's fd.
+  int anchor[2] = {-1, -1};
+  std::string anchor_prefix[2];
   const Features* features = nullptr;
   const Plan* plan = nullptr;         // its window: ops and events by index (plan.h)
   std::vector<int> ofd_fd;           // real fd per OFD slot (-1: none)

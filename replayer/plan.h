@@ -26,6 +26,7 @@ namespace fsr {
 inline constexpr uint32_t kNoPath = UINT32_MAX;
 inline constexpr uint32_t kNoOp = UINT32_MAX;
 inline constexpr uint32_t kNoSpace = UINT32_MAX;
+inline constexpr uint32_t kWalkFromRoot = UINT32_MAX - 1;  // PlanOp::walk: from the root's fd
 
 enum class OpAction : uint8_t {
   kIssue,    // re-issued against target/scratch and timed
@@ -57,6 +58,7 @@ struct OfdInfo {
   uint32_t chan_read = UINT32_MAX;   // byte channel this end reads (pipes, sockets, eventfd)
   uint32_t chan_write = UINT32_MAX;  // byte channel this end writes
   uint32_t open_flags = 0;
+  bool cwd = false;  // a cwd's (ProcessTracker::cwd_ofd): open until the end, used unordered
 };
 
 struct PlanPath {
@@ -70,6 +72,11 @@ struct PlanOp {
   uint32_t ofd2 = kNoOfd;           // second fd operand (copy_file_range/sendfile/splice output)
   uint32_t new_ofd = kNoOfd;        // OFD this op opens (its real fd is stored there)
   uint32_t path[2] = {kNoPath, kNoPath};
+  // The directory OFD path k's walk starts from, as the original's did (its
+  // dirfd, or its cwd: ProcessTracker::walk_base); the walk is the path's
+  // mapped text past that directory's. kNoOfd: from the root, the whole text.
+  // kWalkFromRoot: relative to a cwd or dirfd that is the root itself.
+  uint32_t walk[2] = {kNoOfd, kNoOfd};
   uint32_t dep_begin = 0, dep_end = 0;      // Plan::deps[dep_begin, dep_end)
   uint32_t close_begin = 0, close_end = 0;  // Plan::closes[...]: OFDs to close after this op
   uint32_t unmap_begin = 0, unmap_end = 0;  // munmap: Plan::unmaps[...], what it takes
@@ -165,6 +172,7 @@ struct Plan {
   uint64_t dropped_edges = 0;       // edges refused because they could deadlock the replay
   uint64_t overlapping_ops = 0;     // ops that entered before the previous op of their worker returned (damaged trace)
   bool serial_dirs = false;         // PlanInputs::serial_dirs
+  bool walks_as_passed = false;     // PlanInputs::walks_as_passed
   // In recorded order: the most kernel mappings the replay's mappings make at
   // once (an upper bound), and the most address spaces holding one.
   uint64_t peak_mappings = 0, peak_spaces = 0;
@@ -201,6 +209,10 @@ struct PlanInputs {
   // Keep every namespace op in a directory in its recorded order, as before
   // ROOT/ARTC's rule (deps.h); the default orders them only against listings.
   bool serial_dirs = false;
+  // Walk each relative path from its dirfd or cwd (PlanOp::walk), and no
+  // walk saved that the original made (no parent-directory cache): the
+  // trace marks relative paths (event.h kRecorderChoiceWalks).
+  bool walks_as_passed = false;
 };
 
 using StringLookup = std::function<std::string_view(StrId)>;

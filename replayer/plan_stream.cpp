@@ -50,6 +50,7 @@ PlanStream::PlanStream(const PlanInputs& in, StringLookup str, const PlanSurvey*
   plan_.ev.resize(plan_.ops.size());
   facts_.resize(plan_.ops.size());
   plan_.serial_dirs = in.serial_dirs;
+  plan_.walks_as_passed = in.walks_as_passed;
   if (sync_) {  // a window that runs while it is planned: the arenas are rings too
     plan_.dep_mask = pow2_mask(window * 8 + kMaxEdgesPerOp);
     plan_.deps.resize(uint64_t{plan_.dep_mask} + 1);

@@ -63,6 +63,36 @@ uint32_t ProcessTracker::new_ofd(OfdKind kind, uint32_t path, uint32_t flags) {
   return id;
 }
 
+uint32_t ProcessTracker::cwd_ofd(uint32_t path) {
+  if (path == kNoPath || cwd_ofds_ >= kMaxCwdOfds) return kNoOfd;
+  ++cwd_ofds_;
+  const uint32_t o = new_ofd(OfdKind::kDir, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  plan_.ofds[o].cwd = true;
+  return o;
+}
+
+uint32_t ProcessTracker::walk_base(const Event& e, const SyscallInfo& si, int k, uint32_t path, TidState& st) {
+  if (!in_.walks_as_passed || path == kNoPath || !(e.flags & event_relative_flag(k))) return kNoOfd;
+  uint32_t o = st.cwd->ofd;
+  if (si.dirfd[k] >= 0) {
+    const int dfd = static_cast<int>(e.args[si.dirfd[k]]);
+    if (dfd != kAtFdcwd) {
+      o = st.table->lookup(dfd);
+      if (o == kNoOfd || plan_.ofds[o].kind != OfdKind::kDir) return kNoOfd;
+    }
+  }
+  if (o == kNoOfd || plan_.ofds[o].path == kNoPath) return kNoOfd;
+  // Only a directory strictly beneath the same root as the path, holding it:
+  // the walk is then the path's mapped text less the base's (plan.h).
+  const MappedPath& b = plan_.paths[plan_.ofds[o].path].mapped;
+  const MappedPath& m = plan_.paths[path].mapped;
+  if (b.root == m.root && b.rel.empty()) return kWalkFromRoot;
+  if (b.root != m.root || m.rel.size() < b.rel.size() ||
+      m.rel.compare(0, b.rel.size(), b.rel) != 0 || (m.rel.size() > b.rel.size() && m.rel[b.rel.size()] != '/'))
+    return kNoOfd;
+  return o;
+}
+
 void ProcessTracker::released(uint64_t i, const std::vector<uint32_t>& ofds) {
   for (uint32_t o : ofds) to_free_.push_back({i, o});
   // A window behind: that op has run (plan_stream.h), nothing refers to the slot.
@@ -115,7 +145,15 @@ TidState& ProcessTracker::state_for(uint64_t i, const Event& e, uint32_t& creato
     st.cwd = s.cwd;
   } else {
     st.table = std::make_shared<FdTable>(&refs_);
-    st.cwd = std::make_shared<std::string>(in_.initial.cwd.empty() ? "/" : in_.initial.cwd);
+    st.cwd = std::make_shared<Cwd>();
+    st.cwd->abs = in_.initial.cwd.empty() ? "/" : in_.initial.cwd;
+    if (in_.walks_as_passed) {
+      if (initial_cwd_ofd_ == kNoOfd) {
+        initial_cwd_ofd_ = cwd_ofd(intern(normalize_abs(st.cwd->abs)));
+        if (initial_cwd_ofd_ != kNoOfd) plan_.initial_ofds.push_back(initial_cwd_ofd_);
+      }
+      st.cwd->ofd = initial_cwd_ofd_;
+    }
     if (!initial_used_ && (e.pid == in_.initial.pid || in_.initial.pid == 0)) {
       initial_used_ = true;
       bind_initial(st);
@@ -138,7 +176,7 @@ uint32_t ProcessTracker::resolve_path(const Event& e, const SyscallInfo& si, int
     if (sid >= abs_ids_.size()) abs_ids_.resize(std::max<size_t>(sid + 1, abs_ids_.size() * 2), kNoPath);
     return abs_ids_[sid] = id;
   }
-  std::string base = *st.cwd;  // relative: to the cwd, or to its directory fd
+  std::string base = st.cwd->abs;  // relative: to the cwd, or to its directory fd
   if (si.dirfd[k] >= 0) {
     const int dfd = static_cast<int>(e.args[si.dirfd[k]]);
     if (dfd != kAtFdcwd) {
@@ -156,7 +194,7 @@ void ProcessTracker::child_created(uint64_t i, uint64_t end, uint32_t child_tid,
   p.creator = static_cast<uint32_t>(i);
   p.creator_end = end;
   p.table = share_files ? st.table : st.table->fork_copy();
-  p.cwd = share_fs ? st.cwd : std::make_shared<std::string>(*st.cwd);
+  p.cwd = share_fs ? st.cwd : std::make_shared<Cwd>(*st.cwd);
   pending_.emplace(child_tid, std::move(p));
 }
 

@@ -24,11 +24,19 @@
 
 namespace fsr {
 
+// A process's working directory: its recorded path, and the OFD the replay
+// keeps open on it (kNoOfd: none; walks from it then start at the root).
+// Tasks that share their fs state share one.
+struct Cwd {
+  std::string abs;
+  uint32_t ofd = kNoOfd;
+};
+
 struct TidState {
   uint32_t thread = 0;
   uint32_t pid = 0;
   std::shared_ptr<FdTable> table;
-  std::shared_ptr<std::string> cwd;
+  std::shared_ptr<Cwd> cwd;
   uint64_t last_end = 0;
   uint16_t exec_done = 0;  // the exec record (execve, proc_exec) just applied: its pair, next, applies nothing
 };
@@ -54,6 +62,14 @@ class ProcessTracker {
   bool is_tty(uint32_t path) const { return tty_[path]; }  // "/dev/tty" (plan.h: a device whatever its result)
   uint32_t resolve_path(const Event& e, const SyscallInfo& si, int k, TidState& st);
   uint32_t new_ofd(OfdKind kind, uint32_t path, uint32_t flags = 0);
+  // With PlanInputs::walks_as_passed: a directory OFD for a cwd at `path`
+  // (opened by the chdir that makes it, or before the clock for the first
+  // process's), never recycled, so that relative walks start from it; kNoOfd
+  // past kMaxCwdOfds (those walks start at the root).
+  uint32_t cwd_ofd(uint32_t path);
+  static constexpr uint32_t kMaxCwdOfds = 4096;
+  // The OFD path k's walk starts from (plan.h PlanOp::walk), kNoOfd: the root.
+  uint32_t walk_base(const Event& e, const SyscallInfo& si, int k, uint32_t path, TidState& st);
   uint32_t new_chan() { return next_chan_++; }
   // OFDs whose last reference op `i` dropped: recycled a window later.
   void released(uint64_t i, const std::vector<uint32_t>& ofds);
@@ -68,7 +84,7 @@ class ProcessTracker {
     uint32_t creator = kNoOp;
     uint64_t creator_end = 0;
     std::shared_ptr<FdTable> table;
-    std::shared_ptr<std::string> cwd;
+    std::shared_ptr<Cwd> cwd;
   };
   void bind_initial(TidState& st);
   template <typename T>
@@ -93,6 +109,8 @@ class ProcessTracker {
   std::unordered_map<uint32_t, Pending> pending_;
   std::map<const FdTable*, int> users_;
   uint32_t next_chan_ = 0;
+  uint32_t cwd_ofds_ = 0;
+  uint32_t initial_cwd_ofd_ = kNoOfd;  // shared by the processes that were there before the trace
   uint32_t next_thread_ = 0;
   bool initial_used_ = false;
 };

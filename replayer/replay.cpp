@@ -185,6 +185,8 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   s->in.initial = h.initial;
   s->in.mmap_touch = o.mmap_touch;
   s->in.serial_dirs = o.serial_dirs;
+  s->in.walks_as_passed = o.walks_as_passed && std::find(h.recorder_choices.begin(), h.recorder_choices.end(),
+                                                         kRecorderChoiceWalks) != h.recorder_choices.end();
   TraceReader* rp = &reader;
   // The index's count of events, when there is one: a short trace's survey
   // gets the window it needs, as its plan will (fit_window).
@@ -324,6 +326,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   env.root_path[1] = ss.roots.scratch;
   env.features = &ss.features;
   env.plan = &plan;
+  if (ss.in.walks_as_passed && ss.features.has(Feature::kOpenat2))
+    for (int k = 0; k < 2; ++k) env.anchor[k] = mount_anchor(env.root_path[k], env.anchor_prefix[k]);
   init_exec_env(env, sv.ofds, sv.space_threads, sv.maps);
   // The first process's files open at start (e.g. stdout redirected to a file):
   // bound when its first event is planned, opened before the clock starts.
@@ -332,7 +336,9 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
       const OfdInfo& info = plan.ofds[of];
       const MappedPath& m = plan.paths[info.path].mapped;
       int fd = open_beneath(ss.roots.fd[static_cast<int>(m.root)], m.rel,
-                            static_cast<int>(info.open_flags & (O_ACCMODE | O_APPEND)), 0, ss.features);
+                            info.cwd ? O_PATH | O_DIRECTORY | O_CLOEXEC
+                                     : static_cast<int>(info.open_flags & (O_ACCMODE | O_APPEND)),
+                            0, ss.features);
       if (fd >= 0) env.ofd_fd[of] = fd;
     }
   };

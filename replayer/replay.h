@@ -64,6 +64,9 @@ struct ReplayOptions {
   bool correct_recorder = true;
   bool calibrate_issue = true;
   bool serial_dirs = false;      // PlanInputs::serial_dirs
+  // PlanInputs::walks_as_passed, when the trace marks relative paths (false:
+  // every walk from the root, with the parent-directory cache, as before).
+  bool walks_as_passed = true;
   // Ops in the streaming replay's window (plan_stream.h), rounded up to a
   // power of two, at least 1,024; 0: the default, 131,072. A window that
   // holds the whole trace plans it as at once (memory then follows the trace).

@@ -1,6 +1,8 @@
 #include "replayer/root_policy.h"
 
 #include <fcntl.h>
+#include <linux/stat.h>
+#include <sys/stat.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -103,6 +105,31 @@ Status open_roots(const std::string& trace, const ReplayOptions& o, Roots& r) {
                            strerror(errno) + "): give a directory this user can read and write");
   }
   return Status::ok();
+}
+
+int mount_anchor(const std::string& dir, std::string& prefix) {
+  prefix.clear();
+  auto mnt_id = [](const std::string& p, uint64_t& id) {
+    struct statx sx;
+    if (statx(AT_FDCWD, p.c_str(), AT_STATX_DONT_SYNC, STATX_MNT_ID, &sx) != 0 || !(sx.stx_mask & STATX_MNT_ID))
+      return false;
+    id = sx.stx_mnt_id;
+    return true;
+  };
+  uint64_t id = 0, up = 0;
+  if (dir.empty() || dir[0] != '/' || dir == "/" || !mnt_id(dir, id)) return -1;
+  std::string top = dir;  // the highest directory on the same mount
+  while (top != "/") {
+    const std::string parent(parent_of(top));
+    if (!mnt_id(parent, up)) return -1;
+    if (up != id) break;
+    top = parent;
+  }
+  if (top == dir) return -1;
+  prefix = dir.substr(top == "/" ? 1 : top.size() + 1);
+  const int fd = open(top.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) prefix.clear();
+  return fd;
 }
 
 void remove_scratch(Roots& r) {

@@ -28,6 +28,14 @@ struct Roots {
 std::string real_path(const std::string& p);
 
 Status open_roots(const std::string& trace, const ReplayOptions& o, Roots& r);
+
+// The root directory of the mount `dir` (absolute, physical) lies on, opened
+// O_PATH, and in `prefix` the path from it to `dir` ("" when `dir` is that
+// root; then -1 is returned, nothing to walk). A workload run in `dir` walks
+// an absolute path through those components on that mount: a replay walks
+// absolute paths from there (exec_context.h). -1 when the mount is not found
+// (no STATX_MNT_ID: kernels before 5.8).
+int mount_anchor(const std::string& dir, std::string& prefix);
 void remove_scratch(Roots& r);
 
 }  // namespace fsr

@@ -62,6 +62,7 @@ void PlanStream::plan_syscall(uint64_t i) {
     op.path[0] = procs_.resolve_path(e, *si, 0, st);
     op.path[1] = procs_.resolve_path(e, *si, 1, st);
   }
+  for (int k = 0; k < 2; ++k) op.walk[k] = procs_.walk_base(e, *si, k, op.path[k], st);
   if (si->fd >= 0) op.ofd = st.table->lookup(fdarg(si->fd));
   else if (op.path[0] == kNoPath && si->dirfd[0] >= 0 && fdarg(si->dirfd[0]) != kAtFdcwd)
     op.ofd = st.table->lookup(fdarg(si->dirfd[0]));  // AT_EMPTY_PATH / NULL path forms
@@ -229,12 +230,20 @@ void PlanStream::plan_syscall(uint64_t i) {
       maps_.exit(static_cast<uint32_t>(i), e.tid);
       break;
     case SYS_chdir:
-      if (ret == 0 && has_path) *st.cwd = plan_.paths[op.path[0]].abs;
+      if (ret == 0 && has_path) {
+        st.cwd->abs = plan_.paths[op.path[0]].abs;
+        // The walk the chdir made, its directory kept open: relative walks
+        // after it start there (the cwd of every task sharing it).
+        st.cwd->ofd = in_.walks_as_passed ? procs_.cwd_ofd(op.path[0]) : kNoOfd;
+        op.new_ofd = st.cwd->ofd;
+      }
       break;
     case SYS_fchdir:
       op.action = OpAction::kEmulate;
-      if (ret == 0 && op.ofd != kNoOfd && plan_.ofds[op.ofd].path != kNoPath)
-        *st.cwd = plan_.paths[plan_.ofds[op.ofd].path].abs;
+      if (ret == 0 && op.ofd != kNoOfd && plan_.ofds[op.ofd].path != kNoPath) {
+        st.cwd->abs = plan_.paths[plan_.ofds[op.ofd].path].abs;
+        st.cwd->ofd = kNoOfd;  // (that OFD is closed and its slot reused as the fd's are: walks start at the root)
+      }
       break;
     case SYS_mmap:
       fd_op_action(op);

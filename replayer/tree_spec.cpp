@@ -140,13 +140,16 @@ void TreeSpecBuilder::add_prestate(std::span<const PrestateEntry> prestate) {
   }
 }
 
-// Files the first process had open at start (stdin/stdout redirected to files).
+// Files the first process had open at start (stdin/stdout redirected to
+// files), and its cwd (a directory: walks as passed start there).
 void TreeSpecBuilder::add_initial(const Plan& plan) {
   for (uint32_t o : plan.initial_ofds) {
     TreeEntry t;
     t.node = node_of(plan, plan.ofds[o].path);
-    t.kind = PrestateKind::kFile;
-    t.mode = 0100644;
+    const bool dir = plan.ofds[o].cwd;
+    if (dir && plan.paths[plan.ofds[o].path].mapped.rel.empty()) continue;  // a root: there already
+    t.kind = dir ? PrestateKind::kDir : PrestateKind::kFile;
+    t.mode = dir ? 040755 : 0100644;
     add(t);
   }
 }

@@ -17,7 +17,7 @@ namespace fsr::cli {
 namespace {
 
 struct ReplayArgs {
-  std::string trace, timing = "think", mmap = "touch", dir_order = "listing";
+  std::string trace, timing = "think", mmap = "touch", dir_order = "listing", walks = "as-passed";
   bool no_prepare = false, no_verify = false, json = false, keep_tree = false, no_correction = false, quiet = false;
   std::vector<std::string> inject;
   ReplayOptions opt;
@@ -141,6 +141,12 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
                   "listing: namespace ops in a directory are ordered against listings of it only (ROOT/ARTC, "
                   "default); serial: also against each other, in their recorded order")
       ->check(CLI::IsMember({"listing", "serial"}));
+  sub->add_option("--walks", a.walks,
+                  "as-passed: each relative path is walked from its recorded dirfd or cwd, every walk whole, so "
+                  "that the mount receives the lookups the workload sent (default; traces recorded before it walk "
+                  "from the root); from-root: every walk from the target's root, parent directories kept per "
+                  "worker (the replay of earlier versions)")
+      ->check(CLI::IsMember({"as-passed", "from-root"}));
   sub->add_option("--window", a.opt.window,
                   "Ops the streaming replay keeps planned ahead (default 131072; rounded up to a power of two, at "
                   "least 1024; a shorter trace gets the smallest one whose quarter holds it all): memory follows it, "
@@ -207,6 +213,7 @@ Action add_replay_verb(CLI::App& app) {
     a->opt.mmap_touch = a->mmap == "touch";
     a->opt.reset_after = !a->keep_tree;
     a->opt.serial_dirs = a->dir_order == "serial";
+    a->opt.walks_as_passed = a->walks == "as-passed";
     a->opt.correct_recorder = a->opt.calibrate_issue = !a->no_correction;
     if (Status st = parse_injections(a->inject, a->opt); !st) return fail("replay", st.message(), kExitUsage);
     wire_progress(a->opt, a->quiet);

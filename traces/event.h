@@ -24,8 +24,19 @@ enum EventFlag : uint16_t {
   // Bits 8-9 (path 0) and 10-11 (path 1): the PathTail (traces/paths.h) of
   // the path as passed, which the stored, normalised path no longer shows
   // (event_tail_code). Traces recorded before them read as none.
+  // Bits 12 (path 0) and 13 (path 1): the path was passed relative, to its
+  // dirfd or to the cwd (the stored path is still absolute, resolved against
+  // it): the replay walks it from there, as the kernel did (request
+  // fidelity: a mount sees the original's lookups). Traces recorded before
+  // them say so in their header (kRecorderChoiceWalks absent) and replay as
+  // before, every walk from the root.
   // Bit 15 is reserved for the chunk codec.
 };
+inline constexpr uint16_t kEfRelative0 = 1 << 12, kEfRelative1 = 1 << 13;
+inline constexpr uint16_t event_relative_flag(int k) { return k == 0 ? kEfRelative0 : kEfRelative1; }
+// The recorder choice (TraceHeader::recorder_choices) that says the
+// relative bits are recorded.
+inline constexpr const char* kRecorderChoiceWalks = "walks=as-passed";
 inline constexpr int kEfTailShift = 8, kEfTailBits = 2;
 
 // Traces hold events in completion order (the recorder merges CPUs by exit

@@ -42,11 +42,11 @@ struct Decoding {
     dec.seed_process(st);
   }
   std::string_view str(StrId id) const { return id ? std::string_view(strings[id - 1]) : std::string_view(); }
-  // Every field, paths as text.
+  // Every field, paths as text (the flags as a rebuilt record keeps them).
   std::string describe(const Event& e) const {
     std::ostringstream o;
     o << syscall_name(e.nr) << " ts=" << e.ts << " dur=" << e.dur << " ret=" << e.ret << " pid=" << e.pid
-      << " tid=" << e.tid << " flags=" << e.flags << " args=";
+      << " tid=" << e.tid << " flags=" << rebuilt_flags(e.flags) << " args=";
     for (uint64_t a : e.args) o << a << ",";
     o << " inode=" << e.dev << ":" << e.ino << ":" << e.size << ":" << e.mode << " p0=" << str(e.path[0])
       << " p1=" << str(e.path[1]);
@@ -69,6 +69,16 @@ void expect_round_trip(const std::vector<test::RawRecord>& raws) {
     bytes = r.bytes();
     Event e1, e2;
     ASSERT_TRUE(first.dec.decode(bytes.data(), bytes.size(), e1)) << syscall_name(r.hdr.nr);
+    // A path passed relative (resolved against the cwd or a known dirfd) is
+    // marked so: the replay walks it from there (request fidelity).
+    const SyscallInfo* si = syscall_info(e1.nr);
+    const std::string_view passed[2] = {r.path0, r.path1};
+    for (int k = 0; k < 2 && si && r.hdr.nr == e1.nr; ++k) {
+      const bool relative = si->path[k] >= 0 && !(si->flags & (k == 0 ? kSfLiteralPath0 : 0)) &&
+                            !passed[k].empty() && passed[k][0] != '/' && passed[k][0] != '\0' &&
+                            e1.path[k] != kNoStr && !(e1.flags & kEfPathUnresolved);
+      EXPECT_EQ((e1.flags & event_relative_flag(k)) != 0, relative) << first.describe(e1) << " path " << k;
+    }
     ASSERT_TRUE(record_for_event(e1, kMonoStart, first.str(e1.path[0]), first.str(e1.path[1]), rebuilt))
         << first.describe(e1);
     ASSERT_TRUE(second.dec.decode(rebuilt.data(), rebuilt.size(), e2)) << first.describe(e1);

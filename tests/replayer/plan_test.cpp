@@ -2,6 +2,8 @@
 #include "replayer/plan.h"
 
 #include <fcntl.h>
+
+#include <algorithm>
 #include <linux/sched.h>
 #include <gtest/gtest.h>
 
@@ -120,6 +122,64 @@ TEST(Plan, RelativePathsFollowChdirAndDirfd) {
   EXPECT_EQ(p.paths[p.ops[a].path[0]].mapped, (MappedPath{Root::kTarget, "sub/x.c"}));
   EXPECT_EQ(p.ops[d].action, OpAction::kIssue);
   EXPECT_EQ(p.paths[p.ops[b].path[0]].mapped, (MappedPath{Root::kScratch, "usr/include/stdio.h"}));
+}
+
+// Walks as passed (request fidelity): a path the recorder marks relative
+// walks from its dirfd's or cwd's directory, an absolute one from the root,
+// and a trace without the marks (or a replay that asks so) from the root.
+TEST(Plan, ARelativePathWalksFromItsCwdOrDirfd) {
+  Synth t;
+  auto rel = [&](uint32_t i) {
+    t.ev[i].flags |= kEfRelative0;
+    return i;
+  };
+  uint32_t top = rel(t.add(1, 1, SYS_newfstatat, 2, 1, 0, {kAtCwd, 0, 0, 0}, "/r/top.c"));  // cwd: the root
+  uint32_t cd = t.add(1, 1, SYS_chdir, 5, 1, 0, {}, "/r/sub");
+  uint32_t a = rel(t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/sub/deep/x.c"));
+  uint32_t abs = t.add(1, 1, SYS_newfstatat, 11, 1, 0, {kAtCwd, 0, 0, 0}, "/r/sub/deep/x.c");
+  uint32_t d = rel(t.add(1, 1, SYS_openat, 12, 5, 4, {kAtCwd, 0, O_RDONLY | O_DIRECTORY}, "/r/sub/deep"));
+  uint32_t b = rel(t.add(1, 1, SYS_newfstatat, 14, 5, 0, {4, 0, 0, 0}, "/r/sub/deep/y.h"));
+  uint32_t up = rel(t.add(1, 1, SYS_newfstatat, 16, 5, 0, {kAtCwd, 0, 0, 0}, "/r/other/z"));  // "../other/z"
+  uint32_t fork = t.add(1, 1, kEvProcFork, 18, 0, 0, {2, 2, 0});
+  uint32_t child = rel(t.add(2, 2, SYS_access, 20, 1, 0, {0, 0}, "/r/sub/c"));
+  // A thread sharing the fd table walks from the same directory fd.
+  t.ev[t.add(1, 1, kEvProcFork, 22, 0, 0, {3, 1, 1})].flags |= kEfSharedFiles;
+  uint32_t th = rel(t.add(1, 3, SYS_newfstatat, 24, 5, 0, {4, 0, 0, 0}, "/r/sub/deep/w.h"));
+  Plan p = t.plan("/r", true, false, true);
+  ASSERT_NE(p.ops[cd].new_ofd, kNoOfd);
+  const uint32_t cwd = p.ops[cd].new_ofd;
+  EXPECT_TRUE(p.ofds[cwd].cwd);
+  EXPECT_EQ(p.paths[p.ofds[cwd].path].mapped, (MappedPath{Root::kTarget, "sub"}));
+  EXPECT_EQ(p.ops[top].walk[0], kWalkFromRoot);
+  EXPECT_EQ(p.ops[a].walk[0], cwd);
+  EXPECT_EQ(p.ops[abs].walk[0], kNoOfd);
+  EXPECT_EQ(p.ops[d].walk[0], cwd);
+  EXPECT_EQ(p.ops[b].walk[0], p.ops[d].new_ofd);  // its dirfd's directory
+  EXPECT_EQ(p.ops[up].walk[0], kNoOfd);           // not beneath the cwd: from the root
+  EXPECT_EQ(p.ops[child].walk[0], cwd) << "a forked child keeps its parent's cwd (op " << fork << ")";
+  // Another thread's walk from a directory fd is ordered after that fd's
+  // last use (so after its open, and before its close).
+  EXPECT_EQ(p.ops[th].walk[0], p.ops[d].new_ofd);
+  const std::vector<uint32_t> deps = p.deps_of(th);
+  EXPECT_NE(std::find(deps.begin(), deps.end(), b), deps.end());
+  // Without the trace's marks or with --walks from-root: every walk from the root.
+  Plan old = t.plan("/r", true, false, false);
+  for (uint32_t i : {top, a, abs, d, b, up, child, th}) EXPECT_EQ(old.ops[i].walk[0], kNoOfd) << i;
+  EXPECT_EQ(old.ops[cd].new_ofd, kNoOfd);
+}
+
+// The first process's cwd, beneath the root: an OFD opened before the clock,
+// a directory of the initial tree.
+TEST(Plan, TheInitialCwdIsOpenedBeforeTheClock) {
+  Synth t;
+  uint32_t a = t.add(1, 1, SYS_newfstatat, 2, 1, 0, {kAtCwd, 0, 0, 0}, "/r/src/a.c");
+  t.ev[a].flags |= kEfRelative0;
+  Plan p = t.plan("/r", true, false, true, "/r/src");
+  ASSERT_NE(p.ops[a].walk[0], kNoOfd);
+  ASSERT_NE(p.ops[a].walk[0], kWalkFromRoot);
+  const uint32_t cwd = p.ops[a].walk[0];
+  EXPECT_TRUE(p.ofds[cwd].cwd);
+  EXPECT_NE(std::find(p.initial_ofds.begin(), p.initial_ofds.end(), cwd), p.initial_ofds.end());
 }
 
 TEST(Plan, ThinkGapIsEnterMinusPreviousExitOfTheSameThread) {

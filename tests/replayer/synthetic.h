@@ -53,13 +53,15 @@ struct Synth {
     };
   }
 
-  Plan plan(const std::string& root = "/r", bool mmap_touch = true, bool serial_dirs = false) const {
+  Plan plan(const std::string& root = "/r", bool mmap_touch = true, bool serial_dirs = false,
+            bool walks_as_passed = false, const std::string& cwd = "") const {
     PlanInputs in;
     in.serial_dirs = serial_dirs;
+    in.walks_as_passed = walks_as_passed;
     in.recorded_root = root;
     in.target_dir = "/T";
     in.scratch_dir = "/S";
-    in.initial.cwd = root;
+    in.initial.cwd = cwd.empty() ? root : cwd;
     in.mmap_touch = mmap_touch;
     return build_plan(ev, lookup(), in);
   }
