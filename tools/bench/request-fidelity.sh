@@ -10,13 +10,19 @@
 #   recorded  the same workload under `fsreplay record --root MNT` (the trace)
 #   afap      `fsreplay replay TRACE --timing afap` onto a fresh mount
 #   think     the same with --timing think
+#   old       afap with --walks from-root: every walk from the target's root,
+#             parent directories kept per worker (the replay before walks as
+#             passed; issue 41)
 # The replays are one `fsreplay replay --keep-tree` each, so they include the
 # replay's own prepare of the initial tree but not the reset after it (which
 # the real run has no counterpart of). `prep` is a standalone
 # `fsreplay prepare` on another fresh mount: the share of the replay columns
 # that the prepare accounts for. Prints one table: opcode, counts, ratios
-# replay/real and afap/recorded (git's own OPEN/READ counts vary from run to
-# run; the replay reproduces the recorded run's).
+# replay/real, and (afap - prep)/recorded and (old - prep)/recorded: the
+# replay's own requests against the recorded run's (git's own OPEN/READ
+# counts vary from run to run; the replay reproduces the recorded run's).
+# tests/e2e/request_fidelity_e2e.sh checks the same with counts read around
+# the replay alone.
 #
 # Usage (root): tools/bench/request-fidelity.sh
 #   env: BUILD (default ./build), SRC (a git repository to clone, default
@@ -93,12 +99,14 @@ t0=$(now)
 WALL[recorded]=$(echo "$(now) - $t0" | bc)
 unmount recorded
 
-for timing in afap think; do
+for timing in afap think old; do
   mount_fresh "$timing"
   t0=$(now)
   # exit 6 = diverged; the counts still stand, the divergences are in the log.
   rc=0
-  "$FSREPLAY" replay "$WORK/workload.trace" --target "$WORK/$timing/mnt" --timing "$timing" --keep-tree -q \
+  args=(--timing "$timing")
+  [[ $timing == old ]] && args=(--timing afap --walks from-root)
+  "$FSREPLAY" replay "$WORK/workload.trace" --target "$WORK/$timing/mnt" "${args[@]}" --keep-tree -q \
     -o "$WORK/$timing.result" >"$WORK/$timing.replay.log" 2>&1 || rc=$?
   WALL[$timing]=$(echo "$(now) - $t0" | bc)
   [[ $rc == 0 || $rc == 6 ]] || { cat "$WORK/$timing.replay.log" >&2; exit 1; }
@@ -113,24 +121,25 @@ unmount prep
 
 echo "# workload: git clone --no-hardlinks $SRC ($(git -C "$SRC" ls-files | wc -l) files), git status x2, find | wc -l, du -sh, $NSMALL small files created and removed"
 echo "# mount: slowfs --lat all=0 --attr-timeout 0 --entry-timeout 0 --negative-timeout 0 ${MOUNT_OPTS:-}, fresh backing store per run"
-printf '# wall s: real %.2f, recorded %.2f, afap %.2f, think %.2f\n' \
-  "${WALL[real]}" "${WALL[recorded]}" "${WALL[afap]}" "${WALL[think]}"
+printf '# wall s: real %.2f, recorded %.2f, afap %.2f, think %.2f, old %.2f\n' \
+  "${WALL[real]}" "${WALL[recorded]}" "${WALL[afap]}" "${WALL[think]}" "${WALL[old]}"
 awk '
   FNR == 1 { f++; next }
   { n[$1, f] = $2; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
   function ratio(a, b) { return b ? sprintf("%.3f", a / b) : (a ? "inf" : "-") }
-  function row(name, r, c, a, t, p) {
-    printf "%-14s %8d %8d %8d %8d %6d %9s %10s %8s\n", name, r, c, a, t, p, ratio(a, r), ratio(t, r), ratio(a, c)
+  function row(name, r, c, a, t, o, p) {
+    printf "%-14s %8d %8d %8d %8d %8d %6d %9s %10s %8s %8s\n", name, r, c, a, t, o, p, ratio(a, r), ratio(t, r), ratio(a - p, c), ratio(o - p, c)
   }
   END {
-    printf "%-14s %8s %8s %8s %8s %6s %9s %10s %8s\n", "opcode", "real", "recorded", "afap", "think", "prep", "afap/real", "think/real", "afap/rec"
+    printf "%-14s %8s %8s %8s %8s %8s %6s %9s %10s %8s %8s\n", "opcode", "real", "recorded", "afap", "think", "old", "prep", "afap/real", "think/real", "afap-p/rec", "old-p/rec"
     for (i = 1; i <= k; i++) {
       o = order[i]
-      if (n[o,1] + n[o,2] + n[o,3] + n[o,4] == 0) continue
-      row(o, n[o,1], n[o,2], n[o,3], n[o,4], n[o,5])
-      for (j = 1; j <= 5; j++) tot[j] += n[o,j]
-      if (o == "LOOKUP" || o == "GETATTR") for (j = 1; j <= 5; j++) la[j] += n[o,j]
+      if (n[o,1] + n[o,2] + n[o,3] + n[o,4] + n[o,5] == 0) continue
+      row(o, n[o,1], n[o,2], n[o,3], n[o,4], n[o,5], n[o,6])
+      for (j = 1; j <= 6; j++) tot[j] += n[o,j]
+      if (o == "LOOKUP" || o == "GETATTR") for (j = 1; j <= 6; j++) la[j] += n[o,j]
     }
-    row("LOOKUP+GETATTR", la[1], la[2], la[3], la[4], la[5])
-    row("total", tot[1], tot[2], tot[3], tot[4], tot[5])
-  }' "$WORK/real/ops.txt" "$WORK/recorded/ops.txt" "$WORK/afap/ops.txt" "$WORK/think/ops.txt" "$WORK/prep/ops.txt"
+    row("LOOKUP+GETATTR", la[1], la[2], la[3], la[4], la[5], la[6])
+    row("total", tot[1], tot[2], tot[3], tot[4], tot[5], tot[6])
+  }' "$WORK/real/ops.txt" "$WORK/recorded/ops.txt" "$WORK/afap/ops.txt" "$WORK/think/ops.txt" "$WORK/old/ops.txt" \
+  "$WORK/prep/ops.txt"
