@@ -136,5 +136,16 @@ if grep -q "divergences *[1-9]" "$work/replay.log"; then
   echo "FAIL: the replay diverged"
   fail=1
 fi
+# The recording itself is an input of report and compare (issue 41 item 2):
+# set beside the replay of it, on the mount it was made on.
+if ! "$fsreplay" report "$work/w.trace" >"$work/report.txt" 2>"$work/report.err" ||
+   ! grep -q "(recording, fuse" "$work/report.txt"; then
+  echo "FAIL: report of the recording: $(head -3 "$work/report.err" "$work/report.txt")"
+  fail=1
+fi
+if ! "$fsreplay" compare "$work/w.trace" "$work/replay.result" >"$work/compare.txt" 2>"$work/compare.err"; then
+  echo "FAIL: compare of the recording and its replay: $(cat "$work/compare.err")"
+  fail=1
+fi
 [[ $fail == 0 ]] && echo "PASS: the replay sent the mount the original's requests (±3%)"
 exit $fail

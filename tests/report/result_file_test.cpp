@@ -69,18 +69,18 @@ TEST(LoadResult, MissingFileIsAnErrorNamingIt) {
   EXPECT_NE(r.message().find("/nonexistent/x.result"), std::string::npos);
 }
 
-TEST(LoadResult, TraceIsRefusedWithAHint) {
-  const std::string path = temp_path("trace");
+TEST(LoadResult, AProfileIsRefusedWithAHint) {
+  const std::string path = temp_path("profile");
   {
     TraceHeader h;
-    h.kind = PayloadKind::kTrace;
+    h.kind = PayloadKind::kProfile;
     auto w = TraceWriter::create(path, h);
     ASSERT_TRUE(w.is_ok()) << w.message();
     ASSERT_TRUE((*w)->finish({}).is_ok());
   }
   auto r = load_result(path);
   ASSERT_FALSE(r.is_ok());
-  EXPECT_NE(r.message().find("fsreplay replay"), std::string::npos);
+  EXPECT_NE(r.message().find("fsreplay predict"), std::string::npos) << r.message();
   std::remove(path.c_str());
 }
 

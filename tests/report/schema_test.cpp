@@ -41,6 +41,19 @@ TEST(ReportSchema, CompareValidates) {
   EXPECT_EQ(joined(testdata::validate_json(load_schema("compare.schema.json"), doc)), "");
 }
 
+// Two recordings compared (recording_test.cpp's golden): the recording
+// marks and the behaviour diff are in the schema.
+TEST(ReportSchema, ACompareOfRecordingsValidates) {
+  std::ifstream in(std::string(FSR_GOLDEN_DIR) + "/compare_recordings.json");
+  ASSERT_TRUE(in.good());
+  const json doc = json::parse(in);
+  ASSERT_TRUE(doc.contains("behaviour_diff"));
+  EXPECT_EQ(joined(testdata::validate_json(load_schema("compare.schema.json"), doc)), "");
+  json bad = doc;
+  bad["behaviour_diff"]["rows"][0]["kind"] = "file";
+  EXPECT_NE(joined(testdata::validate_json(load_schema("compare.schema.json"), bad)), "");
+}
+
 TEST(ReportSchema, RequiredKeysAndTypesAreEnforced) {
   const json schema = load_schema("report.schema.json");
   json doc = report_json(true);

@@ -1,5 +1,9 @@
 #include "tools/report/compare.h"
 
+#include <algorithm>
+#include <set>
+#include <string>
+
 namespace fsr {
 
 Comparison compare_summaries(const std::vector<const ResultSummary*>& results) {
@@ -17,7 +21,57 @@ Comparison compare_summaries(const std::vector<const ResultSummary*>& results) {
     for (const CompareColumn& col : cmp.columns) seen = seen || col.stats.by_class[c].count() > 0;
     if (seen) cmp.classes.push_back(static_cast<SyscallClass>(c));
   }
+  diff_behaviour(cmp);
   return cmp;
+}
+
+void diff_behaviour(Comparison& c) {
+  std::vector<size_t> rec;
+  for (size_t i = 0; i < c.columns.size(); ++i)
+    if (c.columns[i].run.recording) rec.push_back(i);
+  c.behaviour.clear();
+  c.behaviour_rows = 0;
+  c.behaviour_compared = rec.size() >= 2;
+  if (!c.behaviour_compared) return;
+  std::vector<std::pair<uint64_t, BehaviourRow>> rows;  // (largest difference, row)
+  auto consider = [&](const char* kind, const std::string& key, auto count_of) {
+    BehaviourRow r;
+    r.kind = kind;
+    r.key = key;
+    r.calls.assign(c.columns.size(), 0);
+    for (size_t i : rec) r.calls[i] = count_of(c.columns[i].stats);
+    const uint64_t ref = r.calls[rec[0]];
+    uint64_t worst = 0;
+    bool kept = false;
+    for (size_t i : rec) {
+      const uint64_t d = r.calls[i] > ref ? r.calls[i] - ref : ref - r.calls[i];
+      worst = std::max(worst, d);
+      kept = kept || (d >= kBehaviourMinCalls && double(d) >= kBehaviourMinShare * double(std::max<uint64_t>(ref, 1)));
+    }
+    if (kept) rows.emplace_back(worst, std::move(r));
+  };
+  for (int k = 0; k < kClassCount; ++k)
+    consider("class", std::string(class_name(static_cast<SyscallClass>(k))),
+             [k](const ResultStats& st) { return st.by_class[size_t(k)].count(); });
+  auto keys_of = [&](auto member) {
+    std::set<std::string> keys;
+    for (size_t i : rec)
+      for (const auto& [key, h] : c.columns[i].stats.*member) keys.insert(key);
+    return keys;
+  };
+  for (const std::string& key : keys_of(&ResultStats::by_process))
+    consider("process", key, [&key](const ResultStats& st) {
+      auto it = st.by_process.find(key);
+      return it == st.by_process.end() ? uint64_t{0} : it->second.count();
+    });
+  for (const std::string& key : keys_of(&ResultStats::by_dir))
+    consider("directory", key, [&key](const ResultStats& st) {
+      auto it = st.by_dir.find(key);
+      return it == st.by_dir.end() ? uint64_t{0} : it->second.count();
+    });
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  c.behaviour_rows = rows.size();
+  for (size_t i = 0; i < rows.size() && i < kBehaviourMaxRows; ++i) c.behaviour.push_back(std::move(rows[i].second));
 }
 
 Comparison build_comparison(const std::vector<const ResultSet*>& results, const StatsOptions& opt) {

@@ -293,6 +293,27 @@ std::string render_html(const Comparison& c, const HtmlOptions& opt) {
   o += dep_wait_html(c);
   o += group_table("top-processes", "Top processes", "process", c, &ResultStats::by_process, opt.top);
   o += group_table("top-dirs", "Top directories", "directory", c, &ResultStats::by_dir, opt.top);
+  if (c.behaviour_compared) {  // two recordings or more (compare.h)
+    o += fmt::format("<h2>Behaviour diff: where the recordings did different work</h2>\n<p>Calls; rows where a "
+                     "recording differs from the first one by at least {} calls and {:.0f}%. A replay of one "
+                     "recording sends what that run did, not what a run on the other mount does.</p>\n",
+                     kBehaviourMinCalls, kBehaviourMinShare * 100);
+    if (c.behaviour.empty()) {
+      o += "<p id=\"behaviour-diff\">None: the recordings made the same calls.</p>\n";
+    } else {
+      o += "<table id=\"behaviour-diff\"><tr><th>kind</th><th>key</th>";
+      for (size_t i = 0; i < c.columns.size(); ++i)
+        if (c.columns[i].run.recording) o += fmt::format("<th>[{}] {}</th>", i + 1, esc(c.columns[i].run.short_label));
+      o += "</tr>\n";
+      for (const BehaviourRow& r : c.behaviour) {
+        o += fmt::format("<tr><td class=\"k\">{}</td><td class=\"k\">{}</td>", esc(r.kind), esc(r.key));
+        for (size_t i = 0; i < c.columns.size(); ++i)
+          if (c.columns[i].run.recording) o += fmt::format("<td>{}</td>", r.calls[i]);
+        o += "</tr>\n";
+      }
+      o += "</table>\n";
+    }
+  }
   o += "</body></html>\n";
   return o;
 }

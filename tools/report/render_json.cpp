@@ -1,5 +1,7 @@
 #include "tools/report/render_json.h"
 
+#include "tools/report/compare.h"
+
 #include "traces/trace_id.h"
 
 namespace fsr {
@@ -27,6 +29,7 @@ J run_json(const RunInfo& ri) {
   // Only for results that carry them: older results print as before.
   if (ri.source_trace_id) j["source_trace_id"] = format_trace_id(ri.source_trace_id);
   if (ri.different_trace) j["different_trace"] = true;
+  if (ri.recording) j["recording"] = true;  // (only then: results print as before)
   j["diverged"] = ri.diverged;
   j["max_divergence_pct"] = ri.diverged ? J(ri.max_divergence_pct) : J(nullptr);
   j["problems"] = ri.problems;
@@ -190,6 +193,22 @@ nlohmann::ordered_json compare_to_json(const Comparison& c) {
     row(std::string(class_name(cls)), [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].sum(); },
         [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].count(); });
   j["rows"] = rows;
+  if (c.behaviour_compared) {  // only with two recordings or more
+    J b;
+    b["min_calls"] = kBehaviourMinCalls;
+    b["min_share"] = kBehaviourMinShare;
+    b["rows_total"] = c.behaviour_rows;
+    J brows = J::array();
+    for (const BehaviourRow& r : c.behaviour) {
+      J x;
+      x["kind"] = r.kind;
+      x["key"] = r.key;
+      x["calls"] = r.calls;
+      brows.push_back(std::move(x));
+    }
+    b["rows"] = brows;
+    j["behaviour_diff"] = b;
+  }
   return j;
 }
 

@@ -200,7 +200,33 @@ std::string render_compare_text(const Comparison& c) {
     for (SyscallClass cls : c.classes)
       row(class_name(cls), [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].sum(); });
   }
-  out += "\n(class rows: sum of op latencies; wall: replay wall time)\n";
+  bool any_recording = false;
+  for (const CompareColumn& col : c.columns) any_recording = any_recording || col.run.recording;
+  out += any_recording ? "\n(class rows: sum of op latencies, a recording's as recorded; wall: replay wall time, "
+                         "a recording's span)\n"
+                       : "\n(class rows: sum of op latencies; wall: replay wall time)\n";
+  if (c.behaviour_compared) {
+    out += fmt::format("\nBehaviour diff: where the recordings did different work (calls; rows where one differs "
+                       "from the first recording by >= {} calls and >= {:.0f}%)\n",
+                       kBehaviourMinCalls, kBehaviourMinShare * 100);
+    if (c.behaviour.empty()) {
+      out += "  none: the recordings made the same calls; a replay of either stands for both\n";
+    } else {
+      std::string head = fmt::format("  {:<10} {:<32}", "kind", "key");
+      for (size_t i = 0; i < c.columns.size(); ++i)
+        if (c.columns[i].run.recording) head += fmt::format(" {:>10}", fmt::format("[{}]", i + 1));
+      out += head + "\n";
+      for (const BehaviourRow& r : c.behaviour) {
+        std::string line = fmt::format("  {:<10} {:<32}", r.kind, fmtx::fit_left(r.key, 32));
+        for (size_t i = 0; i < c.columns.size(); ++i)
+          if (c.columns[i].run.recording) line += fmt::format(" {:>10}", r.calls[i]);
+        out += line + "\n";
+      }
+      if (c.behaviour_rows > c.behaviour.size())
+        out += fmt::format("  ({} more rows)\n", c.behaviour_rows - c.behaviour.size());
+      out += "  A replay of one recording sends what that run did, not what a run on the other mount does.\n";
+    }
+  }
   return out;
 }
 

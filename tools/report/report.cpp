@@ -54,6 +54,7 @@ RunInfo run_info(const ResultSummary& rs) {
   ri.source_trace = rs.header.source_trace;
   ri.source_trace_id = rs.header.source_trace_id;
   ri.different_trace = rs.different_trace;
+  ri.recording = rs.recording;
   ri.problems = rs.problems;
   const auto opts = nlohmann::json::parse(rs.header.options_json.empty() ? "{}" : rs.header.options_json,
                                           nullptr, false);

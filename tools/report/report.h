@@ -38,6 +38,7 @@ struct RunInfo {      // one result as the report names it
   std::string source_trace;         // the replayed trace's path, as the result names it
   uint64_t source_trace_id = 0;     // its content id (trace_id.h); 0: unknown
   bool different_trace = false;     // another trace than the reference's, allowed (same_trace.h)
+  bool recording = false;           // a trace: its recorded calls and span (ResultMeta::recording)
   bool diverged = false;            // replay marked it diverged (result options)
   double max_divergence_pct = 0;    // the threshold it passed
   std::vector<std::string> problems;

@@ -24,6 +24,17 @@ uint64_t ResultSet::wall_ns() const {
 }
 
 std::string ResultMeta::mount_kind() const {
+  if (recording) {  // the file system type of the mount its root was on
+    const MountEntry* best = nullptr;
+    const std::string& root = header.root;
+    for (const MountEntry& m : header.mounts) {
+      const std::string& mp = m.mount_point;
+      const bool holds = root == mp || mp == "/" ||
+                         (root.size() > mp.size() && root.compare(0, mp.size(), mp) == 0 && root[mp.size()] == '/');
+      if (holds && (!best || mp.size() >= best->mount_point.size())) best = &m;
+    }
+    return best ? best->fs_type : std::string{};
+  }
   if (header.environment_json.empty()) return {};
   auto j = nlohmann::json::parse(header.environment_json, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return {};
@@ -37,6 +48,7 @@ std::string ResultMeta::label() const {
   std::string base = !header.target.empty() ? header.target : file;
   if (base.empty()) base = "(unnamed)";
   const std::string kind = mount_kind();
+  if (recording) return base + " (recording" + (kind.empty() ? "" : ", " + kind) + ")";
   return kind.empty() ? base : base + " (" + kind + ")";
 }
 

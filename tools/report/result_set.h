@@ -28,6 +28,11 @@ struct ResultMeta {
   // Set beside results of another trace, allowed (same_trace.h): its
   // columns are labelled a different workload.
   bool different_trace = false;
+  // A recording (a trace given where a result goes): its ops are the
+  // recorded calls, their durations what that run cost its mount; wall is
+  // the recording's span. Its header names itself as the trace (source_trace,
+  // source_trace_id) and its root as the target.
+  bool recording = false;
 
   // Footer wall time, or `last_end` (the last op's end) when that is later (or no footer).
   uint64_t wall_ns_with(uint64_t last_end) const;
@@ -47,8 +52,8 @@ struct ResultSet : ResultMeta {
   uint64_t wall_ns() const;
 };
 
-// Reads a whole result file. Fails for a missing file, a trace given where a
-// result was expected, or an unreadable header; a truncated or damaged file
+// Reads a whole result file, or a trace as a recording (ResultMeta::recording).
+// Fails for a missing file, a profile, or an unreadable header; a truncated or damaged file
 // loads what is readable and sets complete = false with problems listed.
 Result<ResultSet> load_result(const std::string& path);
 
