@@ -23,6 +23,7 @@
 #include "replayer/resolver.h"
 #include "replayer/result_writer.h"
 #include "replayer/root_policy.h"
+#include "replayer/speed_hazards.h"
 #include "replayer/survey.h"
 #include "replayer/target_guard.h"
 #include "traces/op_path.h"
@@ -90,6 +91,7 @@ struct Session {
   PlanInputs in;
   PlanSurvey survey;
   std::vector<std::string> problems;  // damage found in the trace
+  std::vector<std::string> hazards;   // its calls that depend on the recorded mount (speed_hazards.h)
   std::optional<TraceFooter> footer;  // (absent: the recording did not finish)
   uint64_t trace_id = 0;              // the trace's content id (trace_id.h): the markers name it
   // A refusal before anything was made leaves no marker this run made.
@@ -211,10 +213,14 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   }
   std::vector<Event> chunk;
   uint64_t n = 0;
+  SpeedHazards hazards(h.wall_start_ns, [rp](StrId id) { return rp->str(id); });
   while (true) {
     FSR_ASSIGN_OR_RETURN(const bool more, reader.next(chunk));
     if (!more) break;
-    for (const Event& e : chunk) sb.add(e);
+    for (const Event& e : chunk) {
+      sb.add(e);
+      hazards.add(e);
+    }
     n += chunk.size();
     if (int sig = stop_signal())
       return Status::error("stopped by " + signal_name(sig) + " while reading the trace: nothing was written",
@@ -230,6 +236,7 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
                          "); check it with 'fsreplay inspect', or record it again with this version",
                          StatusCode::kDamaged);
   s->problems = pr.messages;
+  s->hazards = hazards.warnings();
   s->footer = reader.footer();  // (read last: it follows the events)
   s->trace_id = reader.trace_id();
   s->survey = sb.finish();
@@ -353,6 +360,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
     if (o.on_warning) o.on_warning(w);
     warnings.push_back(std::move(w));
   };
+  for (const std::string& w : ss.hazards) warn(w);
   warn(map_limit_warning(forecast, own_maps, map_limit));
   warn(space_warning(ss.roots, sv.written));
   ThinkClock clock;

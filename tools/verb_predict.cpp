@@ -49,6 +49,7 @@ Action add_predict_verb(CLI::App& app) {
     po.report = {.top = o->top, .dir_depth = o->depth};
     auto pr = run_predict(o->trace, po);
     if (!pr) return fail_input("predict", pr.status());
+    for (const std::string& w : pr->warnings) std::cerr << "fsreplay predict: warning: " << w << "\n";
     for (const std::string& p : pr->problems) std::cerr << "fsreplay predict: " << p << "\n";
     for (const PredictColumn& c : pr->columns)
       for (const std::string& a : c.assumptions) std::cerr << "fsreplay predict: assumed: " << a << "\n";

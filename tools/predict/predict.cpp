@@ -1,5 +1,7 @@
 #include "tools/predict/predict.h"
 
+#include "replayer/speed_hazards.h"
+
 #include <ctime>
 #include <functional>
 #include <memory>
@@ -153,9 +155,13 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   TraceReader* cur = survey_rd.get();
   std::unique_ptr<TraceReader> plan_rd;
   std::vector<std::string> read_problems;
+  SpeedHazards hazards(h.wall_start_ns, [&survey_rd](StrId id) { return survey_rd->str(id); });
   auto survey_pass = [&](std::vector<Event>& chunk) -> Result<bool> {
     FSR_ASSIGN_OR_RETURN(const bool more, survey_rd->next(chunk));
+    if (more)
+      for (const Event& e : chunk) hazards.add(e);
     if (!more) {
+      pr.warnings = hazards.warnings();
       read_problems = survey_rd->problems().messages;
       // The footer follows the events: known now, before the simulators are made.
       so_run.sim.clock.stolen_ppm = stolen_share_ppm(survey_rd->footer());

@@ -49,6 +49,9 @@ struct Prediction {
   Comparison comparison;                // one column each, as `compare` builds it
   std::vector<Report> reports;          // each column after the first against the first
   std::vector<std::string> problems;    // unreadable profiles, trace damage: one line each
+  // Calls of the trace that depend on the mount it was recorded on
+  // (replayer/speed_hazards.h): predicted as recorded, said once each.
+  std::vector<std::string> warnings;
   uint64_t window = 0;                  // the planner's, rounded up to a power of two
   uint64_t view_bytes = 0;              // the workers' op lists at their largest
   // CPU time: survey pass (load_ns), planning, the simulators, the summaries, the tables at the end
