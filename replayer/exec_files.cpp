@@ -11,6 +11,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -297,6 +298,34 @@ int64_t open_close(Ctx& c, int flags) {
   return 0;
 }
 
+// getxattrat / listxattrat (Linux 6.13): the probe from the walk's base,
+// one call and one walk, as the original's (ls -l asks every file). Older
+// kernels: -ENOSYS, said once (the caller walks through /proc instead: the
+// same lookups, three calls).
+#ifndef SYS_getxattrat
+#define SYS_getxattrat 464
+#endif
+#ifndef SYS_listxattrat
+#define SYS_listxattrat 465
+#endif
+std::atomic<bool> g_no_xattrat{false};
+
+int64_t xattr_at(Ctx& c, bool list, bool nofollow) {
+  if (g_no_xattrat.load(std::memory_order_relaxed)) return -ENOSYS;
+  struct {
+    uint64_t value;
+    uint32_t size, flags;
+  } args{0, 0, 0};  // struct xattr_args: size 0 asks only whether, and how long
+  const unsigned at = nofollow ? AT_SYMLINK_NOFOLLOW : 0;
+  const long r = list ? syscall(SYS_listxattrat, c.dirfd(0), c.rel(0), at, nullptr, 0)
+                      : syscall(SYS_getxattrat, c.dirfd(0), c.rel(0), at, "user.fsreplay", &args, sizeof args);
+  if (r < 0 && errno == ENOSYS) {
+    g_no_xattrat.store(true, std::memory_order_relaxed);
+    return -ENOSYS;
+  }
+  return rc(r);
+}
+
 std::optional<int64_t> attr_op(Ctx& c) {
   const Event& e = c.e;
   const uint64_t* a = e.args;
@@ -327,6 +356,8 @@ std::optional<int64_t> attr_op(Ctx& c) {
     case SYS_getxattr: case SYS_lgetxattr: case SYS_listxattr: case SYS_llistxattr: {
       bool nofollow = e.nr == SYS_lgetxattr || e.nr == SYS_llistxattr;
       bool list = e.nr == SYS_listxattr || e.nr == SYS_llistxattr;
+      if (c.env.plan->walks_as_passed)
+        if (const int64_t r = xattr_at(c, list, nofollow); r != -ENOSYS) return r;
       if (char p[PATH_MAX]; abs_path(c, 0, p, sizeof p)) {
         if (list) return rc(nofollow ? llistxattr(p, nullptr, 0) : listxattr(p, nullptr, 0));
         return rc(nofollow ? lgetxattr(p, "user.fsreplay", nullptr, 0) : getxattr(p, "user.fsreplay", nullptr, 0));
