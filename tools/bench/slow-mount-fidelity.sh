@@ -94,7 +94,7 @@ cd "$1"
 make -s -j2
 WL
       ;;
-    probe) ;;  # (an empty tree: the mount probed)
+    probe) printf '#!/bin/sh\n' > "$d/run.sh" ;;  # (an empty tree: the mount probed)
     *) echo "slow-mount-fidelity: unknown workload $w" >&2; exit 2 ;;
   esac
   chmod +x "$d/run.sh"
@@ -164,8 +164,7 @@ for w in "${wls[@]}"; do
     >"$WORK/$w/record.log" 2>&1 || { cat "$WORK/$w/record.log" >&2; exit 1; }
   "$FSREPLAY" predict "$WORK/$w/ext4.trace" --profile "$WORK/slow.profile" --format json \
     >"$WORK/$w/predict.json" 2>"$WORK/$w/predict.err" || { cat "$WORK/$w/predict.err" >&2; exit 1; }
-  pred=$(jq -r '.mounts[-1].wall_ns / 1e9' "$WORK/$w/predict.json" 2>/dev/null ||
-         jq -r '.comparison.mounts[-1].wall_ns / 1e9' "$WORK/$w/predict.json")
+  pred=$(jq -r '.columns[-1].wall_ns / 1e9' "$WORK/$w/predict.json")
   for r in $(seq "$rounds"); do
     # real
     mount_fresh "$w"
@@ -185,6 +184,11 @@ for w in "${wls[@]}"; do
       "$w" "$r" "$real" "$real_req" "${span:-?}" "$rpm" "$rpm_req" "$rpe" "$rpe_req" "$pred"
     echo "$w $real $rpm $rpe $pred $real_req $rpm_req $rpe_req" >>"$WORK/rows"
   done
+  # What the workload did differently on the mount: the behaviour diff of
+  # the local recording and the last mount recording, and the warnings.
+  echo "# $w: behaviour diff, local recording [1] against the mount's [2] (fsreplay compare):"
+  "$FSREPLAY" compare "$WORK/$w/ext4.trace" "$WORK/$w/mnt.trace" 2>/dev/null | sed -n '/^Behaviour diff/,$p' | sed 's/^/#   /'
+  grep -h "warning: " "$WORK/$w/predict.err" | sed 's/^/# /' || true
 done
 echo
 printf '%-8s %-20s %-26s %-26s %-18s %s\n' workload "real s" "replay(mount rec) s" "replay(local rec) s" "predict s" "LOOKUP+GETATTR real / rp-mount / rp-local"
