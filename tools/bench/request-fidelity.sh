@@ -51,22 +51,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The workload: a local clone, two statuses, a find, a du, small files.
-cat > "$WORK/workload.sh" <<WL
-#!/bin/sh
-set -e
-cd "\$1"
-git -c safe.directory='*' clone -q --no-hardlinks "$SRC" repo
-cd repo
-git status >/dev/null
-git status >/dev/null
-cd ..
-find . | wc -l >/dev/null
-du -sh . >/dev/null
-mkdir small
-i=0
-while [ \$i -lt $NSMALL ]; do echo "file \$i" > small/f\$i; i=\$((i+1)); done
-rm -r small
-WL
+printf '#!/bin/sh\nexec %q "$1" %q %q\n' "$ROOT/tools/bench/workloads/seeds-small.sh" "$SRC" "$NSMALL" >"$WORK/workload.sh"
 chmod +x "$WORK/workload.sh"
 
 # mount_fresh RUN: a fresh backing store and an uncached slowfs on RUN/mnt.

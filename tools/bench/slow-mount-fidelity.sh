@@ -61,23 +61,7 @@ make_workload() {
   mkdir -p "$d/tree"
   case $w in
     seeds)
-      cat > "$d/run.sh" <<WL
-#!/bin/sh
-set -e
-cd "\$1"
-git -c safe.directory='*' clone -q --no-hardlinks "$SRC" repo
-cd repo
-git status >/dev/null
-git status >/dev/null
-cd ..
-find . | wc -l >/dev/null
-du -sh . >/dev/null
-mkdir small
-i=0
-while [ \$i -lt $NSMALL ]; do echo "file \$i" > small/f\$i; i=\$((i+1)); done
-ls -l small >/dev/null
-rm -r small
-WL
+      printf '#!/bin/sh\nexec %q "$1" %q %q 1\n' "$ROOT/tools/bench/workloads/seeds-small.sh" "$SRC" "$NSMALL" >"$d/run.sh"
       ;;
     cbuild)
       mkdir -p "$d/tree/src" "$d/tree/include"
