@@ -140,5 +140,31 @@ TEST(LatencyModelBytes, AReadOfAFewBytesIsPricedAsTheSmallestNonEmptyRead) {
   EXPECT_EQ(m.sample(ProbeKind::kRead, Temp::kWarm, 128, 64), 50'000u);
 }
 
+// Walks as passed (issue 41 item 5): a stat passed relative to a deep cwd
+// walks the components below the cwd, and is priced at that depth, not at
+// its depth below the root; a trace without the marks as before.
+TEST(OpCostWalk, ARelativeStatIsPricedAtTheDepthItWalks) {
+  auto stat_ns = [](bool walks) {
+    TraceFixture t = one_process();
+    if (walks) t.header.recorder_choices.push_back(kRecorderChoiceWalks);
+    t.add(1, 1, SYS_chdir, 1'000, 2'000, 0, {}, "/w/d/e/f/g");
+    for (int k = 0; k < 20; ++k) {
+      const uint32_t i = t.add(1, 1, SYS_newfstatat, 10'000 + k * 10'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0},
+                               "/w/d/e/f/g/h/x" + std::to_string(k));
+      t.ev[i].flags |= kEfRelative0;  // passed as "h/xK"
+    }
+    LatencyModel model(fixed_profile("depth", kWarmNs));
+    const auto ops = testdata::simulate_fixture(t, &model, testdata::stream_options(7)).ops;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < ops.size(); ++i)
+      if (t.ev[i].nr == SYS_newfstatat) sum += ops[i].latency;
+    return sum;
+  };
+  // Depth 6 below the root ("d/e/f/g/h/xK") against 2 below the cwd ("h/xK"):
+  // the fixed profile's stat costs 1.6x and 0.8x its depth-3 figure there.
+  const uint64_t from_root = stat_ns(false), from_cwd = stat_ns(true);
+  EXPECT_LT(double(from_cwd), 0.7 * double(from_root)) << from_cwd << " ns against " << from_root << " ns";
+}
+
 }  // namespace
 }  // namespace fsr

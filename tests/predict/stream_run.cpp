@@ -1,5 +1,7 @@
 #include "tests/predict/stream_run.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 namespace fsr::testdata {
@@ -17,6 +19,8 @@ SimRun simulate_fixture(const TraceFixture& t, const LatencyModel* model, const 
   in.target_dir = "/T";
   in.scratch_dir = "/S";
   in.initial = t.header.initial;
+  in.walks_as_passed = std::find(t.header.recorder_choices.begin(), t.header.recorder_choices.end(),
+                                 kRecorderChoiceWalks) != t.header.recorder_choices.end();  // (as predict reads it)
   SimRun run;
   std::vector<StreamColumn> cols(1);
   cols[0].model = model;

@@ -98,7 +98,7 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
     for (int k = 0; k < 2; ++k) {
       const uint32_t q = op.path[k];
       if (q == kNoPath || (k == 0 && pr.kind == ProbeKind::kSymlink)) continue;  // a symlink's text is not walked
-      adj += model_->walk_adjust(t, depth(q));
+      adj += model_->walk_adjust(t, walk_depth(op, k));
     }
     // Never below a quarter of the probe's own figure: a walk is not free.
     ns = static_cast<uint64_t>(std::max<int64_t>(static_cast<int64_t>(ns) + adj, static_cast<int64_t>(ns / 4)));
@@ -119,6 +119,16 @@ uint32_t OpCost::depth(uint32_t q) {
     depth_[q] = static_cast<uint8_t>(std::min<size_t>(d, 254));
   }
   return depth_[q];
+}
+
+uint32_t OpCost::walk_depth(const PlanOp& op, int k) {
+  const uint32_t d = depth(op.path[k]);
+  const uint32_t w = op.walk[k];
+  if (!v_.plan().walks_as_passed || w == kNoOfd || w == kWalkFromRoot) return d;
+  const uint32_t base = v_.plan().ofds[w].path;
+  if (base == kNoPath) return d;
+  const uint32_t b = depth(base);
+  return d > b ? d - b : 0;
 }
 
 // (The plan's path entries are large and far apart: read once per path, not per op.)
@@ -157,7 +167,7 @@ bool OpCost::classify(uint32_t i, Priced& pr) {
     case SYS_faccessat: case SYS_faccessat2: case SYS_readlink: case SYS_readlinkat: case SYS_statfs:
     case SYS_chdir: {
       if (!by_path) return set(ProbeKind::kFstat, kNoTemp);
-      set(e.ret < 0 ? ProbeKind::kStatMissing : ProbeKind::kStat, kMeta, depth(op.path[0]));
+      set(e.ret < 0 ? ProbeKind::kStatMissing : ProbeKind::kStat, kMeta, walk_depth(op, 0));
       pr.walk = false;  // the stat cases are measured at each depth
       return true;
     }

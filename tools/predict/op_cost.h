@@ -60,6 +60,9 @@ class OpCost {
   bool classify(uint32_t i, Priced& out);
   Temp temperature(uint32_t path, bool meta, bool ok, bool creates, uint64_t now);
   uint32_t depth(uint32_t path);  // components below its root, cached
+  // Components op's path k walks: from its dirfd's or cwd's directory under
+  // walks as passed (PlanOp::walk), else from its root (depth()).
+  uint32_t walk_depth(const PlanOp& op, int k);
   bool in_scratch(uint32_t path);  // mapped beneath the scratch directory, cached
   void after(uint32_t i, const Priced& pr, uint64_t now, bool fetched);
   uint32_t path_of(uint32_t i) const;

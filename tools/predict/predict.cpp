@@ -1,7 +1,6 @@
 #include "tools/predict/predict.h"
 
-#include "replayer/speed_hazards.h"
-
+#include <algorithm>
 #include <ctime>
 #include <functional>
 #include <memory>
@@ -10,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "replayer/plan.h"
+#include "replayer/speed_hazards.h"
 #include "tools/detect/detect.h"
 #include "tools/predict/latency_model.h"
 #include "tools/predict/predict_stream.h"
@@ -178,6 +178,9 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   };
   PlanInputs in;
   in.recorded_root = h.root.empty() ? "/" : h.root;
+  // Walks as the replay makes them: a relative path priced from its base.
+  in.walks_as_passed = std::find(h.recorder_choices.begin(), h.recorder_choices.end(), kRecorderChoiceWalks) !=
+                       h.recorder_choices.end();
   in.target_dir = "/fsreplay-predict/target";
   in.scratch_dir = "/fsreplay-predict/scratch";
   in.initial = h.initial;
