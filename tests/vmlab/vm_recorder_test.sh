@@ -28,8 +28,17 @@ WORKLOAD_TMPDIR=/mnt/ext4 python3 "$src/tests/workloads/check_workload.py" git-c
   --fsreplay "$fsreplay" --runner "$src/tools/workloads/run-workload.sh" --replay || rc=1
 exit \$rc
 SH
-"$vmlab" run --timeout 1500 --no-virtiofs --disk-mib 3072 --share "$out" -- bash "$out/guest.sh"
+# The guest takes ~90 s here. A TCG guest has stalled in its kernel (once in
+# three full runs on 2026-12-06: 11 minutes at full CPU, a stack trace on its
+# console): a run that times out is said and made once more, on a fresh guest.
+guest_timeout=${FSR_VM_RECORDER_TIMEOUT:-600}
+"$vmlab" run --timeout "$guest_timeout" --no-virtiofs --disk-mib 3072 --share "$out" -- bash "$out/guest.sh"
 rc=$?
+if [[ $rc -eq 124 ]]; then
+  echo "RETRY: the guest timed out after ${guest_timeout}s (a stalled TCG guest; its console is above): once more"
+  "$vmlab" run --timeout "$guest_timeout" --no-virtiofs --disk-mib 3072 --share "$out" -- bash "$out/guest.sh"
+  rc=$?
+fi
 [[ $rc -eq 77 ]] && { echo "SKIP: the lab cannot run here (the line above says why)"; exit 77; }
 [[ $rc -eq 0 ]] || { echo "FAIL: in the 6.1 guest, the capture suites or the git-clone workload failed (exit $rc)"; exit 1; }
 echo "ok: capture and multi-process suites and the git-clone workload pass on kernel 6.1"
