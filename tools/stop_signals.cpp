@@ -47,6 +47,10 @@ void install_stop_handlers(const char* verb) {
   sa.sa_handler = on_stop;
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  // A write past the user's RLIMIT_FSIZE (ulimit -f) fails with EFBIG, a
+  // divergence the result counts, instead of killing the verb before it
+  // resets the target and removes its scratch.
+  signal(SIGXFSZ, SIG_IGN);
 }
 
 int stop_exit_code() {

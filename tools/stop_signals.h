@@ -2,6 +2,7 @@
 // (prepare, replay, compare): the first asks the replay to stop and clean
 // up (replayer/interrupt.h) and says so in one line; a second aborts at
 // once, saying what it leaves behind. The verb then exits 128+signal.
+// SIGXFSZ is ignored: a write past `ulimit -f` is an EFBIG divergence.
 #pragma once
 
 namespace fsr::cli {

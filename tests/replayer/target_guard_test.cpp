@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -331,6 +332,41 @@ TEST_F(TargetGuard, ASignalToTheReplayCommandCleansUpAndExits128PlusIt) {
     EXPECT_FALSE(exists(out)) << "a result was written";
     EXPECT_FALSE(exists(out + ".partial")) << "the partial result was left";
   }
+}
+
+// The command under `ulimit -f`: a write past the limit is an EFBIG
+// divergence the result counts, not a SIGXFSZ that kills the replay before
+// it resets the target and removes its scratch.
+TEST_F(TargetGuard, AWritePastTheFileSizeLimitDivergesInsteadOfKillingTheReplay) {
+  Synth t;
+  t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY, 0644}, "/w/p/big.bin");
+  t.add(1, 1, SYS_pwrite64, 20, 5, 4096, {3, 0, 4096, 1 << 20});  // starts past the limit: EFBIG
+  t.add(1, 1, SYS_close, 30, 5, 0, {3});
+  const std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
+  const std::string tmp = base + "/tmpdir", out = base + "/cli.result", err = base + "/cli.err";
+  ASSERT_EQ(mkdir(tmp.c_str(), 0755), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setenv("TMPDIR", tmp.c_str(), 1);
+    int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    dup2(fd, 1);
+    struct rlimit lim = {4096, 4096};  // the result itself stays smaller than this
+    setrlimit(RLIMIT_FSIZE, &lim);
+    execl(FSR_FSREPLAY_PATH, "fsreplay", "replay", trace.c_str(), "--target", target.c_str(), "-o", out.c_str(),
+          "-q", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int st = 0;
+  ASSERT_EQ(waitpid(pid, &st, 0), pid);
+  const std::string said = read_text(err);
+  ASSERT_TRUE(WIFEXITED(st)) << "killed by signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0) << ": " << said;
+  EXPECT_EQ(WEXITSTATUS(st), 6) << "the refused write is a divergence: " << said;
+  EXPECT_NE(said.find("EFBIG"), std::string::npos) << said;
+  EXPECT_TRUE(exists(out)) << said;
+  EXPECT_EQ(names_in(tmp), std::vector<std::string>{}) << "scratch left";
+  EXPECT_EQ(names_in(target), std::vector<std::string>{kMarkerName}) << "not reset";
 }
 
 // The command, mid-prepare: a target that was empty is empty again.
