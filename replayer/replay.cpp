@@ -187,8 +187,7 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   s->in.initial = h.initial;
   s->in.mmap_touch = o.mmap_touch;
   s->in.serial_dirs = o.serial_dirs;
-  s->in.walks_as_passed = o.walks_as_passed && std::find(h.recorder_choices.begin(), h.recorder_choices.end(),
-                                                         kRecorderChoiceWalks) != h.recorder_choices.end();
+  s->in.walks_as_passed = o.walks_as_passed && h.has_choice(kRecorderChoiceWalks);
   TraceReader* rp = &reader;
   // The index's count of events, when there is one: a short trace's survey
   // gets the window it needs, as its plan will (fit_window).

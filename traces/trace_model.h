@@ -108,6 +108,12 @@ struct TraceHeader {
   // state store, page-fault source, PID namespace, features forced off).
   std::vector<std::string> recorder_choices;
   RecordCost record_cost;       // traces (and results, copied): what recording added
+
+  bool has_choice(const std::string& choice) const {
+    for (const std::string& c : recorder_choices)
+      if (c == choice) return true;
+    return false;
+  }
 };
 
 // Written once at the end; absent when the writer died (the reader says so).

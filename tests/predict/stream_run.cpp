@@ -19,8 +19,7 @@ SimRun simulate_fixture(const TraceFixture& t, const LatencyModel* model, const 
   in.target_dir = "/T";
   in.scratch_dir = "/S";
   in.initial = t.header.initial;
-  in.walks_as_passed = std::find(t.header.recorder_choices.begin(), t.header.recorder_choices.end(),
-                                 kRecorderChoiceWalks) != t.header.recorder_choices.end();  // (as predict reads it)
+  in.walks_as_passed = t.header.has_choice(kRecorderChoiceWalks);  // (as predict reads it)
   SimRun run;
   std::vector<StreamColumn> cols(1);
   cols[0].model = model;

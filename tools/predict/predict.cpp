@@ -179,8 +179,7 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   PlanInputs in;
   in.recorded_root = h.root.empty() ? "/" : h.root;
   // Walks as the replay makes them: a relative path priced from its base.
-  in.walks_as_passed = std::find(h.recorder_choices.begin(), h.recorder_choices.end(), kRecorderChoiceWalks) !=
-                       h.recorder_choices.end();
+  in.walks_as_passed = h.has_choice(kRecorderChoiceWalks);
   in.target_dir = "/fsreplay-predict/target";
   in.scratch_dir = "/fsreplay-predict/scratch";
   in.initial = h.initial;
