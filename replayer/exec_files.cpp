@@ -11,7 +11,6 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -298,20 +297,21 @@ int64_t open_close(Ctx& c, int flags) {
   return 0;
 }
 
-// getxattrat / listxattrat (Linux 6.13): the probe from the walk's base,
-// one call and one walk, as the original's (ls -l asks every file). Older
-// kernels: -ENOSYS, said once (the caller walks through /proc instead: the
-// same lookups, three calls).
+// getxattrat / listxattrat (Linux 6.13, Feature::kXattrAt): the probe from
+// the walk's base, one call and one walk, as the original's (ls -l asks every
+// file). Older kernels: -ENOSYS, a fallback the result lists (the caller
+// walks through /proc instead: the same lookups, three calls).
 #ifndef SYS_getxattrat
 #define SYS_getxattrat 464
 #endif
 #ifndef SYS_listxattrat
 #define SYS_listxattrat 465
 #endif
-std::atomic<bool> g_no_xattrat{false};
-
 int64_t xattr_at(Ctx& c, bool list, bool nofollow) {
-  if (g_no_xattrat.load(std::memory_order_relaxed)) return -ENOSYS;
+  if (!c.feat().has(Feature::kXattrAt)) {
+    c.fallback(Feature::kXattrAt);
+    return -ENOSYS;
+  }
   struct {
     uint64_t value;
     uint32_t size, flags;
@@ -319,10 +319,6 @@ int64_t xattr_at(Ctx& c, bool list, bool nofollow) {
   const unsigned at = nofollow ? AT_SYMLINK_NOFOLLOW : 0;
   const long r = list ? syscall(SYS_listxattrat, c.dirfd(0), c.rel(0), at, nullptr, 0)
                       : syscall(SYS_getxattrat, c.dirfd(0), c.rel(0), at, "user.fsreplay", &args, sizeof args);
-  if (r < 0 && errno == ENOSYS) {
-    g_no_xattrat.store(true, std::memory_order_relaxed);
-    return -ENOSYS;
-  }
   return rc(r);
 }
 

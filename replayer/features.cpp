@@ -14,13 +14,18 @@ namespace {
 
 constexpr std::string_view kNames[kFeatureCount] = {
     "statx", "openat2", "renameat2-flags", "copy_file_range", "sync_file_range", "o_tmpfile",
-    "fallocate"};
+    "fallocate", "xattrat"};
 constexpr std::string_view kFallbacks[kFeatureCount] = {
     "statx -> fstatat", "openat2 -> openat + user-space resolver",
     "renameat2 flags -> rename when equivalent", "copy_file_range -> read/write",
-    "sync_file_range -> fdatasync", "O_TMPFILE -> named temporary file", "fallocate -> ftruncate"};
+    "sync_file_range -> fdatasync", "O_TMPFILE -> named temporary file", "fallocate -> ftruncate",
+    "getxattrat -> getxattr through /proc/self/fd"};
 
 bool missing(long rc) { return rc < 0 && (errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP); }
+
+#ifndef SYS_getxattrat
+#define SYS_getxattrat 464
+#endif
 
 }  // namespace
 
@@ -32,7 +37,7 @@ Result<Feature> feature_from_name(std::string_view name) {
     if (kNames[i] == name) return static_cast<Feature>(i);
   return Status::error("unknown feature '" + std::string(name) +
                        "': use statx, openat2, renameat2-flags, copy_file_range, "
-                       "sync_file_range, o_tmpfile or fallocate");
+                       "sync_file_range, o_tmpfile, fallocate or xattrat");
 }
 
 Features Features::all() {
@@ -70,6 +75,14 @@ Features Features::probe(int dirfd, const std::vector<Feature>& force_off) {
     f.set(Feature::kRenameat2Flags, rr == 0);
     if (rr == 0) a = c;
   }
+  // getxattrat (Linux 6.13): only ENOSYS says it is missing (EOPNOTSUPP
+  // is a file system without xattrs, ENODATA the usual answer).
+  struct {
+    uint64_t value;
+    uint32_t size, flags;
+  } xa{0, 0, 0};
+  const long gx = syscall(SYS_getxattrat, dirfd, ".", 0, "user.fsreplay", &xa, sizeof xa);
+  f.set(Feature::kXattrAt, !(gx < 0 && errno == ENOSYS));
   int t = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   f.set(Feature::kOTmpfile, t >= 0);
   if (t >= 0) close(t);

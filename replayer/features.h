@@ -16,7 +16,7 @@
 namespace fsr {
 
 enum class Feature : uint8_t {
-  kStatx, kOpenat2, kRenameat2Flags, kCopyFileRange, kSyncFileRange, kOTmpfile, kFallocate,
+  kStatx, kOpenat2, kRenameat2Flags, kCopyFileRange, kSyncFileRange, kOTmpfile, kFallocate, kXattrAt,
   kCount
 };
 inline constexpr int kFeatureCount = static_cast<int>(Feature::kCount);

@@ -116,7 +116,7 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
                 "fsreplay writes only into an empty directory or one it prepared, marked by .fsreplay-target)");
   sub->add_option("--disable-feature", a.opt.disable_features,
                   "Treat a kernel feature as missing and use its fallback (statx, openat2, "
-                  "renameat2-flags, copy_file_range, sync_file_range, o_tmpfile, fallocate)");
+                  "renameat2-flags, copy_file_range, sync_file_range, o_tmpfile, fallocate, xattrat)");
   if (!replay) return;
   sub->add_option("-o,--output", a.opt.output, "Result file (default: TRACE with .result)");
   sub->add_option("--timing", a.timing, "think (recorded compute gaps), afap (none), exact (recorded offsets)")

@@ -95,6 +95,36 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
+// getxattrat (Linux 6.13), used when walks are as passed: forced off, the
+// probe walks through /proc and gets the same answers, and the result says so.
+TEST_F(ReplayDirs, XattrProbesFallBackFromGetxattratAndSaySo) {
+  {
+    int fd = open(target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const Features f = Features::probe(fd, {});
+    close(fd);
+    if (!f.has(Feature::kXattrAt)) GTEST_SKIP() << "this kernel has no getxattrat (Linux < 6.13): nothing to fall back from";
+  }
+  trace_choices = {kRecorderChoiceWalks};
+  Synth t;
+  const uint32_t a = t.add(1, 1, SYS_lgetxattr, 10, 5, -ENODATA, {0, 0, 0, 0}, "/w/p/f");
+  const uint32_t b = t.add(1, 1, SYS_llistxattr, 20, 5, 0, {0, 0, 0}, "/w/p/g");
+  const std::string trace = write_trace(t, "/w/p", pre());
+  auto with = run_replay(trace, options());
+  ASSERT_TRUE(with.is_ok()) << with.message();
+  EXPECT_EQ(with->divergences, 0u);
+  EXPECT_TRUE(with->fallbacks.empty());
+  ReplayOptions o = options();
+  o.disable_features = {"xattrat"};
+  auto r = run_replay(trace, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(r->divergences, 0u);
+  ASSERT_EQ(r->fallbacks.size(), 1u);
+  EXPECT_EQ(r->fallbacks[0], fallback_description(Feature::kXattrAt));
+  auto ops = read_result(r->result_path);
+  EXPECT_TRUE(ops[a].flags & kOfFallback);
+  EXPECT_TRUE(ops[b].flags & kOfFallback);
+}
+
 TEST(Features, ProbesFindWhatThisKernelHasAndHonourForcedOff) {
   char tpl[] = "/tmp/fsreplay-probe-XXXXXX";
   ASSERT_NE(mkdtemp(tpl), nullptr);

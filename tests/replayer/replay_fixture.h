@@ -89,6 +89,8 @@ class ReplayDirs : public ::testing::Test {
     if (system(cmd.c_str()) != 0) ADD_FAILURE() << "cleanup failed: " << base;
   }
 
+  std::vector<std::string> trace_choices;  // the headers' recorder choices (write_trace)
+
   // Writes `t` as a trace file with recorded root `root`; returns its path.
   // `cost`: the recorder's measured cost, as `record` stores it in the header.
   std::string write_trace(const Synth& t, const std::string& root,
@@ -97,6 +99,7 @@ class ReplayDirs : public ::testing::Test {
     std::string path = base + "/t" + std::to_string(++traces_) + ".trace";
     TraceHeader h;
     if (cost) h.record_cost = *cost;
+    h.recorder_choices = trace_choices;
     h.root = root;
     h.initial.cwd = root;
     h.initial.pid = t.ev.empty() ? 0 : t.ev[0].pid;
