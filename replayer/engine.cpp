@@ -13,6 +13,7 @@
 #include "replayer/engine_worker.h"
 #include "replayer/interrupt.h"
 #include "traces/clock.h"
+#include "traces/saturating.h"
 
 namespace fsr {
 
@@ -181,7 +182,6 @@ inline bool resource_dep(DepKind k) {
   return k != DepKind::kCausal && k != DepKind::kApproxCausal && k != DepKind::kThreadStart;
 }
 
-inline uint64_t sat_sub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
 }  // namespace
 

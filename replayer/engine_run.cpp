@@ -14,6 +14,7 @@
 #include "replayer/engine.h"
 #include "replayer/engine_worker.h"
 #include "replayer/interrupt.h"
+#include "traces/saturating.h"
 
 namespace fsr {
 
@@ -22,7 +23,6 @@ using engine_detail::WorkerSlot;
 
 namespace {
 
-inline uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 // The CPUs this process may run on (its affinity: a container's or
 // taskset's share, not the machine's).

@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 #include "tools/report/result_set.h"
+#include "traces/saturating.h"
 
 namespace fsr {
 
@@ -155,22 +156,12 @@ PathAttribution critical_path(const std::vector<OpRecord>& ops, uint64_t wall_ns
   return b.finish(wall_ns);
 }
 
-namespace {
-// a - b as a signed count, saturated at the int64 range: parts near 2^63 ns
-// come only from damaged or hostile traces, and must not overflow.
-int64_t delta(uint64_t a, uint64_t b) {
-  constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  if (a >= b) return a - b > kMax ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(a - b);
-  return b - a > kMax ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(b - a);
-}
-}  // namespace
-
 WallSplit split_wall(const PathAttribution& t, const PathAttribution& b) {
   WallSplit s;
-  for (size_t c = 0; c < s.class_delta.size(); ++c) s.class_delta[c] = delta(t.class_ns[c], b.class_ns[c]);
-  s.compute_delta = delta(t.compute_ns, b.compute_ns);
-  s.unexplained_delta = delta(t.unexplained_ns, b.unexplained_ns);
-  s.wall_delta = delta(t.wall_ns, b.wall_ns);
+  for (size_t c = 0; c < s.class_delta.size(); ++c) s.class_delta[c] = signed_delta(t.class_ns[c], b.class_ns[c]);
+  s.compute_delta = signed_delta(t.compute_ns, b.compute_ns);
+  s.unexplained_delta = signed_delta(t.unexplained_ns, b.unexplained_ns);
+  s.wall_delta = signed_delta(t.wall_ns, b.wall_ns);
   return s;
 }
 

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "traces/saturating.h"
+
 namespace fsr {
 namespace {
 
@@ -19,8 +21,8 @@ std::vector<GroupRow> top_groups(const std::map<std::string, LogHistogram>& targ
   int64_t added_sum = 0;
   for (auto& [k, r] : rows) {
     r.key = k;
-    r.added_ns = static_cast<int64_t>(r.target.sum()) - static_cast<int64_t>(r.baseline.sum());
-    added_sum += r.added_ns;
+    r.added_ns = signed_delta(r.target.sum(), r.baseline.sum());
+    added_sum = sat_add(added_sum, r.added_ns);
     out.push_back(std::move(r));
   }
   for (GroupRow& r : out)
@@ -98,14 +100,14 @@ Report build_report(const ResultSummary& target, const ResultSummary* baseline, 
     row.cls = static_cast<SyscallClass>(c);
     row.target = th;
     if (bs) row.baseline = bs->by_class[c];
-    row.added_ns = static_cast<int64_t>(th.sum()) - static_cast<int64_t>(row.baseline.sum());
+    row.added_ns = signed_delta(th.sum(), row.baseline.sum());
     if (bs && row.baseline.sum() > 0) row.ratio = double(th.sum()) / double(row.baseline.sum());
     row.path_ns = r.target_path.class_ns[c];
     row.baseline_path_ns = r.baseline_path.class_ns[c];
     if (r.split && r.split->wall_delta != 0)
       row.share_of_slowdown = double(r.split->class_delta[c]) / double(r.split->wall_delta);
     if (r.target_path.wall_ns > 0) row.share_of_wall = double(row.path_ns) / double(r.target_path.wall_ns);
-    added_sum += row.added_ns;
+    added_sum = sat_add(added_sum, row.added_ns);
     r.classes.push_back(std::move(row));
   }
   if (bs && added_sum > 0)
