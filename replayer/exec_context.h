@@ -33,8 +33,15 @@ struct Ctx {
   DirCache* dirs;
   mutable std::string tailed[2] = {};  // relpath()'s text for a path with a tail
   mutable int base_[2] = {-2, -2};     // walk_from(): -2 not yet looked at, -1 the root
-  mutable std::string anchored_[2] = {};  // mapped_rel()'s text from the mount's root (anchored())
+  mutable bool anchored_made_[2] = {};  // anchored_text(k) holds this op's path k (mapped_rel)
 
+  // The worker thread's text of an anchored path k: made once per op, in
+  // a buffer kept across ops (an absolute path's walk from the mount's root
+  // is most ops under walks as passed; no allocation each).
+  static std::string& anchored_text(int k) {
+    thread_local std::string text[2];
+    return text[k];
+  }
   const Features& feat() const { return *env.features; }
   const LinkRoots* links() const { return &env.links; }
   int root_fd(int k) const { return env.root[static_cast<int>(env.plan->paths[op.path[k]].mapped.root)]; }
@@ -71,10 +78,11 @@ struct Ctx {
   std::string_view mapped_rel(int k) const {
     const std::string& r = env.plan->paths[op.path[k]].mapped.rel;
     if (anchored(k)) {
-      std::string& a = anchored_[k];
-      if (a.empty()) {
-        a = env.anchor_prefix[static_cast<int>(env.plan->paths[op.path[k]].mapped.root)];
+      std::string& a = anchored_text(k);
+      if (!anchored_made_[k]) {
+        a.assign(env.anchor_prefix[static_cast<int>(env.plan->paths[op.path[k]].mapped.root)]);
         if (!r.empty()) a.append("/").append(r);
+        anchored_made_[k] = true;
       }
       return a;
     }
@@ -97,25 +105,29 @@ struct Ctx {
     const std::string_view r = relpath(k);
     return r.empty() ? "." : r.data();
   }
-  // An open beneath dirfd(k); from a walk base, a refusal to leave it (a
-  // symlink to elsewhere beneath the root: EXDEV) is walked again from the
-  // root, where the original's stayed.
-  // From the mount's root (anchored), only a walk that meets no symlink is
-  // taken (it then stays beneath the root's components, lexically); one that
-  // meets a link (ELOOP) is walked again from the root.
-  int open_at(int k, std::string_view rel, int flags, mode_t mode) const {
+  // Path k as the call names it (relpath), opened from its walk's base.
+  int open_path(int k, int flags, mode_t mode) const { return walk_open(k, relpath(k), flags, mode, 0, tail(k)); }
+  // The directory `parent` of path k: a prefix of mapped_rel(k), as
+  // split_parent cut it (with_parent), opened O_PATH from the walk's base.
+  int open_parent(int k, std::string_view parent) const {
+    return walk_open(k, parent, O_PATH | O_DIRECTORY, 0, mapped_rel(k).size() - parent.size(), {});
+  }
+  // An open of `rel` beneath dirfd(k). From a walk base, a refusal to leave
+  // it (a symlink to elsewhere beneath the root: EXDEV) is walked again from
+  // the root, where the original's stayed. From the mount's root (anchored),
+  // only a walk that meets no symlink is taken (it then stays beneath the
+  // root's components, lexically); one that meets a link (ELOOP) is walked
+  // again from the root. The walk from the root names the same file: the
+  // plan's text of path k less its last `drop` characters, then `tail`.
+  int walk_open(int k, std::string_view rel, int flags, mode_t mode, size_t drop, std::string_view tail) const {
     const bool anchor = anchored(k);
     const int fd = anchor ? openat2_beneath(dirfd(k), rel, flags, mode, RESOLVE_NO_SYMLINKS)
                           : open_beneath(dirfd(k), rel, flags, mode, feat(), links());
     if (anchor ? fd != -ELOOP : (fd != -EXDEV || walk_from(k) < 0)) return fd;
-    const std::string_view m = mapped_rel(k);
-    std::string whole = plan_rel(k);
-    if (rel.size() >= m.size() && rel.compare(0, m.size(), m) == 0) {
-      whole += rel.substr(m.size());  // the tail
-    } else {  // a parent of path k (with_parent)
-      const size_t cut = m.size() - rel.size();  // what the parent leaves off, '/' included
-      whole.resize(whole.size() >= cut ? whole.size() - cut : 0);
-    }
+    const std::string& p = plan_rel(k);
+    std::string whole(p, 0, p.size() >= drop ? p.size() - drop : 0);
+    if (whole.empty()) whole = ".";
+    whole += tail;
     return open_beneath(root_fd(k), whole, flags, mode, feat(), links());
   }
   int fd() const { return op.ofd == kNoOfd ? -1 : env.ofd_fd[op.ofd]; }
@@ -189,7 +201,7 @@ int64_t with_parent(Ctx& c, int k, F fn) {
     pfd = c.dirfd(k);
     owned = false;
   } else {
-    pfd = c.open_at(k, parent, O_PATH | O_DIRECTORY, 0);
+    pfd = c.open_parent(k, parent);
   }
   if (pfd < 0) return pfd;
   if (dirs) dirs->hold();  // a nested lookup (rename's second name) must not close pfd
@@ -205,7 +217,7 @@ inline void tree_changed(Ctx& c) { c.env.tree_gen.fetch_add(1, std::memory_order
 // Runs `fn(fd)` on path k opened O_PATH beneath its root (following the last link unless asked).
 template <typename F>
 int64_t with_opath(Ctx& c, int k, bool nofollow, F fn) {
-  int fd = c.open_at(k, c.relpath(k), O_PATH | (nofollow ? O_NOFOLLOW : 0), 0);
+  int fd = c.open_path(k, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0);
   if (fd < 0) return fd;
   int64_t r = fn(fd);
   close(fd);

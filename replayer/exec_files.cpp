@@ -55,7 +55,7 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
   // blocked the replay for good). What goes through it is emulated as a pipe's.
   if (c.op.new_ofd != kNoOfd && c.env.plan->ofds[c.op.new_ofd].kind == OfdKind::kPipe && !(flags & O_PATH))
     flags = O_PATH | (flags & (O_CLOEXEC | O_NOFOLLOW | O_DIRECTORY));
-  int fd = c.open_at(0, c.relpath(0), flags, mode);
+  int fd = c.open_path(0, flags, mode);
   if (fd >= 0) {
     if (c.op.new_ofd != kNoOfd) c.env.ofd_fd[c.op.new_ofd] = fd;
     else close(fd);  // recorded as a failure: nothing will use it
@@ -290,7 +290,7 @@ int64_t do_rename(Ctx& c, unsigned rflags) {
 // chdir cost the file system.
 // A chdir with an OFD (plan.h PlanOp::walk: a cwd walks start from) keeps it.
 int64_t open_close(Ctx& c, int flags) {
-  int fd = c.open_at(0, c.relpath(0), flags, 0);
+  int fd = c.open_path(0, flags, 0);
   if (fd < 0) return fd;
   if (c.e.nr == SYS_chdir && c.op.new_ofd != kNoOfd && c.env.ofd_fd[c.op.new_ofd] < 0) c.env.ofd_fd[c.op.new_ofd] = fd;
   else close(fd);

@@ -102,7 +102,7 @@ std::optional<int64_t> io_op(Ctx& c) {
       return rc(syscall(SYS_getdents64, c.fd(), buf, static_cast<unsigned>(std::min<uint64_t>(a[2], size))));
     }
     case SYS_truncate: {
-      int fd = c.open_at(0, c.relpath(0), O_WRONLY, 0);
+      int fd = c.open_path(0, O_WRONLY, 0);
       if (fd < 0) return fd;
       int64_t r = rc(ftruncate(fd, static_cast<off_t>(a[1])));
       close(fd);
