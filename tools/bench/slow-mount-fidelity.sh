@@ -20,8 +20,10 @@
 #   -n ROUNDS     default 3
 #   -l LAT        slowfs latency per request (default 200us)
 #   -w WORKLOADS  comma list of seeds (a local clone of SRC, git status x2,
-#                 find, du, NSMALL small files made and removed) and cbuild
-#                 (make -j2 of NFILES generated C files); default both
+#                 find, du, NSMALL small files made and removed), cbuild
+#                 (make -j2 of NFILES generated C files), npm (npm ci --offline
+#                 of tests/workloads/npm) and cargo (cargo build --offline of
+#                 tests/workloads/cargo); default seeds,cbuild
 #   env: BUILD (./build), SRC (default /work/main), NSMALL (100), NFILES (100),
 #        KEEP=1 keeps the work directory
 set -euo pipefail
@@ -38,7 +40,7 @@ while getopts n:l:w: o; do
     n) rounds=$OPTARG ;;
     l) lat=$OPTARG ;;
     w) workloads=$OPTARG ;;
-    *) sed -n '2,25p' "$0"; exit 2 ;;
+    *) sed -n '2,27p' "$0"; exit 2 ;;
   esac
 done
 [[ $(id -u) == 0 ]] || { echo "slow-mount-fidelity: needs root (eBPF recording, FUSE mounts)" >&2; exit 5; }
@@ -77,6 +79,28 @@ set -e
 cd "$1"
 make -s -j2
 WL
+      ;;
+    npm)
+      # tests/workloads/npm (a 300-package lockfile) from npm's cache, which
+      # stays on the local disk as a user's ~/.npm does (warmed once here).
+      cp "$ROOT"/tests/workloads/npm/package*.json "$d/tree/"
+      if [[ ! -d $WORK/npm-warm/node_modules ]]; then
+        mkdir -p "$WORK/npm-warm" && cp "$ROOT"/tests/workloads/npm/package*.json "$WORK/npm-warm/"
+        (cd "$WORK/npm-warm" && { npm ci --offline --no-audit --no-fund >/dev/null 2>&1 ||
+          timeout 300 npm ci --no-audit --no-fund >/dev/null 2>&1; }) ||
+          { echo "slow-mount-fidelity: npm ci fails offline and the registry is unreachable" >&2; exit 1; }
+      fi
+      printf '#!/bin/sh\ncd "$1" && exec npm ci --offline --no-audit --no-fund --loglevel=error\n' >"$d/run.sh"
+      ;;
+    cargo)
+      # tests/workloads/cargo: a crate of six dependencies from Debian's
+      # librust-*-dev (a directory source), built from clean.
+      [[ -x /usr/bin/cargo && -d /usr/share/cargo/registry ]] ||
+        { echo "slow-mount-fidelity: Debian's cargo or librust-*-dev missing (tools/install-deps)" >&2; exit 1; }
+      cp -r "$ROOT/tests/workloads/cargo/." "$d/tree/"
+      mkdir -p "$WORK/cargo-home"
+      printf '#!/bin/sh\ncd "$1" && exec env CARGO_HOME=%q RUSTC=/usr/bin/rustc /usr/bin/cargo build --offline --locked -q\n' \
+        "$WORK/cargo-home" >"$d/run.sh"
       ;;
     probe) printf '#!/bin/sh\n' > "$d/run.sh" ;;  # (an empty tree: the mount probed)
     *) echo "slow-mount-fidelity: unknown workload $w" >&2; exit 2 ;;
