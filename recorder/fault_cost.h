@@ -1,5 +1,5 @@
 // What a tracked task's user page fault costs under the recorder, measured
-// at record time (DESIGN.md "The replay clock"; README "Figures").
+// at record time (docs/design.md "The replay clock"; README "Figures").
 //
 // User page faults lie in the recorded gaps, and every one of a tracked task
 // runs the fault programs (bpf/page_fault_user.bpf.c, record_fault.bpf.h):

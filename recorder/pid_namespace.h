@@ -1,6 +1,6 @@
 // The PID namespace a process sees pids in, by its nsfs inode number (what
 // /proc/PID/ns/pid links to). The recorder numbers every pid of a trace in
-// its own namespace (DESIGN.md "Recording"); this says which one that is.
+// its own namespace (docs/design.md "Recording"); this says which one that is.
 // How deep it lies cannot be read from inside it (NS_GET_PARENT stops at the
 // caller's own namespace, /proc's NSpid starts at it): the BPF side finds
 // the level by the inode number.

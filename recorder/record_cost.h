@@ -1,5 +1,5 @@
 // What the live recorder adds to the timings it records, measured on this
-// machine before the workload starts (DESIGN.md "The replay clock").
+// machine before the workload starts (docs/design.md "The replay clock").
 //
 // A recorded gap (one call's exit timestamp to the thread's next enter
 // timestamp) holds the workload's compute and the kernel's entry and exit

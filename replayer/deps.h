@@ -1,4 +1,4 @@
-// Dependency edges of the replay plan (DESIGN.md "Replay", ROOT/ARTC resource
+// Dependency edges of the replay plan (docs/design.md "Ordering", ROOT/ARTC resource
 // ordering and //TRACE causal waits), made op by op as the planner streams
 // (plan_stream.h). Program order within a recorded thread is implicit (a
 // thread's ops run in order on one worker). Across threads:

@@ -28,7 +28,7 @@ namespace fsr {
 enum class TimingMode { kThink, kAfap, kExact };
 
 // What think mode takes out of the recorded gaps, so that a replay aims at
-// the untraced original's wall time (DESIGN.md "The replay clock"): what
+// the untraced original's wall time (docs/design.md "The replay clock"): what
 // recording added (the trace header's RecordCost) and what the replayer
 // itself spends per op (replay_cost.h calibrates it at replay start).
 struct ThinkClock {

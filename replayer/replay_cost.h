@@ -1,5 +1,5 @@
 // What the replayer's executor spends on the target beyond the call the
-// original made, measured before the clock starts (DESIGN.md "The replay
+// original made, measured before the clock starts (docs/design.md "The replay
 // clock"). The executor reaches every path beneath its root: a namespace
 // change opens the parent directory beneath the root first (and closes it
 // after), an xattr or attribute call opens the path O_PATH and works on

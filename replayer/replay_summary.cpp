@@ -33,7 +33,7 @@ Result<TimingMode> timing_from_name(std::string_view n) {
 }
 
 // The think clock's corrections and what they came to, for the result's
-// options (DESIGN.md "The replay clock": every figure can be explained).
+// options (docs/design.md "The replay clock": every figure can be explained).
 nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockTotals& t) {
   nlohmann::json j;
   const RecordCost& rc = c.recorded;

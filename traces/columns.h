@@ -1,5 +1,5 @@
 // Column coding for chunks: zigzag + LEB128 varints, one byte vector per
-// column, each compressed with zstd on its own (lessons.md: column-wise
+// column, each compressed with zstd on its own (column-wise
 // storage is what gets a trace under 4 bytes per event). Decoding is bounded:
 // a column never decodes more values than the chunk says it holds.
 #pragma once

@@ -11,7 +11,7 @@
 
 namespace fsr {
 
-// Attribution classes (DESIGN.md "Attribution"). Order is part of the file
+// Attribution classes (docs/design.md "Attribution"). Order is part of the file
 // format (class ids are stored in drop counters): append only.
 enum class SyscallClass : uint8_t {
   kStat = 0, kOpen, kClose, kRead, kWrite, kReaddir, kMkdir, kRmdir, kUnlink,

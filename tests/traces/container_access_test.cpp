@@ -71,7 +71,7 @@ TEST(ContainerRoundTrip, ReaderFollowsAFileStillBeingWritten) {
   EXPECT_TRUE((*r)->footer().has_value());
 }
 
-// Column-wise coding is the point of the chunk format (lessons.md: row-wise
+// Column-wise coding is the point of the chunk format (row-wise
 // records compress far worse). Deterministic input, so this is a property of
 // the format, not a timing: the file (chunked, with its string table) must be
 // at least 1.5x smaller than the same events stored as raw structs and

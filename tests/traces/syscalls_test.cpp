@@ -45,7 +45,7 @@ TEST(SyscallTable, ArgumentIndicesAreConsistent) {
   }
 }
 
-// The classes DESIGN.md names, for a few syscalls of each.
+// The classes docs/design.md names, for a few syscalls of each.
 TEST(SyscallTable, ClassesFollowTheTaxonomy) {
   EXPECT_EQ(class_of(SYS_newfstatat), SyscallClass::kStat);
   EXPECT_EQ(class_of(SYS_statx), SyscallClass::kStat);

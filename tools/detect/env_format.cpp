@@ -11,7 +11,7 @@
 namespace fsr {
 namespace {
 
-// The options a slowdown report should carry (reference/wsl.md).
+// The options a slowdown report should carry (WSL's mount options and wsl.conf).
 constexpr std::array<std::string_view, 16> kKeyOptions = {
     "aname", "cache", "msize", "trans", "rfd", "wfd", "access", "case",
     "metadata", "uid", "gid", "umask", "fmask", "dmask", "symlinkroot", "ro"};

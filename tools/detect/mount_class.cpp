@@ -1,5 +1,5 @@
 // Platform and mount classification from text already read (see
-// shared/reference/wsl.md, "Telling the environment apart" and "How /mnt/c is
+// WSL's documentation, "Telling the environment apart" and "How /mnt/c is
 // mounted"). Pure functions: no I/O here, so fixtures cover every case.
 #include <cctype>
 #include <string>

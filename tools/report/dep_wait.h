@@ -3,7 +3,7 @@
 // released them last (traces/event.h DepKind, kept in each op's flags), and
 // how much the replay's calls overlapped against the original's. On a slow
 // mount an ordering the original did not need turns into waiting: this is
-// where it shows (DESIGN.md "Replay", ROOT/ARTC resource ordering).
+// where it shows (docs/design.md "Ordering", ROOT/ARTC resource ordering).
 #pragma once
 
 #include <array>

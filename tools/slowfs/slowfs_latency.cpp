@@ -43,7 +43,7 @@ std::string_view trim(std::string_view s) {
 }
 
 // Profiles. Calibrated with tools/bench/calibrate-slowfs.sh on a 2-core Debian
-// VM against reference/measurements.md; see tools/bench/calibration-latest.txt.
+// VM against the seeds' published WSL figures; see tools/bench/calibration-latest.txt.
 // 9p: every operation is a round trip to the Windows host (~1 ms for stat,
 // wsl.md #7038) and cache=mmap means no attribute or entry caching.
 // virtiofs: the published 9p/virtiofs ratios are about 2-2.7 for every step,

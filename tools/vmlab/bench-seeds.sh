@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The seeds' benchmark in the lab: the operation list of
-# ../shared/reference/measurements.md (clone --no-hardlinks, git status x2,
+# the seeds' published WSL 3.0.1 figures (clone --no-hardlinks, git status x2,
 # find -type f | wc -l, du -sh, SMALL small files created / ls -l / removed,
 # rm -rf of the repository) on the guest's ext4, 9p /mnt/c and virtiofs
 # /mnt/cv, RUNS rounds (the targets interleaved in each), medians, printed

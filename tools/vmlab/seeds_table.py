@@ -5,7 +5,7 @@ usage: seeds_table.py SEEDS_TXT [--small N] [--repo TEXT] [--runs N]
 SEEDS_TXT holds "round target operation ns" lines (tools/vmlab/guest/seeds.sh).
 Prints a markdown table: the lab's medians (s) on ext4, 9p and virtiofs, and
 the ratios 9p:virtiofs, 9p:ext4, virtiofs:ext4 beside the published ones
-(WSL 3.0.1, ../shared/reference/measurements.md). Exit 1 if a cell is missing.
+(WSL 3.0.1, the seeds' published WSL 3.0.1 figures). Exit 1 if a cell is missing.
 """
 import argparse
 import statistics

@@ -1,5 +1,5 @@
 // The calls WSL1 lacks and the errors it answers them with
-// (shared/reference/wsl.md, "What WSL1 lacks"): one table, used by the
+// (Microsoft's WSL1 issue threads: what WSL1 lacks): one table, used by the
 // seccomp filter, `wsl1-harness --list` and the tests. Data only.
 #pragma once
 
@@ -46,8 +46,8 @@ inline constexpr std::array kWsl1Gaps = {
     Wsl1Gap{"memfd_create", GapArg::kAlways, 0, 0, ENOSYS, "always", "microsoft/WSL#645 and others"},
     Wsl1Gap{"mincore", GapArg::kAlways, 0, 0, ENOSYS, "always", "microsoft/WSL#645 and others"},
     Wsl1Gap{"renameat2", GapArg::kNonZero, 4, 0, EINVAL, "flags != 0 (RENAME_NOREPLACE, ...)",
-            "reference/wsl.md"},
-    Wsl1Gap{"bpf", GapArg::kAlways, 0, 0, ENOSYS, "always", "reference/wsl.md (not available)"},
+            "microsoft/WSL: renameat2 flags"},
+    Wsl1Gap{"bpf", GapArg::kAlways, 0, 0, ENOSYS, "always", "WSL1 has no eBPF"},
     Wsl1Gap{"perf_event_open", GapArg::kAlways, 0, 0, EINVAL, "always", "microsoft/WSL#4595"},
     Wsl1Gap{"ptrace", GapArg::kEquals, 0, kPtraceSeize, EINVAL, "request == PTRACE_SEIZE", "microsoft/WSL#3031"},
     Wsl1Gap{"prctl", GapArg::kEquals, 0, kPrSetSeccomp, EINVAL, "option == PR_SET_SECCOMP", "microsoft/WSL#4035"},

@@ -1,5 +1,5 @@
 // classify_platform and classify_mount over every fixture case of
-// reference/wsl.md, plus the smaller parsers (options, wsl.conf, virtiofs tag).
+// WSL's mount kinds, plus the smaller parsers (options, wsl.conf, virtiofs tag).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>

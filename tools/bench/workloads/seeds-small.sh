@@ -1,5 +1,5 @@
 #!/bin/sh
-# The seeds' benchmark, scaled (reference/measurements.md): a local clone of
+# The seeds' benchmark, scaled (the seeds' published WSL figures): a local clone of
 # SRC, git status twice, find, du, NSMALL small files made (and listed with
 # LS=1), then removed. Run in DIR, which it leaves holding the clone.
 # Usage: seeds-small.sh DIR SRC NSMALL [LS]

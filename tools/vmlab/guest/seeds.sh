@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Guest side of tools/vmlab/bench-seeds.sh: the seeds' operation list
-# (../shared/reference/measurements.md) on the guest's ext4, its 9p /mnt/c
+# (the seeds' published WSL 3.0.1 figures) on the guest's ext4, its 9p /mnt/c
 # and its virtiofs /mnt/cv, RUNS rounds, the targets interleaved in each
 # round. Prints "round target operation ns" lines.
 #   seeds.sh SRC_REPO RUNS SMALL_FILES
