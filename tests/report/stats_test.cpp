@@ -18,6 +18,12 @@ TEST(DirKey, GroupsBelowRootAtDepth) {
   EXPECT_EQ(dir_key("/w/projector/a/b", "/w/proj", 2), "/w/projector");
   EXPECT_EQ(dir_key("", "/w/proj", 2), "(no path)");
   EXPECT_EQ(dir_key("/etc", "/", 2), ".");
+  // A process's /proc directory is one key whatever the pid (two runs of a
+  // workload differ in pids only: the behaviour diff must not list them).
+  EXPECT_EQ(dir_key("/proc/19064/status", "/w/proj", 2), "/proc/<pid>");
+  EXPECT_EQ(dir_key("/proc/22072/fd/3", "/w/proj", 3), "/proc/<pid>/fd");
+  EXPECT_EQ(dir_key("/proc/self/status", "/w/proj", 2), "/proc/self");
+  EXPECT_EQ(dir_key("/w/proj/proc/123/x", "/w/proj", 2), "proc/123");
 }
 
 TEST(ProcessNames, ExecRenamesThePidFromThatOpOn) {

@@ -35,7 +35,12 @@ std::string dir_key(std::string_view path, std::string_view root, int depth) {
   std::string out = inside ? "" : "/";
   for (size_t i = first; i < last; ++i) {
     if (i > first) out += '/';
-    out += pc[i];
+    // A process's own /proc directory is one key whatever its pid: two runs
+    // of a workload differ in pids, not in what they ask of /proc.
+    const bool pid_dir = !inside && i == 1 && pc[0] == "proc" &&
+                         pc[i].find_first_not_of("0123456789") == std::string_view::npos;
+    if (pid_dir) out += "<pid>";
+    else out += pc[i];
   }
   return out.empty() ? "." : out;
 }
