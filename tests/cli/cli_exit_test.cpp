@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli/cli_run.h"
 #include "tests/predict/predict_testdata.h"
 #include "traces/profile.h"
 #include "traces/trace_summary.h"
@@ -23,45 +24,6 @@ namespace fsr {
 namespace {
 
 using testdata::TempDir;
-
-struct CliRun {
-  int code = -1;  // exit code; -1: killed by a signal
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// `fsreplay ARGS...`, stdout and stderr apart.
-CliRun fsreplay(const std::vector<std::string>& args) {
-  TempDir io;
-  const std::string out = io.file("out"), err = io.file("err");
-  const pid_t p = fork();
-  if (p == 0) {
-    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(o, STDOUT_FILENO);
-    dup2(e, STDERR_FILENO);
-    std::vector<char*> argv{const_cast<char*>("fsreplay")};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(FSR_FSREPLAY_PATH, argv.data());
-    _exit(127);
-  }
-  int st = 0;
-  waitpid(p, &st, 0);
-  CliRun r;
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
-std::string show(const CliRun& r) { return "exit " + std::to_string(r.code) + "\nstdout: " + r.out + "\nstderr: " + r.err; }
 
 // Inputs: a trace, a profile, the trace cut before its footer (events
 // readable, damaged), and cut inside its first chunk (no event readable).

@@ -17,34 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli/cli_run.h"
 #include "tests/probe/probe_fixture.h"
 
 namespace fsr {
 namespace {
 
 using test::Tmp;
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// Starts `fsreplay ARGS...`, stdout to /dev/null, stderr to `err`.
-pid_t start(const std::vector<std::string>& args, const std::string& err) {
-  const pid_t p = fork();
-  if (p != 0) return p;
-  const int null = open("/dev/null", O_WRONLY);
-  const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  dup2(null, STDOUT_FILENO);
-  dup2(e, STDERR_FILENO);
-  std::vector<char*> argv{const_cast<char*>("fsreplay")};
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  execv(FSR_FSREPLAY_PATH, argv.data());
-  _exit(127);
-}
 
 bool has_probe_dir(const std::string& dir) {
   for (const auto& e : std::filesystem::directory_iterator(dir))
@@ -71,7 +50,7 @@ TEST_P(ProbeStopSignal, RemovesItsDirectoryWritesNoProfileAndExits128PlusSignal)
   const int sig = GetParam();
   Tmp probed, out;
   const std::string profile = out.dir + "/p.profile", err = out.dir + "/err";
-  const pid_t p = start({"probe", probed.dir, "-o", profile, "--duration", "120", "--samples", "2"}, err);
+  const pid_t p = start_fsreplay({"probe", probed.dir, "-o", profile, "--duration", "120", "--samples", "2"}, "/dev/null", err);
   ASSERT_GT(p, 0);
   bool started = false;  // its private directory exists: the handlers are in place
   for (int i = 0; i < 3000 && !started; ++i) {
@@ -107,7 +86,7 @@ TEST(ProbeCli, ShortBudgetIsRaisedWithANoteAndAKilledProbesDirectoryIsRemoved) {
   const std::string stale = ".fsreplay-probe-" + std::to_string(gone) + "-0a0b0c";
   std::filesystem::create_directories(probed.dir + "/" + stale + "/r1");
   const std::string profile = out.dir + "/p.profile", err = out.dir + "/err";
-  const pid_t p = start({"probe", probed.dir, "-o", profile, "--duration", "1", "--samples", "2"}, err);
+  const pid_t p = start_fsreplay({"probe", probed.dir, "-o", profile, "--duration", "1", "--samples", "2"}, "/dev/null", err);
   ASSERT_GT(p, 0);
   const int st = wait_exit(p, 300);
   ASSERT_NE(st, -1) << slurp(err);

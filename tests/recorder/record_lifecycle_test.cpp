@@ -18,6 +18,7 @@
 #include "recorder/bpf_options.h"
 #include "recorder/bpf_session.h"
 #include "recorder/initial_state.h"
+#include "tests/cli/cli_run.h"
 #include "tests/recorder/record_helper.h"
 #include "traces/syscalls.h"
 
@@ -191,30 +192,6 @@ TEST(RecordLifecycle, KilledRecorderLeavesReadableTrace) {
   EXPECT_TRUE(rd.value()->problems().truncated);
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// Starts `fsreplay ARGS...` in a process group of its own, stdout to
-// /dev/null, stderr to `err`.
-pid_t start_fsreplay(const std::vector<std::string>& args, const std::string& err) {
-  const pid_t p = fork();
-  if (p != 0) return p;
-  setpgid(0, 0);
-  const int null = open("/dev/null", O_WRONLY);
-  const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  dup2(null, STDOUT_FILENO);
-  dup2(e, STDERR_FILENO);
-  std::vector<char*> argv{const_cast<char*>("fsreplay")};
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  execv(FSR_FSREPLAY_PATH, argv.data());
-  _exit(127);
-}
-
 // Waits for `p` up to `limit_s` (a bound against a hung test, not a timing
 // assertion): its wait status, or -1 after killing its group.
 int wait_bounded(pid_t p, int limit_s) {
@@ -245,7 +222,7 @@ TEST(RecordLifecycle, OneSigtermStopsTheWorkloadsTreeAndFinalisesTheTrace) {
   const pid_t p = start_fsreplay({"record", "-q", "-o", out, "--root", d.path(), "--", "/bin/sh", "-c",
                                   "sleep 300 & echo $! > " + pidfile + ".tmp; mv " + pidfile + ".tmp " + pidfile +
                                       "; wait"},
-                                 err);
+                                 "/dev/null", err, true);
   ASSERT_GT(p, 0);
   pid_t sleeper = 0;  // the workload runs: the recorder's handlers are in place
   for (int i = 0; i < 3000 && sleeper == 0; ++i) {
@@ -287,7 +264,7 @@ TEST(RecordLifecycle, OneSigtermStopsTheWorkloadsTreeAndFinalisesTheTrace) {
 TEST(RecordLifecycle, AFailedWorkloadExits7AndItsStatusIsSaidAndKept) {
   TempDir d;
   const std::string out = d.path() + "/fail.trace", err = d.path() + "/err";
-  const pid_t p = start_fsreplay({"record", "-q", "-o", out, "--root", d.path(), "--", "/bin/sh", "-c", "exit 5"}, err);
+  const pid_t p = start_fsreplay({"record", "-q", "-o", out, "--root", d.path(), "--", "/bin/sh", "-c", "exit 5"}, "/dev/null", err, true);
   ASSERT_GT(p, 0);
   const int st = wait_bounded(p, 120);
   ASSERT_NE(st, -1) << slurp(err);
