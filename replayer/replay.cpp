@@ -250,14 +250,14 @@ std::string fmt_pct(double p) {
 
 unsigned prepare_threads() { return std::max(2u, std::min(8u, std::thread::hardware_concurrency())); }
 
-std::string result_path(const std::string& trace_path, const ReplayOptions& o) {
+}  // namespace
+
+std::string result_path_for(const std::string& trace_path, const ReplayOptions& o) {
   if (!o.output.empty()) return o.output;
   std::string out = trace_path;
   if (out.size() > 6 && out.compare(out.size() - 6, 6, ".trace") == 0) out.resize(out.size() - 6);
   return out + ".result";
 }
-
-}  // namespace
 
 Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOptions& o) {
   FSR_ASSIGN_OR_RETURN(const std::unique_ptr<Session> s, open_session(trace_path, o, phase_progress(o, "survey")));
@@ -382,7 +382,7 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   h.source_trace_id = reader.trace_id();
   h.target = ss.roots.target;
   h.scratch = ss.roots.scratch;
-  const std::string out = result_path(trace_path, o);
+  const std::string out = result_path_for(trace_path, o);
   FSR_ASSIGN_OR_RETURN(const std::unique_ptr<ResultWriter> rw, ResultWriter::create(out, h, [rp](StrId id) { return rp->str(id); }));
   ResultWriter& writer = *rw;
   auto sink = [&](const OpRecord& r, const Event& e, const PlanOp&) -> Status {

@@ -129,6 +129,10 @@ Result<PrepareStats> run_prepare(const std::string& trace_path, const ReplayOpti
 // fallbacks, result, by_class {class: {count, total_ns, mean_ns}}.
 std::string summary_to_json(const ReplaySummary& s);
 
+// Where run_replay writes the result: o.output, else the trace's path with
+// .result for .trace.
+std::string result_path_for(const std::string& trace_path, const ReplayOptions& o);
+
 std::string_view timing_name(TimingMode t);
 Result<TimingMode> timing_from_name(std::string_view name);
 

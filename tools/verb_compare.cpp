@@ -26,7 +26,7 @@ Action add_compare_verb(CLI::App& app) {
   struct Opts {
     std::vector<std::string> inputs, targets;
     std::string scratch, results_dir = ".", format = "text", output;
-    size_t top = 10;
+    size_t top = 10, runs = 1;
     int depth = 2;
     bool quiet = false, force = false;
     bool allow_different_traces = false;
@@ -41,6 +41,12 @@ Action add_compare_verb(CLI::App& app) {
   sub->add_option("--output,-o", o->output, "Write here instead of stdout");
   sub->add_option("--top", o->top, "Rows in the HTML process and directory tables")->check(CLI::Range(1, 1000));
   sub->add_option("--depth", o->depth, "Directory depth below the recorded root")->check(CLI::Range(1, 64));
+  sub->add_option("--runs", o->runs,
+                  "Runs per mount: with --target, each target replayed N times, the targets interleaved run by run "
+                  "(drift hits all alike); with result files, every N consecutive files are one mount's runs "
+                  "(replay --runs N writes them so). Shows medians with 95% intervals, and marks ratios whose "
+                  "interval excludes 1")
+      ->check(CLI::Range(1, 1000));
   sub->add_flag("--quiet,-q", o->quiet, "No progress line (shown only on a terminal anyway)");
   sub->add_flag("--force", o->force, "--target only: take targets holding files fsreplay did not make (replay --force)");
   sub->add_flag("--allow-different-traces", o->allow_different_traces,
@@ -56,30 +62,45 @@ Action add_compare_verb(CLI::App& app) {
       files.clear();
       install_stop_handlers("compare");
       const std::string stem = std::filesystem::path(o->inputs[0]).stem().string();
-      for (size_t i = 0; i < o->targets.size(); ++i) {
-        ReplayOptions ro;
-        ro.target = o->targets[i];
-        ro.scratch = o->scratch;
-        ro.force = o->force;
-        ro.on_warning = [](const std::string& w) { std::cerr << "fsreplay compare: warning: " << w << "\n"; };
-        ro.output = (std::filesystem::path(o->results_dir) / fmt::format("{}.{}.result", stem, i + 1)).string();
-        ro.environment_json = detect_environment_json(ro.target);
-        wire_progress(ro, o->quiet);
-        std::cerr << "fsreplay compare: replaying " << o->inputs[0] << " on " << ro.target << "\n";
-        auto summary = run_replay(o->inputs[0], ro);
-        if (!summary && summary.code() == StatusCode::kInterrupted)
-          return fail("compare", summary.message() + " (the results of the targets before it are kept)",
-                      stop_exit_code());
-        if (!summary) return fail_input("compare", summary.status());  // 4: no readable event
-        if (!summary->trace_problems.empty()) {  // replayed what was readable: the table is of that
-          damaged = true;
-          if (i == 0)
-            std::cerr << "fsreplay compare: " << o->inputs[0] << ": damaged (" << summary->trace_problems.size()
-                      << " problem(s), first: " << summary->trace_problems.front()
-                      << "); each target replays what was readable\n";
+      // Run by run, every target in turn: results in mount order, runs within.
+      files.assign(o->targets.size() * o->runs, "");
+      for (size_t n = 0; n < o->runs; ++n) {
+        for (size_t i = 0; i < o->targets.size(); ++i) {
+          ReplayOptions ro;
+          ro.target = o->targets[i];
+          ro.scratch = o->scratch;
+          ro.force = o->force;
+          ro.on_warning = [](const std::string& w) { std::cerr << "fsreplay compare: warning: " << w << "\n"; };
+          ro.output = (std::filesystem::path(o->results_dir) /
+                       (o->runs == 1 ? fmt::format("{}.{}.result", stem, i + 1)
+                                     : fmt::format("{}.{}.run{}.result", stem, i + 1, n + 1)))
+                          .string();
+          ro.environment_json = detect_environment_json(ro.target);
+          wire_progress(ro, o->quiet);
+          std::cerr << "fsreplay compare: replaying " << o->inputs[0] << " on " << ro.target;
+          if (o->runs > 1) std::cerr << " (run " << n + 1 << " of " << o->runs << ")";
+          std::cerr << "\n";
+          auto summary = run_replay(o->inputs[0], ro);
+          if (!summary && summary.code() == StatusCode::kInterrupted)
+            return fail("compare", summary.message() + " (the results of the targets before it are kept)",
+                        stop_exit_code());
+          if (!summary) return fail_input("compare", summary.status());  // 4: no readable event
+          if (!summary->trace_problems.empty()) {  // replayed what was readable: the table is of that
+            damaged = true;
+            if (i == 0 && n == 0)
+              std::cerr << "fsreplay compare: " << o->inputs[0] << ": damaged (" << summary->trace_problems.size()
+                        << " problem(s), first: " << summary->trace_problems.front()
+                        << "); each target replays what was readable\n";
+          }
+          files[i * o->runs + n] = summary->result_path;
         }
-        files.push_back(summary->result_path);
       }
+    } else if (files.size() % o->runs != 0) {
+      return fail("compare",
+                  fmt::format("--runs {}: {} result files are not {} runs of each mount; give every mount's runs, "
+                              "one mount after another",
+                              o->runs, files.size(), o->runs),
+                  kExitUsage);
     }
     // The results' traces, from their headers, before any long read.
     std::vector<ResultMeta> metas;
@@ -108,9 +129,9 @@ Action add_compare_verb(CLI::App& app) {
       results.push_back(std::move(r).value());
       results.back().different_trace = metas[results.size() - 1].different_trace;
     }
-    std::vector<const ResultSummary*> ptrs;
-    for (const ResultSummary& r : results) ptrs.push_back(&r);
-    auto text = render_compare(ptrs, *parse_output_format(o->format), {.top = o->top, .dir_depth = o->depth});
+    std::vector<std::vector<const ResultSummary*>> mounts(results.size() / o->runs);
+    for (size_t k = 0; k < results.size(); ++k) mounts[k / o->runs].push_back(&results[k]);
+    auto text = render_compare(mounts, *parse_output_format(o->format), {.top = o->top, .dir_depth = o->depth});
     if (!text) return fail("compare", text.message());
     if (int rc = write_output("compare", o->output, *text); rc != kExitOk) return rc;
     return complete && !damaged ? kExitOk : kExitIncomplete;

@@ -1,12 +1,17 @@
 // fsreplay replay: argument parsing and printing only; see replayer/replay.h.
 #include <fmt/core.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "replayer/replay.h"
+#include "tools/report/render_json.h"
+#include "tools/report/run_spread.h"
+#include "traces/wait_status.h"
 #include "tools/cli_util.h"
 #include "tools/detect/detect.h"
 #include "tools/progress/progress.h"
@@ -20,6 +25,8 @@ struct ReplayArgs {
   std::string trace, timing = "think", mmap = "touch", dir_order = "listing", walks = "as-passed";
   bool no_prepare = false, no_verify = false, json = false, keep_tree = false, no_correction = false, quiet = false;
   std::vector<std::string> inject;
+  size_t runs = 1, warmup = 0;
+  std::string prepare_cmd;
   ReplayOptions opt;
 };
 
@@ -129,6 +136,16 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
                 "target's caches before the clock; for benches that remount the target after preparing)");
   sub->add_flag("--keep-tree", a.keep_tree, "Leave the tree as the replay left it (default: reset to the initial state)");
   sub->add_flag("--json", a.json, "Print the summary as JSON");
+  sub->add_option("--runs", a.runs,
+                  "Replay N times, each on a freshly reset tree, results in RESULT.1 ... RESULT.N (before the "
+                  ".result ending); prints every run's wall time, then the median run's summary with the median, "
+                  "mean, sd, min, max and the median's 95% interval (bootstrap) over the runs")
+      ->check(CLI::Range(1, 1000));
+  sub->add_option("--warmup", a.warmup, "Runs before the --runs, replayed and thrown away (caches, JIT, page cache)")
+      ->check(CLI::Range(0, 100));
+  sub->add_option("--prepare-cmd", a.prepare_cmd,
+                  "Shell command run before every run, warm-ups included (e.g. 'sync; echo 3 > "
+                  "/proc/sys/vm/drop_caches', or a remount); a failure stops the replay");
   sub->add_option("--max-divergence", a.opt.max_divergence_pct,
                   "Largest share of ops (%) whose result may differ from the recorded one (default 1); past it "
                   "the replay exits with status 6 and its result is marked diverged")
@@ -171,6 +188,80 @@ Status parse_injections(const std::vector<std::string>& items, ReplayOptions& op
     opt.inject_ns[static_cast<size_t>(*cls)] = ns;
   }
   return Status::ok();
+}
+
+// RESULT.K.result for the K-th of several runs.
+std::string run_output(const std::string& out, size_t k) {
+  const size_t dot = out.size() > 7 && out.compare(out.size() - 7, 7, ".result") == 0 ? out.size() - 7 : out.size();
+  return fmt::format("{}.{}{}", out.substr(0, dot), k, out.substr(dot));
+}
+
+// --runs N, --warmup K, --prepare-cmd: K + N replays, each on a freshly reset
+// tree; the median run's summary, and the spread of the walls.
+int replay_runs(ReplayArgs& a) {
+  const std::string out = result_path_for(a.trace, a.opt);
+  std::vector<ReplaySummary> kept;
+  std::vector<double> walls;
+  bool any_diverged = false, damaged = false;
+  for (size_t k = 0; k < a.warmup + a.runs; ++k) {
+    const bool warm = k < a.warmup;
+    const std::string which = warm ? fmt::format("warm-up {} of {}", k + 1, a.warmup)
+                                   : fmt::format("run {} of {}", k - a.warmup + 1, a.runs);
+    if (!a.prepare_cmd.empty()) {
+      const int st = std::system(a.prepare_cmd.c_str());
+      if (st != 0)
+        return fail("replay", fmt::format("--prepare-cmd '{}' failed before {} ({}); fix the command, or leave it out",
+                                          a.prepare_cmd, which, describe_wait_status(st)));
+    }
+    ReplayOptions o = a.opt;
+    o.reset_after = true;  // the next run starts from the initial tree
+    o.output = warm ? run_output(out, 0) + ".warmup" : a.runs == 1 ? out : run_output(out, k - a.warmup + 1);
+    auto r = run_replay(a.trace, o);
+    if (!r && r.code() == StatusCode::kInterrupted) return fail("replay", r.message(), stop_exit_code());
+    if (!r) return fail_input("replay", r.status());
+    damaged = damaged || !r->trace_problems.empty();
+    fmt::print(stderr, "fsreplay replay: {}: wall {}, {} divergences{}\n", which, human_ns(r->wall_ns),
+               r->divergences, r->diverged ? " (DIVERGED)" : "");
+    if (warm) {
+      std::remove(o.output.c_str());
+      continue;
+    }
+    any_diverged = any_diverged || r->diverged;
+    walls.push_back(double(r->wall_ns));
+    kept.push_back(std::move(r).value());
+  }
+  const ReplaySummary& mid = kept[median_index(walls)];
+  const Spread s = spread_of(walls);
+  const std::vector<std::string> warnings = spread_warnings(walls, "the wall time");
+  if (a.json) {
+    nlohmann::json j = nlohmann::json::parse(summary_to_json(mid));
+    nlohmann::json runs = nlohmann::json::parse(spread_to_json(walls).dump());
+    runs["walls_ns"] = walls;
+    runs["results"] = nlohmann::json::array();
+    for (const ReplaySummary& r : kept) runs["results"].push_back(r.result_path);
+    runs.erase("values_ns");  // (walls_ns)
+    runs["confidence"] = kConfidence;
+    runs["warnings"] = warnings;
+    j["runs"] = runs;
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("(the median run of {}: {})\n", kept.size(), mid.result_path);
+    print_summary(mid);
+    fmt::print("runs         {}: median {}", kept.size(), human_ns(uint64_t(s.median)));
+    if (s.has_interval())
+      fmt::print(" [{}, {}] ({:.0f}% interval of the median, bootstrap)", human_ns(uint64_t(s.lo)),
+                 human_ns(uint64_t(s.hi)), kConfidence * 100);
+    else
+      fmt::print(" (fewer than {} runs: no interval)", kMinRunsForInterval);
+    fmt::print("; mean {}, sd {}, min {}, max {}\n", human_ns(uint64_t(s.mean)), human_ns(uint64_t(s.sd)),
+               human_ns(uint64_t(s.min)), human_ns(uint64_t(s.max)));
+  }
+  for (const std::string& w : warnings) fmt::print(stderr, "fsreplay replay: warning: {}\n", w);
+  if (any_diverged) {
+    print_divergence(mid);
+    return kExitDiverged;
+  }
+  return damaged ? kExitIncomplete : kExitOk;
 }
 
 }  // namespace
@@ -220,6 +311,11 @@ Action add_replay_verb(CLI::App& app) {
     a->opt.environment_json = detect_environment_json(a->opt.target);
     a->opt.on_warning = [](const std::string& w) { fmt::print(stderr, "fsreplay replay: warning: {}\n", w); };
     install_stop_handlers("replay");
+    if (a->runs > 1 || a->warmup > 0 || !a->prepare_cmd.empty()) {
+      if (a->keep_tree) return fail("replay", "--keep-tree keeps one run's tree: leave it out with --runs, --warmup "
+                                              "or --prepare-cmd (each run starts from the reset tree)", kExitUsage);
+      return replay_runs(*a);
+    }
     auto r = run_replay(a->trace, a->opt);
     if (!r && r.code() == StatusCode::kInterrupted) return fail("replay", r.message(), stop_exit_code());
     if (!r) return fail_input("replay", r.status());  // 4: a trace with no readable event

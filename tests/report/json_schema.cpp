@@ -27,7 +27,8 @@ class Validator {
     for (const auto& [k, _] : s.items()) {
       static const std::set<std::string> kKnown = {"type", "const", "enum", "properties", "required",
                                                    "additionalProperties", "propertyNames", "items",
-                                                   "minimum", "oneOf", "$ref"};
+                                                   "minimum", "maximum", "minItems", "maxItems", "oneOf",
+                                                   "$ref"};
       if (!kKnown.count(k) && !kAnnotations.count(k)) throw std::runtime_error("schema: unsupported keyword " + k);
     }
     if (s.contains("$ref")) {
@@ -56,6 +57,12 @@ class Validator {
     }
     if (s.contains("minimum") && v.is_number() && v.get<double>() < s["minimum"].get<double>())
       errs.push_back(at + ": " + v.dump() + " below minimum " + s["minimum"].dump());
+    if (s.contains("maximum") && v.is_number() && v.get<double>() > s["maximum"].get<double>())
+      errs.push_back(at + ": " + v.dump() + " above maximum " + s["maximum"].dump());
+    if (s.contains("minItems") && v.is_array() && v.size() < s["minItems"].get<size_t>())
+      errs.push_back(at + ": " + std::to_string(v.size()) + " items, want at least " + s["minItems"].dump());
+    if (s.contains("maxItems") && v.is_array() && v.size() > s["maxItems"].get<size_t>())
+      errs.push_back(at + ": " + std::to_string(v.size()) + " items, want at most " + s["maxItems"].dump());
     if (s.contains("oneOf")) {
       int matches = 0;
       for (const auto& alt : s["oneOf"]) {

@@ -7,15 +7,35 @@
 namespace fsr {
 
 Comparison compare_summaries(const std::vector<const ResultSummary*>& results) {
+  std::vector<std::vector<const ResultSummary*>> columns;
+  for (const ResultSummary* rs : results) columns.push_back({rs});
+  return compare_runs(columns);
+}
+
+Comparison compare_runs(const std::vector<std::vector<const ResultSummary*>>& columns) {
   Comparison cmp;
-  for (const ResultSummary* rs : results) {
+  cmp.runs = columns.empty() ? 1 : SIZE_MAX;
+  for (const std::vector<const ResultSummary*>& runs : columns) {
+    if (runs.empty()) continue;
     CompareColumn col;
-    col.stats = rs->stats;
-    col.run = run_info(*rs);
-    col.path = rs->path;
-    col.dep_wait = rs->dep_wait;
+    for (const ResultSummary* rs : runs) {
+      col.walls_ns.push_back(double(run_info(*rs).wall_ns));
+      std::array<double, kClassCount> by{};
+      for (int c = 0; c < kClassCount; ++c) by[size_t(c)] = double(rs->stats.by_class[size_t(c)].sum());
+      col.class_ns.push_back(by);
+    }
+    const ResultSummary& mid = *runs[median_index(col.walls_ns)];
+    col.stats = mid.stats;
+    col.run = run_info(mid);
+    col.path = mid.path;
+    col.dep_wait = mid.dep_wait;
+    cmp.runs = std::min(cmp.runs, runs.size());
+    if (runs.size() > 1)
+      for (std::string& w : spread_warnings(col.walls_ns, "the wall time on " + col.run.label))
+        cmp.run_warnings.push_back(std::move(w));
     cmp.columns.push_back(std::move(col));
   }
+  if (cmp.columns.empty()) cmp.runs = 1;
   for (int c = 0; c < kClassCount; ++c) {
     bool seen = false;
     for (const CompareColumn& col : cmp.columns) seen = seen || col.stats.by_class[c].count() > 0;

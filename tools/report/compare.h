@@ -1,7 +1,7 @@
 // The comparison model: several results of the same trace on different mounts,
 // one column each; rows are wall time and per-class summed latency, with
-// ratios against the first column (the shape of reference/measurements.md's
-// first table). Pure: no I/O, no formatting.
+// ratios against the first column (the shape of the seeds'
+// published WSL table). Pure: no I/O, no formatting.
 #pragma once
 
 #include <vector>
@@ -10,15 +10,21 @@
 #include "tools/report/report.h"
 #include "tools/report/result_set.h"
 #include "tools/report/result_summary.h"
+#include "tools/report/run_spread.h"
 #include "tools/report/stats.h"
 
 namespace fsr {
 
+// A mount's column. With several runs (compare --runs), run, stats, path
+// and dep_wait are those of its median run (by wall time), and walls_ns and
+// class_ns hold every run's, for the intervals (run_spread.h).
 struct CompareColumn {
   RunInfo run;
   ResultStats stats;
   PathAttribution path;
   DepWaitSummary dep_wait;
+  std::vector<double> walls_ns;                          // per run
+  std::vector<std::array<double, kClassCount>> class_ns;  // per run: each class's summed latency
 };
 
 // The behaviour diff: where recordings of one workload (made on different
@@ -45,12 +51,16 @@ struct Comparison {
   std::vector<BehaviourRow> behaviour;
   size_t behaviour_rows = 0;
   bool behaviour_compared = false;  // two recordings or more were compared
+  size_t runs = 1;                    // runs per column (the fewest any column has)
+  std::vector<std::string> run_warnings;  // wide spreads, cold first runs (run_spread.h)
 };
 
 // The behaviour diff of `c`'s recording columns (sets c.behaviour*).
 void diff_behaviour(Comparison& c);
 
 Comparison compare_summaries(const std::vector<const ResultSummary*>& results);
+// Several runs per column (each inner vector one mount's runs, in run order).
+Comparison compare_runs(const std::vector<std::vector<const ResultSummary*>>& columns);
 // The same over results held in memory (tests).
 Comparison build_comparison(const std::vector<const ResultSet*>& results, const StatsOptions& opt = {});
 

@@ -35,7 +35,14 @@ std::string render_report(const ResultSummary& target, const ResultSummary* base
 
 Result<std::string> render_compare(const std::vector<const ResultSummary*>& results, OutputFormat format,
                                    const ReportOptions& opt) {
-  const Comparison c = compare_summaries(results);
+  std::vector<std::vector<const ResultSummary*>> runs;
+  for (const ResultSummary* r : results) runs.push_back({r});
+  return render_compare(runs, format, opt);
+}
+
+Result<std::string> render_compare(const std::vector<std::vector<const ResultSummary*>>& runs, OutputFormat format,
+                                   const ReportOptions& opt) {
+  const Comparison c = compare_runs(runs);
   switch (format) {
     case OutputFormat::kText: return render_compare_text(c);
     case OutputFormat::kJson: return json_text(compare_to_json(c), 2) + "\n";

@@ -25,6 +25,10 @@ std::string render_report(const ResultSummary& target, const ResultSummary* base
 // `compare`: perfetto is refused (a timeline is per result: use `report`).
 Result<std::string> render_compare(const std::vector<const ResultSummary*>& results, OutputFormat format,
                                    const ReportOptions& opt);
+// Several runs per mount (each inner vector one mount's runs): medians with
+// their intervals (compare.h compare_runs).
+Result<std::string> render_compare(const std::vector<std::vector<const ResultSummary*>>& runs, OutputFormat format,
+                                   const ReportOptions& opt);
 
 // The same over results held in memory; perfetto renders the target's timeline only.
 std::string render_report(const ResultSet& target, const ResultSet* baseline, OutputFormat format,

@@ -158,6 +158,29 @@ nlohmann::ordered_json report_to_json(const Report& r) {
   return j;
 }
 
+J spread_to_json(const std::vector<double>& values) {
+  const Spread s = spread_of(values);
+  J j;
+  j["values_ns"] = values;
+  j["median_ns"] = s.median;
+  j["mean_ns"] = s.mean;
+  j["sd_ns"] = s.sd;
+  j["min_ns"] = s.min;
+  j["max_ns"] = s.max;
+  if (s.has_interval()) j["median_interval_ns"] = {s.lo, s.hi};
+  return j;
+}
+
+namespace {
+J ratio_json(const RatioSpread& r) {
+  J j;
+  j["ratio"] = r.ratio;
+  if (r.has_interval) j["interval"] = {r.lo, r.hi};
+  j["significant"] = r.significant;
+  return j;
+}
+}  // namespace
+
 nlohmann::ordered_json compare_to_json(const Comparison& c) {
   J j;
   j["schema"] = "fsreplay.compare/1";
@@ -192,7 +215,30 @@ nlohmann::ordered_json compare_to_json(const Comparison& c) {
   for (SyscallClass cls : c.classes)
     row(std::string(class_name(cls)), [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].sum(); },
         [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].count(); });
+  if (c.runs > 1) {  // every row's runs: each mount's spread, and its ratio to the first's
+    auto runs_of = [&](size_t k, const CompareColumn& col) {
+      if (k == 0) return col.walls_ns;
+      std::vector<double> v;
+      for (const auto& by : col.class_ns) v.push_back(by[size_t(c.classes[k - 1])]);
+      return v;
+    };
+    for (size_t k = 0; k < rows.size(); ++k) {
+      J per = J::array();
+      const std::vector<double> first = runs_of(k, c.columns[0]);
+      for (size_t i = 0; i < c.columns.size(); ++i) {
+        const std::vector<double> v = runs_of(k, c.columns[i]);
+        per.push_back(spread_to_json(v));
+        if (i > 0) per.back()["ratio_to_first"] = ratio_json(ratio_of(v, first));
+      }
+      rows[k]["runs"] = per;
+    }
+  }
   j["rows"] = rows;
+  if (c.runs > 1) {
+    j["runs"] = c.runs;
+    j["confidence"] = kConfidence;
+    j["run_warnings"] = c.run_warnings;
+  }
   if (c.behaviour_compared) {  // only with two recordings or more
     J b;
     b["min_calls"] = kBehaviourMinCalls;

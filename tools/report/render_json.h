@@ -12,5 +12,8 @@ namespace fsr {
 
 nlohmann::ordered_json report_to_json(const Report& r);
 nlohmann::ordered_json compare_to_json(const Comparison& c);
+// One figure's runs: their values and summary, and the median's interval
+// when there are enough of them (run_spread.h).
+nlohmann::ordered_json spread_to_json(const std::vector<double>& values);
 
 }  // namespace fsr

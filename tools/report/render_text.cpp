@@ -79,6 +79,45 @@ void dep_wait_table(std::string& out, const DepWaitSummary& d, const char* role)
                        d.wait_ns ? pct(double(w.wait_ns) / double(d.wait_ns)) : "-");
 }
 
+// Repeated runs: per row (wall, then each class), each mount's median with
+// its interval and spread, and its ratio against mount 1 with the ratio's
+// interval, marked where that interval excludes 1.
+std::string runs_block(const Comparison& c) {
+  std::string out = fmt::format(
+      "\nRuns: {} of each mount. Median [{:.0f}% interval of the median, bootstrap], sd;\n"
+      "ratio against [1] [its interval], * where it excludes 1 (a difference beyond the runs' spread)\n",
+      c.runs, kConfidence * 100);
+  auto ns_of = [](double v) { return ns(static_cast<uint64_t>(std::max(v, 0.0))); };
+  auto block = [&](std::string_view name, auto values_of) {
+    if (c.columns.empty()) return;
+    out += fmt::format("  {}\n", name);
+    const std::vector<double> first = values_of(c.columns[0]);
+    for (size_t i = 0; i < c.columns.size(); ++i) {
+      const std::vector<double> v = values_of(c.columns[i]);
+      const Spread s = spread_of(v);
+      std::string line = fmt::format("    [{}] {:<10} {:>9}", i + 1, fmtx::fit_left(c.columns[i].run.short_label, 10),
+                                     ns_of(s.median));
+      line += s.has_interval() ? fmt::format("  [{}, {}]  sd {}", ns_of(s.lo), ns_of(s.hi), ns_of(s.sd))
+                               : fmt::format("  ({} run{}: no interval)", s.n, s.n == 1 ? "" : "s");
+      if (i > 0) {
+        const RatioSpread r = ratio_of(v, first);
+        line += fmt::format("   {}", ratio(r.ratio));
+        if (r.has_interval) line += fmt::format(" [{}, {}]{}", ratio(r.lo), ratio(r.hi), r.significant ? " *" : "");
+      }
+      out += line + "\n";
+    }
+  };
+  block("wall", [](const CompareColumn& col) { return col.walls_ns; });
+  for (SyscallClass cls : c.classes)
+    block(class_name(cls), [cls](const CompareColumn& col) {
+      std::vector<double> v;
+      for (const auto& by : col.class_ns) v.push_back(by[size_t(cls)]);
+      return v;
+    });
+  for (const std::string& w : c.run_warnings) out += "  warning: " + w + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string render_report_text(const Report& r) {
@@ -205,6 +244,10 @@ std::string render_compare_text(const Comparison& c) {
   out += any_recording ? "\n(class rows: sum of op latencies, a recording's as recorded; wall: replay wall time, "
                          "a recording's span)\n"
                        : "\n(class rows: sum of op latencies; wall: replay wall time)\n";
+  if (c.runs > 1) {
+    out += "(each mount's median run)\n";
+    out += runs_block(c);
+  }
   if (c.behaviour_compared) {
     out += fmt::format("\nBehaviour diff: where the recordings did different work (calls; rows where one differs "
                        "from the first recording by >= {} calls and >= {:.0f}%)\n",
