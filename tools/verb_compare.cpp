@@ -37,7 +37,8 @@ Action add_compare_verb(CLI::App& app) {
   sub->add_option("--target,-t", o->targets, "Replay the trace on this directory (repeat; first = reference)");
   sub->add_option("--scratch", o->scratch, "Scratch directory for the replays (--target only)");
   sub->add_option("--results-dir", o->results_dir, "Where --target replays write their results");
-  sub->add_option("--format,-f", o->format, "text, json or html")->check(CLI::IsMember({"text", "json", "html"}));
+  sub->add_option("--format,-f", o->format, "text, json, html, markdown or csv")
+      ->check(CLI::IsMember({"text", "json", "html", "markdown", "csv"}));
   sub->add_option("--output,-o", o->output, "Write here instead of stdout");
   sub->add_option("--top", o->top, "Rows in the HTML process and directory tables")->check(CLI::Range(1, 1000));
   sub->add_option("--depth", o->depth, "Directory depth below the recorded root")->check(CLI::Range(1, 64));

@@ -25,7 +25,8 @@ Action add_predict_verb(CLI::App& app) {
   sub->add_option("TRACE", o->trace, "Recorded trace")->required();
   sub->add_option("--profile,-p", o->profiles, "Profile of a mount (fsreplay probe); repeat for a column per mount")
       ->required();
-  sub->add_option("--format,-f", o->format, "text, json or html")->check(CLI::IsMember({"text", "json", "html"}));
+  sub->add_option("--format,-f", o->format, "text, json, html, markdown or csv")
+      ->check(CLI::IsMember({"text", "json", "html", "markdown", "csv"}));
   sub->add_option("--output,-o", o->output, "Write here instead of stdout");
   sub->add_flag("--no-recorded", o->no_recorded,
                 "No column for the trace's own durations: the first profile is the baseline");

@@ -25,8 +25,8 @@ Action add_report_verb(CLI::App& app) {
   auto* sub = app.add_subcommand("report", "Attribute a replay's time per syscall class, process and directory");
   sub->add_option("result", o->result, "Result file written by `fsreplay replay`")->required();
   sub->add_option("--baseline,-b", o->baseline, "Result of the same trace on a reference mount");
-  sub->add_option("--format,-f", o->format, "text, json, html or perfetto")
-      ->check(CLI::IsMember({"text", "json", "html", "perfetto"}));
+  sub->add_option("--format,-f", o->format, "text, json, html, perfetto, markdown or csv")
+      ->check(CLI::IsMember({"text", "json", "html", "perfetto", "markdown", "csv"}));
   sub->add_option("--output,-o", o->output, "Write here instead of stdout");
   sub->add_option("--top", o->top, "Rows in the process and directory tables")->check(CLI::Range(1, 1000));
   sub->add_option("--depth", o->depth, "Directory depth below the recorded root")->check(CLI::Range(1, 64));

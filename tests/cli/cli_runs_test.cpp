@@ -10,6 +10,7 @@
 
 #include "tests/cli/cli_run.h"
 #include "tests/predict/predict_testdata.h"
+#include "traces/profile.h"
 
 namespace fsr {
 namespace {
@@ -104,6 +105,29 @@ TEST_F(CliRuns, CompareInterleavesTheTargetsAndShowsIntervals) {
   args.insert(args.end(), {"--runs", "4"});
   const CliRun bad = fsreplay(args);
   EXPECT_EQ(bad.code, 2) << show(bad);
+}
+
+// The exports to paste, from the verbs: predict's and compare's tables in
+// Markdown and CSV.
+TEST_F(CliRuns, PredictAndCompareExportMarkdownAndCsv) {
+  const std::string profile = d.file("base.profile");
+  ASSERT_TRUE(write_profile(profile, testdata::fixed_profile("base", 20'000)));
+  const CliRun md = fsreplay({"predict", trace, "-p", profile, "--format", "markdown"});
+  ASSERT_EQ(md.code, 0) << show(md);
+  EXPECT_NE(md.out.find("|---|"), std::string::npos) << show(md);
+  EXPECT_NE(md.out.find("| wall |"), std::string::npos) << show(md);
+  const CliRun csv = fsreplay({"predict", trace, "-p", profile, "--format", "csv"});
+  ASSERT_EQ(csv.code, 0) << show(csv);
+  EXPECT_EQ(csv.out.rfind("row,mount,label,runs,median_ns", 0), 0u) << show(csv);
+  const std::string results = d.file("results");
+  fs::create_directory(results);
+  const CliRun c = fsreplay({"compare", trace, "--target", target, "--results-dir", results, "--format", "markdown",
+                             "-q"});
+  ASSERT_EQ(c.code, 0) << show(c);
+  EXPECT_NE(c.out.find("One run per mount: no interval"), std::string::npos) << show(c);
+  const CliRun r = fsreplay({"report", results + "/build.1.result", "--format", "csv"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(r.out.rfind("section,key,count,total_ns", 0), 0u) << show(r);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/predict/predict.h"
+#include "tools/report/render_table.h"
 #include "tools/report/render_html.h"
 #include "tools/report/render_json.h"
 #include "tools/report/render_text.h"
@@ -131,6 +132,12 @@ Result<std::string> render_prediction(const Prediction& p, OutputFormat format, 
     case OutputFormat::kText: return text(p);
     case OutputFormat::kJson: return json_text(json(p), 2) + "\n";
     case OutputFormat::kHtml: return html(p, opt);
+    case OutputFormat::kMarkdown: {  // the columns' table, then what the prediction could not price
+      std::string out = "Predicted for " + p.trace + "\n\n" + render_compare_markdown(p.comparison);
+      for (const std::string& w : p.warnings) out += "\n- warning: " + w;
+      return p.warnings.empty() ? out : out + "\n";
+    }
+    case OutputFormat::kCsv: return render_compare_csv(p.comparison);
     case OutputFormat::kPerfetto:
       return Status::error("predict: --format perfetto is a replay's timeline; use text, json or html");
   }

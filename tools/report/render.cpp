@@ -4,6 +4,7 @@
 #include "tools/report/render_html.h"
 #include "tools/report/render_json.h"
 #include "tools/report/render_perfetto.h"
+#include "tools/report/render_table.h"
 #include "tools/report/render_text.h"
 #include "traces/text_safe.h"
 
@@ -14,6 +15,8 @@ std::optional<OutputFormat> parse_output_format(std::string_view name) {
   if (name == "json") return OutputFormat::kJson;
   if (name == "html") return OutputFormat::kHtml;
   if (name == "perfetto") return OutputFormat::kPerfetto;
+  if (name == "markdown") return OutputFormat::kMarkdown;
+  if (name == "csv") return OutputFormat::kCsv;
   return std::nullopt;
 }
 
@@ -22,6 +25,8 @@ std::string render_report(const ResultSummary& target, const ResultSummary* base
   switch (format) {
     case OutputFormat::kText: return render_report_text(build_report(target, baseline, opt));
     case OutputFormat::kJson: return json_text(report_to_json(build_report(target, baseline, opt)), 2) + "\n";
+    case OutputFormat::kMarkdown: return render_report_markdown(build_report(target, baseline, opt));
+    case OutputFormat::kCsv: return render_report_csv(build_report(target, baseline, opt));
     case OutputFormat::kPerfetto: return {};  // a timeline needs every op: see the ResultSet overload
     case OutputFormat::kHtml: {
       std::vector<const ResultSummary*> cols;
@@ -46,6 +51,8 @@ Result<std::string> render_compare(const std::vector<std::vector<const ResultSum
   switch (format) {
     case OutputFormat::kText: return render_compare_text(c);
     case OutputFormat::kJson: return json_text(compare_to_json(c), 2) + "\n";
+    case OutputFormat::kMarkdown: return render_compare_markdown(c);
+    case OutputFormat::kCsv: return render_compare_csv(c);
     case OutputFormat::kHtml: return render_html(c, {.title = "fsreplay compare", .top = opt.top});
     case OutputFormat::kPerfetto:
       return Status::error("compare: --format perfetto shows one replay's timeline; use `fsreplay report RESULT --format perfetto`");

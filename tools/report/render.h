@@ -14,8 +14,9 @@
 
 namespace fsr {
 
-enum class OutputFormat { kText, kJson, kHtml, kPerfetto };
-std::optional<OutputFormat> parse_output_format(std::string_view name);  // "text", "json", "html", "perfetto"
+enum class OutputFormat { kText, kJson, kHtml, kPerfetto, kMarkdown, kCsv };
+// "text", "json", "html", "perfetto", "markdown", "csv"
+std::optional<OutputFormat> parse_output_format(std::string_view name);
 
 // `report` from summaries (result_summary.h): text, json, html. Perfetto is
 // a timeline of every op: render_report over the ResultSet.
