@@ -19,6 +19,7 @@ Action add_predict_verb(CLI::App& app) {
     size_t top = 10;
     int depth = 2;
     uint64_t seed = 0x5eed, window = kDefaultWindow;
+    unsigned draws = 3;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("predict", "Predict a trace's replay on profiled mounts (fsreplay probe), in seconds");
@@ -35,6 +36,10 @@ Action add_predict_verb(CLI::App& app) {
   sub->add_option("--top", o->top, "Rows in the process and directory tables")->check(CLI::Range(1, 1000));
   sub->add_option("--depth", o->depth, "Directory depth below the recorded root")->check(CLI::Range(1, 64));
   sub->add_option("--seed", o->seed, "Seed of the latency draws (same seed, same prediction)");
+  sub->add_option("--draws", o->draws,
+                  "Simulations of each profile, each drawing its latencies with another seed (default 3; one plan "
+                  "serves them all): their range is the profile's sampling noise, shown beside each column")
+      ->check(CLI::Range(1, 100));
   sub->add_option("--window", o->window,
                   "Ops in the planner's window, as replay --window (memory follows it, not the trace)");
   sub->add_flag("--timing", o->timing, "Print how long each phase took (and events/s) on stderr");
@@ -46,6 +51,7 @@ Action add_predict_verb(CLI::App& app) {
     po.recorded_column = !o->no_recorded;
     po.stream.cold_start = o->cold_start;
     po.stream.seed = o->seed;
+    po.draws = o->draws;
     po.stream.window = o->window;
     po.report = {.top = o->top, .dir_depth = o->depth};
     auto pr = run_predict(o->trace, po);

@@ -293,3 +293,35 @@ TEST(Predict, RefusesAProfileGivenAsTheTrace) {
 
 }  // namespace
 }  // namespace fsr
+
+namespace fsr {
+namespace {
+
+// --draws: each profile column simulated again with other seeds, its spread
+// kept beside it; the first draw is the column itself, so asking for draws
+// never moves the headline figure. A small trace on a probed profile (real
+// latency samples) spreads; the recorded column has no draws.
+TEST(PredictDraws, TheDrawsSpreadAndLeaveTheFirstDrawAsItWas) {
+  testdata::TempDir dir;
+  ASSERT_TRUE(testdata::mixed_trace(40).write(dir.file("t.trace")));
+  PredictOptions o;
+  o.profiles = {std::string(FSR_PROFILES_DIR) + "/wsl2-9p.profile"};
+  o.draws = 1;
+  auto one = run_predict(dir.file("t.trace"), o);
+  ASSERT_TRUE(one) << one.message();
+  o.draws = 6;
+  auto six = run_predict(dir.file("t.trace"), o);
+  ASSERT_TRUE(six) << six.message();
+  ASSERT_EQ(six->columns.size(), 2u);
+  EXPECT_TRUE(six->columns[0].draw_walls_ns.empty()) << "the recorded column draws nothing";
+  const std::vector<double>& w = six->columns[1].draw_walls_ns;
+  ASSERT_EQ(w.size(), 6u);
+  EXPECT_EQ(one->columns[1].draw_walls_ns, std::vector<double>{w[0]});
+  EXPECT_EQ(w[0], double(six->columns[1].sim.wall_ns));
+  EXPECT_EQ(six->columns[1].sim.wall_ns, one->columns[1].sim.wall_ns) << "draws moved the headline figure";
+  EXPECT_NE(*std::min_element(w.begin(), w.end()), *std::max_element(w.begin(), w.end()))
+      << "six seeds on 40 rounds of real samples drew the same wall";
+}
+
+}  // namespace
+}  // namespace fsr

@@ -197,6 +197,17 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
       b->add(named, r.event_index, path_of);
     };
   }
+  // The further draws of each profile column: the same model, other seeds, no records.
+  const size_t main_columns = sc.size();
+  std::vector<size_t> draw_of;  // per extra stream column: its column
+  for (size_t k = 0; k < cols.size(); ++k)
+    for (unsigned j = 1; cols[k].model && j < opt.draws; ++j) {
+      StreamColumn& x = sc.emplace_back();
+      x.model = cols[k].model.get();
+      x.seed = opt.stream.seed + j * 0x9e3779b97f4a7c15ull;
+      if (x.seed == 0) x.seed = 1;
+      draw_of.push_back(k);
+    }
   FSR_ASSIGN_OR_RETURN(const StreamStats st, simulate_stream(in, [&cur](StrId id) { return cur->str(id); },
                                                              survey_pass, plan_pass, sc, so_run));
   if (st.events == 0 && read_problems.empty())
@@ -221,6 +232,11 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   for (size_t k = 0; k < cols.size(); ++k) {
     Column& c = cols[k];
     c.col.sim = sc[k].sim;
+    if (c.model) {
+      c.col.draw_walls_ns.push_back(double(sc[k].sim.wall_ns));
+      for (size_t x = 0; x < draw_of.size(); ++x)
+        if (draw_of[x] == k) c.col.draw_walls_ns.push_back(double(sc[main_columns + x].sim.wall_ns));
+    }
     if (c.model) {
       c.col.assumptions = assumptions(c.col.profile_name, sc[k].notes, c.col.sim,
                                       opt.stream.sim.window_ops ? opt.stream.sim.window_ops : st.window);

@@ -30,6 +30,10 @@ struct PredictOptions {
   bool recorded_column = true;   // false: the first profile is the baseline
   StreamOptions stream;          // the window (as replay --window), seed, cold caches, simulator
   ReportOptions report;
+  // Simulations of each profile column, each drawing its latencies with
+  // another seed: their spread is the profile's sampling noise (one plan
+  // serves them all). The first draw's is the column's figures.
+  unsigned draws = 3;
 };
 
 struct PredictColumn {
@@ -40,6 +44,7 @@ struct PredictColumn {
   std::string probed;            // "2026-12-01 14:02 UTC on HOST, 31 rounds"
   SimStats sim;
   std::vector<std::string> assumptions;  // one line each: what it could not price from the profile
+  std::vector<double> draw_walls_ns;     // a profile column's wall per draw (PredictOptions::draws), first = its own
 };
 
 struct Prediction {

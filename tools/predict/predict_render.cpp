@@ -9,7 +9,9 @@
 #include "tools/report/render_table.h"
 #include "tools/report/render_html.h"
 #include "tools/report/render_json.h"
+#include "tools/report/format.h"
 #include "tools/report/render_text.h"
+#include "tools/report/run_spread.h"
 #include "traces/text_safe.h"
 
 namespace fsr {
@@ -37,6 +39,18 @@ std::string fingerprint_line(const std::string& json) {
                      s(j, "kernel_release"));
 }
 
+// The spread of a profile column's wall over its draws: the profile's
+// sampling noise alone (not the mount's day-to-day spread, nor predict's
+// model error: docs/predict.md has the validated error).
+std::string draws_line(const std::vector<double>& walls) {
+  if (walls.size() < 2) return "1 draw of the profile's latency sampling (predict --draws N gives its spread)";
+  const Spread s = spread_of(walls);
+  const auto ns_of = [](double v) { return fmtx::ns(static_cast<uint64_t>(std::max(v, 0.0))); };
+  return fmt::format("{} draws of the profile's latency sampling: wall median {}, range {}..{} ({:+.1f}%..{:+.1f}%)",
+                     walls.size(), ns_of(s.median), ns_of(s.min), ns_of(s.max),
+                     s.median > 0 ? 100 * (s.min / s.median - 1) : 0.0, s.median > 0 ? 100 * (s.max / s.median - 1) : 0.0);
+}
+
 std::string text(const Prediction& p) {
   std::string o = "fsreplay predict\n  " + std::string(kBanner) + "\n";
   o += fmt::format("  trace      {} ({} events)\n", p.trace, p.events);
@@ -50,6 +64,7 @@ std::string text(const Prediction& p) {
     } else {
       o += "      " + c.probed + "\n";
     }
+    if (!c.draw_walls_ns.empty()) o += "      draws    " + draws_line(c.draw_walls_ns) + "\n";
     for (const std::string& a : c.assumptions) o += "      assumed: " + a + "\n";
   }
   for (const std::string& pr : p.problems) o += "  warning: " + pr + "\n";
@@ -81,6 +96,7 @@ J json(const Prediction& p) {
     o["wall_ns"] = c.sim.wall_ns;
     o["ops"] = c.sim.ops;
     o["assumptions"] = c.assumptions;
+    if (!c.draw_walls_ns.empty()) o["draws"] = spread_to_json(c.draw_walls_ns);
     cols.push_back(std::move(o));
   }
   j["columns"] = cols;
@@ -114,6 +130,7 @@ std::string html(const Prediction& p, const ReportOptions& opt) {
     n += c.profile_file.empty() ? c.probed
                                 : "profile " + c.profile_file + ", probed " + c.probed + "; " + fingerprint_line(c.fingerprint_json);
     notes.push_back(n);
+    if (!c.draw_walls_ns.empty()) notes.push_back(fmt::format("[{}] {}", i + 1, draws_line(c.draw_walls_ns)));
     for (const std::string& a : c.assumptions) notes.push_back(fmt::format("[{}] assumed: {}", i + 1, a));
   }
   for (const std::string& pr : p.problems) notes.push_back("warning: " + pr);

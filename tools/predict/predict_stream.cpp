@@ -71,7 +71,7 @@ Result<StreamStats> simulate_stream(const PlanInputs& in, const StringLookup& st
   std::vector<std::unique_ptr<OpCost>> costs;
   std::vector<std::unique_ptr<Simulator>> sims;
   for (StreamColumn& c : cols) {
-    costs.push_back(std::make_unique<OpCost>(view, c.model, opt.seed, opt.cold_start));
+    costs.push_back(std::make_unique<OpCost>(view, c.model, c.seed ? c.seed : opt.seed, opt.cold_start));
     sims.push_back(std::make_unique<Simulator>(view, *costs.back(), opt.sim, st.window));
   }
   auto all_done = [&](uint64_t i) {

@@ -30,7 +30,9 @@ EventChunks chunks_of(const std::vector<Event>& events, size_t chunk = 4096);
 
 struct StreamColumn {
   const LatencyModel* model = nullptr;  // null: every op its recorded duration
-  // Each op's record, in event order, with its event and plan.
+  uint64_t seed = 0;                     // its latency draws' seed; 0: StreamOptions::seed
+  // Each op's record, in event order, with its event and plan (none: its
+  // SimStats only).
   std::function<void(const OpRecord&, const Event&, const PlanOp&)> sink;
   SimStats sim;                          // out
   CostNotes notes;                       // out
