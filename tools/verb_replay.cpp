@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "replayer/replay.h"
+#include "tools/report/format.h"
 #include "tools/report/render_json.h"
 #include "tools/report/run_spread.h"
 #include "traces/wait_status.h"
@@ -247,14 +248,14 @@ int replay_runs(ReplayArgs& a) {
   } else {
     fmt::print("(the median run of {}: {})\n", kept.size(), mid.result_path);
     print_summary(mid);
-    fmt::print("runs         {}: median {}", kept.size(), human_ns(uint64_t(s.median)));
+    fmt::print("runs         {}: median {}", kept.size(), human_ns(fmtx::ns_count(s.median)));
     if (s.has_interval())
-      fmt::print(" [{}, {}] ({:.0f}% interval of the median, bootstrap)", human_ns(uint64_t(s.lo)),
-                 human_ns(uint64_t(s.hi)), kConfidence * 100);
+      fmt::print(" [{}, {}] ({:.0f}% interval of the median, bootstrap)", human_ns(fmtx::ns_count(s.lo)),
+                 human_ns(fmtx::ns_count(s.hi)), kConfidence * 100);
     else
       fmt::print(" (fewer than {} runs: no interval)", kMinRunsForInterval);
-    fmt::print("; mean {}, sd {}, min {}, max {}\n", human_ns(uint64_t(s.mean)), human_ns(uint64_t(s.sd)),
-               human_ns(uint64_t(s.min)), human_ns(uint64_t(s.max)));
+    fmt::print("; mean {}, sd {}, min {}, max {}\n", human_ns(fmtx::ns_count(s.mean)), human_ns(fmtx::ns_count(s.sd)),
+               human_ns(fmtx::ns_count(s.min)), human_ns(fmtx::ns_count(s.max)));
   }
   for (const std::string& w : warnings) fmt::print(stderr, "fsreplay replay: warning: {}\n", w);
   if (any_diverged) {

@@ -1,6 +1,8 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "tests/report/golden.h"
@@ -43,6 +45,19 @@ TEST(RenderText, ShowsMappingsOnlyNearTheLimit) {
   ResultSet failed = far;
   failed.header.options_json = R"({"address_space":{"peak_mappings":65500,"peak_spaces":2000,"max_map_count":65530,"enomem":12}})";
   EXPECT_NE(render_report_text(build_report(failed, nullptr)).find("12 mmaps failed with ENOMEM"), std::string::npos);
+}
+
+// A statistic in ns past the uint64 range (a hostile trace's wall near
+// 2^64, found by the replay fuzzer in predict's draws) clamps, as a cast
+// of it would be undefined.
+TEST(Format, StatisticsClampToTheCountRange) {
+  EXPECT_EQ(fmtx::ns_count(18446744073709551616.0), UINT64_MAX);  // 2^64
+  EXPECT_EQ(fmtx::ns_count(1.84467e19), 18446700000000000000u);
+  EXPECT_EQ(fmtx::ns_count(1e30), UINT64_MAX);
+  EXPECT_EQ(fmtx::ns_count(-5), 0u);
+  EXPECT_EQ(fmtx::ns_count(std::nan("")), 0u);
+  EXPECT_EQ(fmtx::ns_count(1234.9), 1234u);
+  EXPECT_EQ(fmtx::ns_of(2.5e9), "2.50 s");
 }
 
 TEST(Format, ThreeSignificantDigits) {

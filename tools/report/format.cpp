@@ -54,4 +54,12 @@ std::string fit_left(std::string_view raw, size_t width) {
   return (width <= 3 ? "" : "...") + s.substr(at);
 }
 
+uint64_t ns_count(double v) {
+  if (!(v > 0)) return 0;
+  if (v >= 18446744073709551615.0) return UINT64_MAX;  // (2^64: the first double past the range)
+  return static_cast<uint64_t>(v);
+}
+
+std::string ns_of(double v) { return ns(ns_count(v)); }
+
 }  // namespace fsr::fmtx

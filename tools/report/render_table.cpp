@@ -23,7 +23,7 @@ std::string cell(std::string_view s) {
   return out;
 }
 
-std::string ns_d(double v) { return ns(static_cast<uint64_t>(std::max(v, 0.0))); }
+std::string ns_d(double v) { return fmtx::ns_of(v); }
 
 // Each compare row's values, per mount: the wall or a class's totals (one
 // per run; one entry without --runs).

@@ -87,7 +87,7 @@ std::string runs_block(const Comparison& c) {
       "\nRuns: {} of each mount. Median [{:.0f}% interval of the median, bootstrap], sd;\n"
       "ratio against [1] [its interval], * where it excludes 1 (a difference beyond the runs' spread)\n",
       c.runs, kConfidence * 100);
-  auto ns_of = [](double v) { return ns(static_cast<uint64_t>(std::max(v, 0.0))); };
+  using fmtx::ns_of;
   auto block = [&](std::string_view name, auto values_of) {
     if (c.columns.empty()) return;
     out += fmt::format("  {}\n", name);
