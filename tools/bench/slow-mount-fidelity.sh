@@ -199,20 +199,26 @@ for w in "${wls[@]}"; do
   grep -h "warning: " "$WORK/$w/predict.err" | sed 's/^/# /' || true
 done
 echo
-printf '%-8s %-20s %-26s %-26s %-18s %s\n' workload "real s" "replay(mount rec) s" "replay(local rec) s" "predict s" "LOOKUP+GETATTR real / rp-mount / rp-local"
+printf '%-8s %-20s %-36s %-36s %-18s %s\n' workload "real s" "replay(mount rec) s" "replay(local rec) s" "predict s" "LOOKUP+GETATTR real / rp-mount / rp-local"
 for w in "${wls[@]}"; do
-  awk -v w="$w" '$1 == w' "$WORK/rows" | python3 -c '
+  awk -v w="$w" '$1 == w' "$WORK/rows" | PYTHONPATH=$ROOT/tools/bench python3 -c '
 import statistics, sys
+from benchstats import spread, ratio
 rows = [l.split() for l in sys.stdin]
 col = lambda i: [float(r[i]) for r in rows]
 real = statistics.median(col(1))
 def cell(i, err=True):
-    v = col(i); m = statistics.median(v)
-    s = "%.2f (%.2f..%.2f)" % (m, min(v), max(v))
-    return s + (" %+.1f%%" % (100 * (m / real - 1)) if err else "")
+    v = col(i); s = spread(v)
+    c = "%.2f (%.2f..%.2f)" % (s["median"], s["min"], s["max"])
+    if not err:
+        return c
+    r = ratio(v, col(1))
+    e = " %+.1f%%" % (100 * (r["ratio"] - 1))
+    return c + e + (" [%+.0f,%+.0f]" % (100 * (r["lo"] - 1), 100 * (r["hi"] - 1)) if r["lo"] is not None else "")
 req = lambda i: "%d" % statistics.median(col(i))
-print("%-8s %-20s %-26s %-26s %-18s %s / %s / %s" % (rows[0][0], cell(1, False), cell(2), cell(3),
+print("%-8s %-20s %-36s %-36s %-18s %s / %s / %s" % (rows[0][0], cell(1, False), cell(2), cell(3),
       "%.2f %+.1f%%" % (col(4)[0], 100 * (col(4)[0] / real - 1)), req(5), req(6), req(7)))
 '
 done
-echo "# errors: each column's median against the real run's median; (min..max) over the rounds"
+echo "# errors: each column's median against the real run's median, [its 95% interval] (tools/bench/benchstats.py:"
+echo "# bootstrap of the ratio of medians, 3 rounds or more); (min..max) over the rounds"
