@@ -75,6 +75,7 @@ std::vector<DivergenceRow> top_divergences(const DivergenceTally& by) {
 
 std::string summary_to_json(const ReplaySummary& s) {
   nlohmann::json j;
+  j["schema"] = "fsreplay.replay/1";  // (replayer/replay.schema.json)
   j["wall_ns"] = s.wall_ns;
   j["recorded_ns"] = s.recorded_ns;
   j["ops"] = s.ops;

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "tests/cli/cli_run.h"
+#include "tests/report/json_schema.h"
 #include "tests/predict/predict_testdata.h"
 #include "traces/profile.h"
 
@@ -26,6 +27,14 @@ class CliRuns : public ::testing::Test {
   testdata::TempDir d;
   const std::string trace = d.file("build.trace"), target = d.file("target");
 };
+
+// `doc`'s violations of the schema at `path` (below the source tree), one per line.
+std::string violations(const std::string& path, const nlohmann::json& doc) {
+  const nlohmann::json schema = nlohmann::json::parse(slurp(std::string(FSR_SOURCE_DIR) + "/" + path));
+  std::string out;
+  for (const std::string& e : testdata::validate_json(schema, doc)) out += e + "\n";
+  return out;
+}
 
 size_t lines_in(const std::string& path) {
   const std::string s = slurp(path);
@@ -47,11 +56,26 @@ TEST_F(CliRuns, ReplayKeepsEveryRunAndPreparesBeforeEach) {
     EXPECT_EQ(j["runs"]["results"][k - 1], d.file("r." + std::to_string(k) + ".result"));
   }
   EXPECT_TRUE(j["runs"].contains("median_interval_ns")) << r.out;
+  EXPECT_EQ(violations("replayer/replay.schema.json", j), "");
   EXPECT_FALSE(fs::exists(d.file("r.result"))) << "the runs are numbered";
   EXPECT_FALSE(fs::exists(d.file("r.0.result.warmup"))) << "the warm-up is thrown away";
   EXPECT_EQ(lines_in(count), 4u) << "--prepare-cmd runs before the warm-up and each run";
   EXPECT_NE(r.err.find("warm-up 1 of 1"), std::string::npos) << show(r);
   EXPECT_NE(r.err.find("run 3 of 3"), std::string::npos) << show(r);
+}
+
+// One replay's --json summary, as every run's, meets the schema; a key it
+// does not know fails it.
+TEST_F(CliRuns, TheReplaySummaryMeetsItsSchema) {
+  const CliRun r = fsreplay({"replay", trace, "--target", target, "--timing", "afap", "--max-divergence", "100", "-o",
+                             d.file("one.result"), "--json", "-q"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "fsreplay.replay/1");
+  EXPECT_FALSE(j.contains("runs"));
+  EXPECT_EQ(violations("replayer/replay.schema.json", j), "");
+  j["walls"] = 1;
+  EXPECT_NE(violations("replayer/replay.schema.json", j), "");
 }
 
 TEST_F(CliRuns, TwoRunsSayTheyHaveNoInterval) {
