@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -65,13 +67,18 @@ Action add_compare_verb(CLI::App& app) {
       const std::string stem = std::filesystem::path(o->inputs[0]).stem().string();
       // Run by run, every target in turn: results in mount order, runs within.
       files.assign(o->targets.size() * o->runs, "");
+      // A warning about the trace (its racy git reads, its xattr probes) is
+      // the same for every replay of it: said once.
+      auto said = std::make_shared<std::set<std::string>>();
       for (size_t n = 0; n < o->runs; ++n) {
         for (size_t i = 0; i < o->targets.size(); ++i) {
           ReplayOptions ro;
           ro.target = o->targets[i];
           ro.scratch = o->scratch;
           ro.force = o->force;
-          ro.on_warning = [](const std::string& w) { std::cerr << "fsreplay compare: warning: " << w << "\n"; };
+          ro.on_warning = [said](const std::string& w) {
+            if (said->insert(w).second) std::cerr << "fsreplay compare: warning: " << w << "\n";
+          };
           ro.output = (std::filesystem::path(o->results_dir) /
                        (o->runs == 1 ? fmt::format("{}.{}.result", stem, i + 1)
                                      : fmt::format("{}.{}.run{}.result", stem, i + 1, n + 1)))

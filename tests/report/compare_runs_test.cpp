@@ -105,6 +105,20 @@ TEST(CompareRuns, AOnePercentDifferenceOnNoisyRunsIsNotMarked) {
   EXPECT_EQ(render_compare_text(c).find(" *\n"), std::string::npos) << render_compare_text(c);
 }
 
+// Two mounts of one kind (slowfs emulating 9p and virtiofs are both fuse)
+// are told apart by their targets' names; one kind on the same-named targets
+// stays as it is.
+TEST(CompareRuns, MountsOfOneKindAreNamedByTheirTargets) {
+  const Comparison c = compare_of({runs_of("/home/u/proj", 1, {1.0}), runs_of("/var/t/target-wsl2-9p/", 10, {1.0}),
+                                   runs_of("/var/t/target-wsl2-virtiofs", 3, {1.0})});
+  EXPECT_EQ(c.columns[0].run.short_label, "ext4");
+  EXPECT_EQ(c.columns[1].run.short_label, "target-wsl2-9p");
+  EXPECT_EQ(c.columns[2].run.short_label, "target-wsl2-virtiofs");
+  const Comparison same = compare_of({runs_of("/a/proj", 10, {1.0}), runs_of("/b/proj", 10, {1.0})});
+  EXPECT_EQ(same.columns[0].run.short_label, "9p-drvfs");
+  EXPECT_EQ(same.columns[1].run.short_label, "9p-drvfs");
+}
+
 TEST(CompareRuns, OneRunShowsNoInterval) {
   const Comparison one = compare_of({runs_of("/home/u/proj", 1, {1.0}), runs_of("/mnt/c/proj", 10, {1.0})});
   EXPECT_EQ(one.runs, 1u);

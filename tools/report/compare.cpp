@@ -12,6 +12,30 @@ Comparison compare_summaries(const std::vector<const ResultSummary*>& results) {
   return compare_runs(columns);
 }
 
+namespace {
+// Two mounts of one kind (two slowfs mounts emulating 9p and virtiofs) have
+// one short label: their targets' last components tell them apart, where
+// those differ.
+void name_alike_columns(std::vector<CompareColumn>& cols) {
+  auto base = [](const std::string& p) {
+    const size_t end = p.find_last_not_of('/');
+    if (end == std::string::npos) return std::string();
+    const size_t slash = p.rfind('/', end);
+    return p.substr(slash == std::string::npos ? 0 : slash + 1, end - (slash == std::string::npos ? 0 : slash + 1) + 1);
+  };
+  for (size_t i = 0; i < cols.size(); ++i) {
+    std::vector<size_t> same;
+    for (size_t j = 0; j < cols.size(); ++j)
+      if (cols[j].run.short_label == cols[i].run.short_label) same.push_back(j);
+    if (same.size() < 2) continue;
+    std::set<std::string> names;
+    for (size_t j : same) names.insert(base(cols[j].run.target));
+    if (names.size() < same.size() || names.count("")) continue;  // (the targets do not tell them apart either)
+    for (size_t j : same) cols[j].run.short_label = base(cols[j].run.target);
+  }
+}
+}  // namespace
+
 Comparison compare_runs(const std::vector<std::vector<const ResultSummary*>>& columns) {
   Comparison cmp;
   cmp.runs = columns.empty() ? 1 : SIZE_MAX;
@@ -36,6 +60,7 @@ Comparison compare_runs(const std::vector<std::vector<const ResultSummary*>>& co
     cmp.columns.push_back(std::move(col));
   }
   if (cmp.columns.empty()) cmp.runs = 1;
+  name_alike_columns(cmp.columns);
   for (int c = 0; c < kClassCount; ++c) {
     bool seen = false;
     for (const CompareColumn& col : cmp.columns) seen = seen || col.stats.by_class[c].count() > 0;
