@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -159,6 +160,13 @@ struct Ctx {
 // one), for read-only calls that take no directory fd; false when the root's
 // path is not known or the result does not fit. Like fstatat from the root's
 // fd, the walk follows symlinks as the original's did.
+// "/proc/self/fd/N": a name for an O_PATH fd the path calls accept.
+inline std::string proc_fd(int fd) {
+  char b[48];
+  snprintf(b, sizeof b, "/proc/self/fd/%d", fd);
+  return b;
+}
+
 inline bool abs_path(const Ctx& c, int k, char* out, size_t n) {
   // Walks as passed: from the root's fd or the walk's base, through /proc (a
   // walk from "/" would look up the root's own components on its mount).
@@ -225,7 +233,8 @@ int64_t with_opath(Ctx& c, int k, bool nofollow, F fn) {
 }
 
 // The families: each answers the calls it knows, std::nullopt for the others.
-std::optional<int64_t> files_op(Ctx& c);  // opens, stats, names, attributes, xattrs (exec_files.cpp)
+std::optional<int64_t> files_op(Ctx& c);  // opens, stats, names (exec_files.cpp)
+std::optional<int64_t> attr_op(Ctx& c);   // attributes and xattrs (exec_attrs.cpp)
 std::optional<int64_t> io_op(Ctx& c);     // reads, writes, copies, syncs, fd calls (exec_io.cpp)
 int64_t device_op(Ctx& c);                // any call on a character device's stand-in (exec_files.cpp)
 
