@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "tests/predict/predict_testdata.h"
 #include "tests/report/golden.h"
+#include "tests/report/json_schema.h"
 #include "tools/predict/predict.h"
 
 namespace fsr {
@@ -54,6 +56,21 @@ TEST_F(PredictGolden, Json) {
   const std::string j = render(OutputFormat::kJson);
   EXPECT_NE(j.find("\"predicted\": true"), std::string::npos);
   EXPECT_EQ(testdata::check_golden("predict.json", j), "");
+  // The schemas: predict's own, and compare's and report's for its parts.
+  auto errors_of = [](const std::string& schema, const nlohmann::json& doc) {
+    std::ifstream in(std::string(FSR_SOURCE_DIR) + "/" + schema);
+    std::string out;
+    for (const std::string& e : testdata::validate_json(nlohmann::json::parse(in), doc)) out += e + "\n";
+    return out;
+  };
+  const nlohmann::json doc = nlohmann::json::parse(j);
+  EXPECT_EQ(errors_of("tools/predict/predict.schema.json", doc), "");
+  EXPECT_EQ(errors_of("tools/report/compare.schema.json", doc["compare"]), "");
+  ASSERT_FALSE(doc["reports"].empty());
+  for (const auto& r : doc["reports"]) EXPECT_EQ(errors_of("tools/report/report.schema.json", r), "");
+  nlohmann::json bad = doc;
+  bad["columns"][1]["draws"]["values_ns"] = "many";
+  EXPECT_NE(errors_of("tools/predict/predict.schema.json", bad), "");
 }
 
 TEST_F(PredictGolden, Html) {

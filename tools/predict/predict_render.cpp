@@ -1,7 +1,7 @@
 // Rendering of a prediction: the report's own renderers (compare's table, a
 // report per mount against the baseline, the HTML page), framed by what
 // makes it a prediction: a PREDICTED banner, each profile's fingerprint and
-// what predict assumed. JSON schema "fsreplay.predict/1" (tools/predict/README.md).
+// what predict assumed. JSON schema "fsreplay.predict/1" (predict.schema.json).
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -101,6 +101,7 @@ J json(const Prediction& p) {
   }
   j["columns"] = cols;
   j["problems"] = p.problems;
+  j["warnings"] = p.warnings;
   j["compare"] = compare_to_json(p.comparison);
   J reps = J::array();
   for (const Report& r : p.reports) reps.push_back(report_to_json(r));
