@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -28,16 +29,18 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// Starts `fsreplay ARGS...`, stdout to `out` and stderr to `err` (files;
-// "/dev/null" for none), in a process group of its own if asked (a signal
-// to the group reaches what it starts).
+// Starts `fsreplay ARGS...`, stdout to `out` and stderr to `err` (files, one
+// file for both when they are the same; "/dev/null" for none), in a process
+// group of its own if asked (a signal to the group reaches what it starts),
+// after `in_child` (an environment variable, a limit) in the child.
 inline pid_t start_fsreplay(const std::vector<std::string>& args, const std::string& out, const std::string& err,
-                            bool own_group = false) {
+                            bool own_group = false, const std::function<void()>& in_child = {}) {
   const pid_t p = fork();
   if (p != 0) return p;
   if (own_group) setpgid(0, 0);
+  if (in_child) in_child();
   const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int e = err == out ? o : open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   dup2(o, STDOUT_FILENO);
   dup2(e, STDERR_FILENO);
   std::vector<char*> argv{const_cast<char*>("fsreplay")};

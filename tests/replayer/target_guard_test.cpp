@@ -18,6 +18,7 @@
 
 #include "replayer/interrupt.h"
 #include "replayer/root_policy.h"
+#include "tests/cli/cli_run.h"
 #include "tests/replayer/replay_fixture.h"
 
 namespace fsr {
@@ -304,17 +305,9 @@ TEST_F(TargetGuard, ASignalToTheReplayCommandCleansUpAndExits128PlusIt) {
   ASSERT_EQ(mkdir(tmp.c_str(), 0755), 0);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     const std::string out = base + "/cli.result", err = base + "/cli.err";
-    const pid_t pid = fork();
+    const pid_t pid = start_fsreplay({"replay", trace, "--target", target, "-o", out, "--timing", "think", "-q"}, err,
+                                     err, false, [&] { setenv("TMPDIR", tmp.c_str(), 1); });
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      setenv("TMPDIR", tmp.c_str(), 1);
-      int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(fd, 2);
-      dup2(fd, 1);
-      execl(FSR_FSREPLAY_PATH, "fsreplay", "replay", trace.c_str(), "--target", target.c_str(), "-o", out.c_str(),
-            "--timing", "think", "-q", static_cast<char*>(nullptr));
-      _exit(127);
-    }
     // Until the clock runs (the result's spool exists), then the signal.
     for (int i = 0; i < 300 && !exists(out + ".partial"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     EXPECT_TRUE(exists(out + ".partial")) << "the replay never started";
@@ -345,19 +338,12 @@ TEST_F(TargetGuard, AWritePastTheFileSizeLimitDivergesInsteadOfKillingTheReplay)
   const std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
   const std::string tmp = base + "/tmpdir", out = base + "/cli.result", err = base + "/cli.err";
   ASSERT_EQ(mkdir(tmp.c_str(), 0755), 0);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  const pid_t pid = start_fsreplay({"replay", trace, "--target", target, "-o", out, "-q"}, err, err, false, [&] {
     setenv("TMPDIR", tmp.c_str(), 1);
-    int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 2);
-    dup2(fd, 1);
     struct rlimit lim = {4096, 4096};  // the result itself stays smaller than this
     setrlimit(RLIMIT_FSIZE, &lim);
-    execl(FSR_FSREPLAY_PATH, "fsreplay", "replay", trace.c_str(), "--target", target.c_str(), "-o", out.c_str(),
-          "-q", static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  });
+  ASSERT_GE(pid, 0);
   int st = 0;
   ASSERT_EQ(waitpid(pid, &st, 0), pid);
   const std::string said = read_text(err);
@@ -379,16 +365,8 @@ TEST_F(TargetGuard, ASignalToThePrepareCommandEmptiesTheTargetAgain) {
     pre.push_back(entry("/w/p/d" + std::to_string(i % 100) + "/f" + std::to_string(i), PrestateKind::kFile, 512));
   const std::string trace = write_trace(t, "/w/p", pre);
   const std::string err = base + "/prep.err";
-  const pid_t pid = fork();
+  const pid_t pid = start_fsreplay({"prepare", trace, "--target", target, "-q"}, err, err);
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 2);
-    dup2(fd, 1);
-    execl(FSR_FSREPLAY_PATH, "fsreplay", "prepare", trace.c_str(), "--target", target.c_str(), "-q",
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
   // Until it has begun to make the tree (its directories come first).
   for (int i = 0; i < 2000 && !exists(target + "/d99"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ASSERT_EQ(kill(pid, SIGINT), 0);
