@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The floor under `fsreplay record`'s per-syscall cost, for
- * tools/bench/record_floor.cpp: the sys_enter/sys_exit pair with only the work
+ * dev/bench/record_floor.cpp: the sys_enter/sys_exit pair with only the work
  * the recorder cannot avoid, in three levels chosen by `level` before load:
  *   0  both programs return at once (the tracepoint dispatch alone);
  *   1  + the recorder's rodata test on the syscall number and its task-storage

@@ -13,7 +13,7 @@
 #include "schema.capnp.h"
 #include "traces/columns.h"
 #include "traces/inode_facts.h"
-#include "traces/status.h"
+#include "base/status.h"
 
 namespace fsr {
 

@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "traces/status.h"
+#include "base/status.h"
 
 namespace fsr {
 

@@ -21,7 +21,7 @@ enum EventFlag : uint16_t {
   kEfSharedFiles = 1 << 5,     // clone shared the fd table (CLONE_FILES)
   kEfFdIsPipe = 1 << 6,        // the fd operand was a pipe, socket or eventfd at record time
   kEfEmptyPath = 1 << 7,       // path 0 was "" in a call without AT_EMPTY_PATH (the kernel's ENOENT); stored as its base
-  // Bits 8-9 (path 0) and 10-11 (path 1): the PathTail (traces/paths.h) of
+  // Bits 8-9 (path 0) and 10-11 (path 1): the PathTail (base/paths.h) of
   // the path as passed, which the stored, normalised path no longer shows
   // (event_tail_code). Traces recorded before them read as none.
   // Bits 12 (path 0) and 13 (path 1): the path was passed relative, to its
@@ -75,7 +75,7 @@ enum OpFlag : uint16_t {
 };
 
 // Why a replayed op waited: the kind of the dependency that released it last
-// (replayer/deps.h), kept in bits 8-11 of OpRecord::flags when it waited.
+// (replayer/plan/deps.h), kept in bits 8-11 of OpRecord::flags when it waited.
 // Results written before these bits existed read as kNone.
 enum class DepKind : uint8_t {
   kNone = 0,

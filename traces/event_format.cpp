@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "traces/paths.h"
+#include "base/paths.h"
 #include "traces/syscalls.h"
-#include "traces/text_safe.h"
+#include "base/text_safe.h"
 
 namespace fsr {
 

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "traces/crc32c.h"
+#include "base/crc32c.h"
 
 namespace fsr {
 namespace {

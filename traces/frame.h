@@ -10,7 +10,7 @@
 #include <span>
 #include <string>
 
-#include "traces/status.h"
+#include "base/status.h"
 
 namespace fsr {
 

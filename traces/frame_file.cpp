@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "traces/crc32c.h"
+#include "base/crc32c.h"
 
 namespace fsr {
 namespace {

@@ -14,7 +14,7 @@
 #include "traces/chunk_message.h"
 #include "traces/columns.h"
 #include "traces/frame.h"
-#include "traces/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace fsr {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "traces/columns.h"
-#include "traces/status.h"
+#include "base/status.h"
 #include "traces/trace_model.h"
 
 namespace fsr {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "traces/mountinfo.h"
-#include "traces/paths.h"
+#include "base/paths.h"
 
 namespace fsr {
 namespace {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "traces/status.h"
+#include "base/status.h"
 #include "traces/trace_model.h"
 
 namespace fsr {

@@ -13,7 +13,7 @@
 #include "traces/chunk_message.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
-#include "traces/text_safe.h"
+#include "base/text_safe.h"
 
 namespace fsr {
 namespace {

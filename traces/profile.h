@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "traces/status.h"
+#include "base/status.h"
 
 namespace fsr {
 

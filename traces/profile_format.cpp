@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "traces/profile.h"
-#include "traces/text_safe.h"
+#include "base/text_safe.h"
 
 namespace fsr {
 namespace {

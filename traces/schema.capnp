@@ -71,7 +71,7 @@ struct Header {
 }
 
 # What recording added to the recorded timings, measured by `record` before
-# the workload starts (recorder/record_cost.h): a calibration child with known
+# the workload starts (recorder/bpf/record_cost.h): a calibration child with known
 # compute gaps runs under the live programs and drain, and its recorded gaps
 # and durations are compared with its own untraced user-space measurement.
 # Lists are indexed by class id (syscalls.h). Replay subtracts gapNs[class of

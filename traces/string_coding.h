@@ -18,7 +18,7 @@
 
 #include "traces/columns.h"
 #include "traces/frame.h"
-#include "traces/status.h"
+#include "base/status.h"
 
 namespace fsr {
 

@@ -65,7 +65,7 @@ struct PrestateEntry {
 };
 
 // What recording added to the recorded timings (schema.capnp RecordCost,
-// measured by recorder/record_cost.h). `present` is false for traces
+// measured by recorder/bpf/record_cost.h). `present` is false for traces
 // recorded before it existed: they replay as they always did.
 struct RecordCost {
   bool present = false;

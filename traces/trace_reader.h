@@ -16,7 +16,7 @@
 
 #include "traces/event.h"
 #include "traces/frame.h"
-#include "traces/status.h"
+#include "base/status.h"
 #include "traces/trace_model.h"
 
 namespace fsr {

@@ -6,9 +6,9 @@
 #include <map>
 
 #include "traces/syscalls.h"
-#include "traces/text_safe.h"
+#include "base/text_safe.h"
 #include "traces/trace_id.h"
-#include "traces/wait_status.h"
+#include "base/wait_status.h"
 
 namespace fsr {
 namespace {

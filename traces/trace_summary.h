@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "traces/status.h"
+#include "base/status.h"
 #include "traces/trace_model.h"
 #include "traces/trace_reader.h"
 

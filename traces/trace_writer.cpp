@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "traces/crc32c.h"
+#include "base/crc32c.h"
 #include "traces/event_chunk.h"
 #include "traces/frame.h"
 #include "traces/model_codec.h"

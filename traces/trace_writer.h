@@ -14,14 +14,14 @@
 
 #include "traces/event.h"
 #include "traces/frame.h"
-#include "traces/status.h"
+#include "base/status.h"
 #include "traces/trace_model.h"
 
 namespace fsr {
 
 struct WriterOptions {
   uint32_t chunk_events = 65536;  // events (or ops) per chunk
-  int zstd_level = 1;  // level 3 is ~2% smaller and ~20% slower to write (tools/bench)
+  int zstd_level = 1;  // level 3 is ~2% smaller and ~20% slower to write (dev/bench)
 };
 
 class TraceWriter {

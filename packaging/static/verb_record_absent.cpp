@@ -1,9 +1,9 @@
 // fsreplay-static's `record`: recording needs eBPF, which this build leaves
 // out (it must run on WSL1 and any x86-64 distro), so the verb is a stub that
-// says so and where to get one that records. It replaces tools/verb_record.cpp
+// says so and where to get one that records. It replaces cli/verb_record.cpp
 // in packaging/CMakeLists.txt's static target only.
-#include "tools/cli_util.h"
-#include "tools/verbs.h"
+#include "cli/cli_util.h"
+#include "cli/verbs.h"
 
 namespace fsr::cli {
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""tools/bench/benchstats.py: the benches' statistics on fixed samples."""
+"""dev/bench/benchstats.py: the benches' statistics on fixed samples."""
 import os
 import sys
 import unittest
 
-sys.path.insert(0, os.path.join(sys.argv.pop(1) if len(sys.argv) > 1 else ".", "tools", "bench"))
+sys.path.insert(0, os.path.join(sys.argv.pop(1) if len(sys.argv) > 1 else ".", "dev", "bench"))
 import benchstats as b  # noqa: E402
 
 

@@ -56,7 +56,7 @@ TEST_F(CliRuns, ReplayKeepsEveryRunAndPreparesBeforeEach) {
     EXPECT_EQ(j["runs"]["results"][k - 1], d.file("r." + std::to_string(k) + ".result"));
   }
   EXPECT_TRUE(j["runs"].contains("median_interval_ns")) << r.out;
-  EXPECT_EQ(violations("replayer/replay.schema.json", j), "");
+  EXPECT_EQ(violations("replayer/session/replay.schema.json", j), "");
   EXPECT_FALSE(fs::exists(d.file("r.result"))) << "the runs are numbered";
   EXPECT_FALSE(fs::exists(d.file("r.0.result.warmup"))) << "the warm-up is thrown away";
   EXPECT_EQ(lines_in(count), 4u) << "--prepare-cmd runs before the warm-up and each run";
@@ -73,9 +73,9 @@ TEST_F(CliRuns, TheReplaySummaryMeetsItsSchema) {
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "fsreplay.replay/1");
   EXPECT_FALSE(j.contains("runs"));
-  EXPECT_EQ(violations("replayer/replay.schema.json", j), "");
+  EXPECT_EQ(violations("replayer/session/replay.schema.json", j), "");
   j["walls"] = 1;
-  EXPECT_NE(violations("replayer/replay.schema.json", j), "");
+  EXPECT_NE(violations("replayer/session/replay.schema.json", j), "");
 }
 
 TEST_F(CliRuns, TwoRunsSayTheyHaveNoInterval) {

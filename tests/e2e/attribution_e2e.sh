@@ -11,7 +11,7 @@ shift 2
 classes=("$@")
 [[ ${#classes[@]} -gt 0 ]] || classes=(stat open readdir write)
 here=$(cd "$(dirname "$0")" && pwd)
-mountlab=$here/../../tools/mountlab/mountlab.sh
+mountlab=$here/../../dev/mountlab/mountlab.sh
 export SLOWFS=$slowfs
 work=$(mktemp -d /var/tmp/fsreplay-attr.XXXXXX)
 mounted=()

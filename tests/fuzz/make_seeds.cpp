@@ -4,7 +4,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "traces/synthetic.h"
+#include "traces/synthetic/synthetic.h"
 #include "traces/trace_writer.h"
 
 namespace {

@@ -40,11 +40,11 @@
 #include <string>
 #include <vector>
 
-#include "replayer/replay.h"
-#include "tools/predict/predict.h"
-#include "tools/report/render.h"
+#include "replayer/session/replay.h"
+#include "predict/predict.h"
+#include "report/render.h"
 #include "traces/event_format.h"
-#include "traces/synthetic.h"
+#include "traces/synthetic/synthetic.h"
 #include "traces/syscalls.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_summary.h"

@@ -7,7 +7,7 @@
 # identical, and the op counts equal.
 #   usage: static_wsl1_replay.sh FSREPLAY FSREPLAY_STATIC WSL1_HARNESS [WORKLOAD...]
 # WORKLOAD: demo (tools/demo's workload, scaled down) or a name that
-# tools/workloads/run-workload.sh records (git-clone, cargo, npm); default demo.
+# dev/workloads/run-workload.sh records (git-clone, cargo, npm); default demo.
 # A workload that run-workload.sh skips (exit 77: npm without registry or
 # cache) is skipped with its reason; if all are skipped, exit 77. Root.
 set -euo pipefail
@@ -24,7 +24,7 @@ for w in "${workloads[@]}"; do
   if [[ $w == demo ]]; then
     "$here/record-demo-trace.sh" "$dyn" "$trace" >"$work/$w.record.log" 2>&1 || rc=$?
   else
-    FSREPLAY=$dyn "$repo/tools/workloads/run-workload.sh" "$w" "$work" >"$work/$w.record.log" 2>&1 || rc=$?
+    FSREPLAY=$dyn "$repo/dev/workloads/run-workload.sh" "$w" "$work" >"$work/$w.record.log" 2>&1 || rc=$?
   fi
   if [[ $rc -eq 77 ]]; then echo "skip  $w: $(tail -1 "$work/$w.record.log")"; continue; fi
   if [[ $rc -ne 0 ]]; then cat "$work/$w.record.log"; echo "FAIL  $w: recording exited $rc"; fail=1; continue; fi

@@ -9,8 +9,8 @@
 
 #include "tests/predict/predict_testdata.h"
 #include "tests/predict/stream_run.h"
-#include "tools/predict/predict.h"
-#include "tools/predict/latency_model.h"
+#include "predict/predict.h"
+#include "predict/latency_model.h"
 #include "traces/syscalls.h"
 
 namespace fsr {

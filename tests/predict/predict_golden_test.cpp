@@ -9,7 +9,7 @@
 #include "tests/predict/predict_testdata.h"
 #include "tests/report/golden.h"
 #include "tests/report/json_schema.h"
-#include "tools/predict/predict.h"
+#include "predict/predict.h"
 
 namespace fsr {
 namespace {
@@ -64,13 +64,13 @@ TEST_F(PredictGolden, Json) {
     return out;
   };
   const nlohmann::json doc = nlohmann::json::parse(j);
-  EXPECT_EQ(errors_of("tools/predict/predict.schema.json", doc), "");
-  EXPECT_EQ(errors_of("tools/report/compare.schema.json", doc["compare"]), "");
+  EXPECT_EQ(errors_of("predict/predict.schema.json", doc), "");
+  EXPECT_EQ(errors_of("report/compare.schema.json", doc["compare"]), "");
   ASSERT_FALSE(doc["reports"].empty());
-  for (const auto& r : doc["reports"]) EXPECT_EQ(errors_of("tools/report/report.schema.json", r), "");
+  for (const auto& r : doc["reports"]) EXPECT_EQ(errors_of("report/report.schema.json", r), "");
   nlohmann::json bad = doc;
   bad["columns"][1]["draws"]["values_ns"] = "many";
-  EXPECT_NE(errors_of("tools/predict/predict.schema.json", bad), "");
+  EXPECT_NE(errors_of("predict/predict.schema.json", bad), "");
 }
 
 TEST_F(PredictGolden, Html) {

@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "replayer/plan.h"
+#include "replayer/plan/plan.h"
 #include "tests/predict/predict_testdata.h"
 #include "tests/predict/stream_run.h"
-#include "tools/predict/predict.h"
+#include "predict/predict.h"
 
 namespace fsr {
 namespace {

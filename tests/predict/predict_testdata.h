@@ -14,7 +14,7 @@
 #include "tests/replayer/synthetic.h"
 #include "traces/event.h"
 #include "traces/profile.h"
-#include "traces/status.h"
+#include "base/status.h"
 #include "traces/trace_model.h"
 
 namespace fsr::testdata {

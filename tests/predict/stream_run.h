@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "tests/predict/predict_testdata.h"
-#include "tools/predict/predict_stream.h"
+#include "predict/predict_stream.h"
 
 namespace fsr::testdata {
 

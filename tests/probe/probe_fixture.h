@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "tools/probe/prober.h"
+#include "probe/prober.h"
 
 namespace fsr::test {
 

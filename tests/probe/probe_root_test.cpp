@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include "tests/probe/probe_fixture.h"
-#include "tools/probe/probe_cases.h"
-#include "tools/probe/prober.h"
+#include "probe/probe_cases.h"
+#include "probe/prober.h"
 
 namespace fsr {
 namespace {

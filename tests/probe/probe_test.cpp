@@ -18,10 +18,10 @@
 #include <sstream>
 
 #include "tests/probe/probe_fixture.h"
-#include "tools/probe/cpu_spinners.h"
-#include "tools/probe/probe_cases.h"
-#include "tools/probe/probe_profile.h"
-#include "tools/probe/prober.h"
+#include "probe/cpu_spinners.h"
+#include "probe/probe_cases.h"
+#include "probe/probe_profile.h"
+#include "probe/prober.h"
 
 namespace fsr {
 namespace {

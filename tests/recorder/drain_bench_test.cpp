@@ -1,4 +1,4 @@
-// Smoke test of the drain benchmark (tools/bench/drain_bench.cpp): one round
+// Smoke test of the drain benchmark (dev/bench/drain_bench.cpp): one round
 // on a small trace written the way `fsreplay record` writes one (kernel
 // records through EventDecoder into a TraceWriter), without a kernel. Checks
 // that it runs and drains every event back to the same trace; never timing.
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "recorder/event_decoder.h"
+#include "recorder/core/event_decoder.h"
 #include "tests/recorder/record_bytes.h"
 #include "traces/trace_writer.h"
 

@@ -2,7 +2,7 @@
 // live tests cannot observe directly (exec closing close-on-exec fds, fork
 // copying the table, chdir/fchdir, unknown dirfds), and the compact record
 // layout decoding to the events the full one did.
-#include "recorder/event_decoder.h"
+#include "recorder/core/event_decoder.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,9 +14,9 @@
 #include <sstream>
 #include <vector>
 
-#include "recorder/syscall_arity.h"
+#include "recorder/core/syscall_arity.h"
 #include "tests/recorder/record_bytes.h"
-#include "traces/paths.h"
+#include "base/paths.h"
 #include "traces/syscalls.h"
 
 namespace fsr {

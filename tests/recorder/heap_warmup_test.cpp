@@ -1,7 +1,7 @@
-// warm_up (recorder/heap_warmup.h): after it, the heap it warmed is served
+// warm_up (recorder/core/heap_warmup.h): after it, the heap it warmed is served
 // to later allocations without a page fault, also for blocks above glibc's
 // default mmap threshold, and freed memory stays warm.
-#include "recorder/heap_warmup.h"
+#include "recorder/core/heap_warmup.h"
 
 #include <sys/resource.h>
 

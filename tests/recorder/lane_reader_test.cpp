@@ -1,7 +1,7 @@
-// The reading side of a lane (recorder/lane_reader.h) against a writer that
+// The reading side of a lane (recorder/core/lane_reader.h) against a writer that
 // follows the protocol of bpf/fsreplay_record.h: frames in order, a frame
 // never crossing a segment's end, the lane's wrap, the rewind, and damage.
-#include "recorder/lane_reader.h"
+#include "recorder/core/lane_reader.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // spawn_held: the child is held before its exec, and it is already waiting on
 // the go pipe when spawn_held returns, so tracking it from then on records
 // none of the launcher's own calls.
-#include "recorder/launcher.h"
+#include "recorder/core/launcher.h"
 
 #include <sys/syscall.h>
 #include <sys/wait.h>

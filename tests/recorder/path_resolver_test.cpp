@@ -2,7 +2,7 @@
 // physical where one is (from the probe, the root's known links, or the
 // trace's own calls), the last component kept as given, link chains and
 // loops bounded as the kernel bounds them.
-#include "recorder/path_resolver.h"
+#include "recorder/core/path_resolver.h"
 
 #include <gtest/gtest.h>
 

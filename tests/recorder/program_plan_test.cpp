@@ -1,7 +1,7 @@
 // The program plan over feature sets: each fallback is chosen where its
 // feature is missing, a missing required piece is a refusal naming it, and
 // FSREPLAY_RECORD_WITHOUT's list parses to known names only.
-#include "recorder/program_plan.h"
+#include "recorder/core/program_plan.h"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // event decodes, in a decoder in the same state, to that event again, for
 // every syscall of the table and through a process's life (fork, exec, fds,
 // faults, cwd, exit). That is what lets the drain benchmark
-// (tools/bench/drain_bench.cpp) feed recorded traces to the decoder.
-#include "recorder/record_builder.h"
+// (dev/bench/drain_bench.cpp) feed recorded traces to the decoder.
+#include "recorder/core/record_builder.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "recorder/event_decoder.h"
-#include "recorder/syscall_arity.h"
+#include "recorder/core/event_decoder.h"
+#include "recorder/core/syscall_arity.h"
 #include "tests/recorder/record_bytes.h"
 #include "traces/syscalls.h"
 

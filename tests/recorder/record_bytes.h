@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "recorder/record_builder.h"
-#include "recorder/syscall_arity.h"
+#include "recorder/core/record_builder.h"
+#include "recorder/core/syscall_arity.h"
 #include "traces/syscalls.h"
 
 namespace fsr::test {

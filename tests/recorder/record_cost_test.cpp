@@ -1,4 +1,4 @@
-// The recorder's own cost (recorder/record_cost.h): measured at record time
+// The recorder's own cost (recorder/bpf/record_cost.h): measured at record time
 // against the live programs, stored in the trace header, read back; the
 // calibration's calls never reach the trace or its counters.
 #include <sched.h>
@@ -6,8 +6,8 @@
 
 #include <fstream>
 
-#include "recorder/fault_cost.h"
-#include "recorder/record_cost.h"
+#include "recorder/bpf/fault_cost.h"
+#include "recorder/bpf/record_cost.h"
 #include "tests/recorder/record_helper.h"
 #include "traces/syscalls.h"
 

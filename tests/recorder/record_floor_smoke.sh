@@ -1,5 +1,5 @@
 #!/bin/bash
-# Smoke test of fsreplay_bench_record_floor (tools/bench/record_floor.cpp):
+# Smoke test of fsreplay_bench_record_floor (dev/bench/record_floor.cpp):
 # every level of bpf/record_floor.bpf.c passes the verifier and attaches, the
 # storm child runs under each variant and under `fsreplay record`, and every
 # row gets its figures; --run passes a command's exit status through.

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "recorder/recorder.h"
+#include "recorder/bpf/recorder.h"
 #include "traces/event.h"
 #include "traces/trace_reader.h"
 

@@ -15,9 +15,9 @@
 #include <sstream>
 #include <thread>
 
-#include "recorder/bpf_options.h"
-#include "recorder/bpf_session.h"
-#include "recorder/initial_state.h"
+#include "recorder/core/bpf_options.h"
+#include "recorder/bpf/bpf_session.h"
+#include "recorder/core/initial_state.h"
 #include "tests/cli/cli_run.h"
 #include "tests/recorder/record_helper.h"
 #include "traces/syscalls.h"

@@ -1,7 +1,7 @@
 // parse_record on hand-made records: every optional section in its place,
 // absent sections take no bytes, and a record that is shorter than its header
 // says is refused rather than read past.
-#include "recorder/record_view.h"
+#include "recorder/core/record_view.h"
 
 #include <gtest/gtest.h>
 

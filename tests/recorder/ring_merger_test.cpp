@@ -1,5 +1,5 @@
 // RingMerger: one order from the per-CPU lanes, without copying records.
-#include "recorder/ring_merger.h"
+#include "recorder/core/ring_merger.h"
 
 #include <gtest/gtest.h>
 

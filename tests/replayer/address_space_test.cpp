@@ -1,7 +1,7 @@
 // The replay's mappings (address_space.h) over many short-lived processes,
 // as a build has them: the live mapping count must come back to where it
 // started after each process, and nothing may diverge.
-#include "replayer/address_space.h"
+#include "replayer/exec/address_space.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "replayer/engine.h"
-#include "replayer/executor.h"
+#include "replayer/engine/engine.h"
+#include "replayer/exec/executor.h"
 #include "tests/replayer/replay_fixture.h"
 #include "tests/replayer/synthetic.h"
 

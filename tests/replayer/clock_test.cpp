@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "replayer/replay_cost.h"
-#include "replayer/replay_summary.h"
+#include "replayer/engine/replay_cost.h"
+#include "replayer/session/replay_summary.h"
 #include "tests/replayer/replay_fixture.h"
 
 namespace fsr {

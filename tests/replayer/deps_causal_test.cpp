@@ -1,7 +1,7 @@
 // One test per causal-wait rule (deps_causal.cpp): thread starts, wait4 and
 // held exits, pipe reads, futex wakes and lock waits, the fallbacks. Each
 // fails if its rule is removed.
-#include "replayer/deps.h"
+#include "replayer/plan/deps.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 // One test per resource-ordering rule (deps.cpp) and the overlap rule; the
 // causal waits are in deps_causal_test.cpp. Each fails if its rule is removed.
-#include "replayer/deps.h"
+#include "replayer/plan/deps.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-// The workers' cache of parent directories (replayer/dir_cache.h): a parent
+// The workers' cache of parent directories (replayer/exec/dir_cache.h): a parent
 // is opened once and reused; the root is never opened; a parent reached over
 // a symlink is not kept; a rename or an rmdir anywhere drops every entry, so
 // that a path names the directory that holds it now, not the one it named.
@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "replayer/dir_cache.h"
-#include "replayer/replay.h"
+#include "replayer/exec/dir_cache.h"
+#include "replayer/session/replay.h"
 #include "tests/replayer/replay_fixture.h"
 
 namespace fsr {

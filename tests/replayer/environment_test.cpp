@@ -1,6 +1,6 @@
 // The environment fingerprint in a result comes from the caller: the
 // replayer stores what ReplayOptions::environment_json holds (it detects
-// nothing itself, so that replayer/ never reaches into tools/detect), and
+// nothing itself, so that replayer/ never reaches into detect), and
 // the `replay` verb fills it in by detecting the target.
 #include <gtest/gtest.h>
 

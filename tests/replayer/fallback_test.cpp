@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <gtest/gtest.h>
 
-#include "replayer/features.h"
-#include "replayer/replay.h"
+#include "replayer/exec/features.h"
+#include "replayer/session/replay.h"
 #include "tests/replayer/replay_fixture.h"
 
 namespace fsr {

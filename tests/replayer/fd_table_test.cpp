@@ -1,4 +1,4 @@
-#include "replayer/fd_table.h"
+#include "replayer/plan/fd_table.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "replayer/executor.h"
+#include "replayer/exec/executor.h"
 #include "tests/replayer/replay_fixture.h"
 
 namespace fsr {

@@ -1,7 +1,7 @@
 // The plan's view of the recorded processes' mappings (mapping_tracker.h):
 // placement of MAP_FIXED segments, what each munmap takes, when an address
 // space ends, and the forecast of how many mappings the replay holds at once.
-#include "replayer/mapping_tracker.h"
+#include "replayer/plan/mapping_tracker.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

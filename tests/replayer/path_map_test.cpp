@@ -1,4 +1,4 @@
-#include "replayer/path_map.h"
+#include "replayer/plan/path_map.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// Interned paths as a tree of components (replayer/path_tree.h).
-#include "replayer/path_tree.h"
+// Interned paths as a tree of components (replayer/plan/path_tree.h).
+#include "replayer/plan/path_tree.h"
 
 #include <gtest/gtest.h>
 

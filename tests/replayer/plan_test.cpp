@@ -1,5 +1,5 @@
 // Plan construction: fd tables, cwd, mapping and actions on synthetic events.
-#include "replayer/plan.h"
+#include "replayer/plan/plan.h"
 
 #include <fcntl.h>
 

@@ -1,4 +1,4 @@
-// fsreplay prepare on prestates of many blocks (traces/synthetic_tree.h):
+// fsreplay prepare on prestates of many blocks (traces/synthetic/synthetic_tree.h):
 // the tree made is the prestate, entry for entry, whatever the block and
 // window sizes; a damaged or cut prestate is one clear error; progress is
 // reported while the prestate is read and while the tree is made.
@@ -10,9 +10,9 @@
 #include <map>
 #include <string>
 
-#include "replayer/replay.h"
+#include "replayer/session/replay.h"
 #include "tests/replayer/replay_fixture.h"
-#include "traces/synthetic_tree.h"
+#include "traces/synthetic/synthetic_tree.h"
 #include "traces/trace_reader.h"
 
 namespace fsr {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "replayer/replay.h"
+#include "replayer/session/replay.h"
 #include "tests/replayer/synthetic.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"

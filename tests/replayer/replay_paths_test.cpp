@@ -7,10 +7,10 @@
 
 #include <gtest/gtest.h>
 
-#include "replayer/replay.h"
+#include "replayer/session/replay.h"
 #include "tests/replayer/replay_fixture.h"
 #include "traces/event_format.h"
-#include "traces/paths.h"
+#include "base/paths.h"
 
 namespace fsr {
 namespace {

@@ -1,6 +1,6 @@
 // End-to-end replays of synthetic traces written as real trace files.
-#include "replayer/replay.h"
-#include "replayer/engine.h"
+#include "replayer/session/replay.h"
+#include "replayer/engine/engine.h"
 
 #include <fcntl.h>
 #include <linux/sched.h>

@@ -1,8 +1,8 @@
 // The replay's clock end to end: think, afap and exact modes on synthetic
 // traces written as real trace files, the worker's sleeps, and what think
 // mode pays back from the recorded gaps (page faults, the syscall round trip).
-#include "replayer/replay.h"
-#include "replayer/engine.h"
+#include "replayer/session/replay.h"
+#include "replayer/engine/engine.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>

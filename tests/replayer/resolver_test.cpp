@@ -5,7 +5,7 @@
 // (`mv` of temporary outputs), so its opens through /usr/bin/cc's links
 // failed now and then as divergences; the resolver retries, then walks in
 // user space.
-#include "replayer/resolver.h"
+#include "replayer/exec/resolver.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@
 
 #include <gtest/gtest.h>
 
-#include "replayer/features.h"
+#include "replayer/exec/features.h"
 
 namespace fsr {
 namespace {

@@ -2,7 +2,7 @@
 // overlap (the same directory, one inside the other, by any spelling of the
 // path), a trace or result file inside either, and '/'; directories that only
 // share a name prefix are separate.
-#include "replayer/root_policy.h"
+#include "replayer/session/root_policy.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

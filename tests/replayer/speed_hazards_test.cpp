@@ -1,7 +1,7 @@
 // SpeedHazards on synthetic events: git's racily clean entries (files
 // written in the index's wall-clock second, read again after it) and xattr
 // probes answered ENODATA, counted exactly; nothing below the thresholds.
-#include "replayer/speed_hazards.h"
+#include "replayer/plan/speed_hazards.h"
 
 #include <fcntl.h>
 #include <sys/syscall.h>

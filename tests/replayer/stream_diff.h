@@ -18,8 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "replayer/plan_stream.h"
-#include "replayer/survey.h"
+#include "replayer/plan/plan_stream.h"
+#include "replayer/plan/survey.h"
 #include "tests/replayer/synthetic.h"
 
 namespace fsr::test {

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/replayer/stream_diff.h"
-#include "traces/synthetic.h"
+#include "traces/synthetic/synthetic.h"
 #include "traces/trace_reader.h"
 
 namespace fsr {
@@ -352,7 +352,7 @@ TEST(StreamDiff, AnEdgeTurnedAroundBeyondTheLookaheadIsCounted) {
 }
 
 // A recorded trace (FSR_STREAM_DIFF_TRACE=path; none is in the repository:
-// recordings come from tools/workloads/run-workload.sh).
+// recordings come from dev/workloads/run-workload.sh).
 TEST(StreamDiff, ARecordedTracePlansAsAtOnce) {
   const char* path = getenv("FSR_STREAM_DIFF_TRACE");
   if (!path) GTEST_SKIP() << "set FSR_STREAM_DIFF_TRACE to a recorded trace to compare its plans";

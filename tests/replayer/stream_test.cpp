@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "replayer/plan_stream.h"
+#include "replayer/plan/plan_stream.h"
 #include "tests/replayer/replay_fixture.h"
 
 namespace fsr {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "replayer/plan.h"
+#include "replayer/plan/plan.h"
 #include "traces/event.h"
 #include "traces/syscalls.h"
 

@@ -3,7 +3,7 @@
 // then lists what it overwrites), holds a lock while it works there, clears
 // what it made for another trace, and a stop (a signal) during the replay or
 // the prepare cleans up: the target reset or emptied, no scratch, no result.
-#include "replayer/target_guard.h"
+#include "replayer/session/target_guard.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -16,8 +16,8 @@
 #include <chrono>
 #include <thread>
 
-#include "replayer/interrupt.h"
-#include "replayer/root_policy.h"
+#include "replayer/engine/interrupt.h"
+#include "replayer/session/root_policy.h"
 #include "tests/cli/cli_run.h"
 #include "tests/replayer/replay_fixture.h"
 

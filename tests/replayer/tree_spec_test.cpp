@@ -1,5 +1,5 @@
 // The initial tree inferred from a trace, on synthetic events.
-#include "replayer/tree_spec.h"
+#include "replayer/plan/tree_spec.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

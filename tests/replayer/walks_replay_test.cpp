@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <gtest/gtest.h>
 
-#include "replayer/replay.h"
+#include "replayer/session/replay.h"
 #include "tests/replayer/replay_fixture.h"
 
 namespace fsr {

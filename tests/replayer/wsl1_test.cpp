@@ -8,9 +8,9 @@
 #include <unistd.h>
 #include <gtest/gtest.h>
 
-#include "replayer/replay.h"
+#include "replayer/session/replay.h"
 #include "tests/replayer/replay_fixture.h"
-#include "tools/wsl1/wsl1_filter.h"
+#include "emulators/wsl1/wsl1_filter.h"
 
 namespace fsr {
 namespace {

@@ -11,10 +11,10 @@
 #include "tests/report/golden.h"
 #include "tests/report/json_schema.h"
 #include "tests/report/test_results.h"
-#include "tools/report/compare.h"
-#include "tools/report/render_json.h"
-#include "tools/report/render_text.h"
-#include "tools/report/result_summary.h"
+#include "report/compare.h"
+#include "report/render_json.h"
+#include "report/render_text.h"
+#include "report/result_summary.h"
 
 namespace fsr {
 namespace {

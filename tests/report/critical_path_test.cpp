@@ -1,4 +1,4 @@
-#include "tools/report/critical_path.h"
+#include "report/critical_path.h"
 
 #include <limits>
 #include <map>

@@ -1,4 +1,4 @@
-#include "tools/report/divergence_kind.h"
+#include "report/divergence_kind.h"
 
 #include <sys/syscall.h>
 
@@ -10,9 +10,9 @@
 
 #include "tests/report/json_schema.h"
 #include "tests/report/test_results.h"
-#include "tools/report/render_json.h"
-#include "tools/report/render_text.h"
-#include "tools/report/report.h"
+#include "report/render_json.h"
+#include "report/render_text.h"
+#include "report/report.h"
 
 namespace fsr {
 namespace {

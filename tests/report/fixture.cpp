@@ -7,8 +7,8 @@
 #include <tuple>
 
 #include "tests/report/test_results.h"
-#include "tools/report/compare.h"
-#include "tools/report/render_html.h"
+#include "report/compare.h"
+#include "report/render_html.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -1,4 +1,4 @@
-#include "tools/report/histogram.h"
+#include "report/histogram.h"
 
 #include <cmath>
 #include <random>

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/report/test_results.h"
-#include "tools/report/compare.h"
-#include "tools/report/render_html.h"
-#include "tools/report/render_perfetto.h"
+#include "report/compare.h"
+#include "report/render_html.h"
+#include "report/render_perfetto.h"
 
 namespace fsr {
 namespace {

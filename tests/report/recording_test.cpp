@@ -15,13 +15,13 @@
 #include <gtest/gtest.h>
 
 #include "tests/report/golden.h"
-#include "tools/report/compare.h"
-#include "tools/report/render.h"
-#include "tools/report/render_json.h"
-#include "tools/report/render_text.h"
-#include "tools/report/result_set.h"
-#include "tools/report/result_summary.h"
-#include "tools/report/same_trace.h"
+#include "report/compare.h"
+#include "report/render.h"
+#include "report/render_json.h"
+#include "report/render_text.h"
+#include "report/result_set.h"
+#include "report/result_summary.h"
+#include "report/same_trace.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 

@@ -1,7 +1,7 @@
 // Markdown and CSV exports (render_table.h): goldens for report and compare,
 // with and without repeated runs; CSV fields quoted where they must be, and
 // every CSV line as wide as its header.
-#include "tools/report/render_table.h"
+#include "report/render_table.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "tests/report/golden.h"
 #include "tests/report/test_results.h"
-#include "tools/report/result_summary.h"
+#include "report/result_summary.h"
 
 namespace fsr {
 namespace {

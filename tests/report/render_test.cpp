@@ -7,11 +7,11 @@
 
 #include "tests/report/golden.h"
 #include "tests/report/test_results.h"
-#include "tools/report/compare.h"
-#include "tools/report/render.h"
-#include "tools/report/format.h"
-#include "tools/report/render_json.h"
-#include "tools/report/render_text.h"
+#include "report/compare.h"
+#include "report/render.h"
+#include "report/format.h"
+#include "report/render_json.h"
+#include "report/render_text.h"
 
 namespace fsr {
 namespace {

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "tests/report/test_results.h"
-#include "tools/report/render.h"
+#include "report/render.h"
 #include "traces/syscalls.h"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/report/test_results.h"
-#include "tools/report/render.h"
+#include "report/render.h"
 #include "traces/trace_writer.h"
 
 namespace fsr {

@@ -1,7 +1,7 @@
 // Figures over repeated runs (run_spread.h): the interval arithmetic on
 // fixed samples, significance where a difference is real and none where the
 // runs' noise explains it, no interval from too few runs, and the warnings.
-#include "tools/report/run_spread.h"
+#include "report/run_spread.h"
 
 #include <gtest/gtest.h>
 

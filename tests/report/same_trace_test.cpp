@@ -1,5 +1,5 @@
 // Results of different traces are refused side by side, or labelled a
-// different workload when allowed (tools/report/same_trace.h); results
+// different workload when allowed (report/same_trace.h); results
 // without a trace id are warned about, not refused.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -8,10 +8,10 @@
 
 #include "tests/report/json_schema.h"
 #include "tests/report/test_results.h"
-#include "tools/report/compare.h"
-#include "tools/report/render_json.h"
-#include "tools/report/render_text.h"
-#include "tools/report/same_trace.h"
+#include "report/compare.h"
+#include "report/render_json.h"
+#include "report/render_text.h"
+#include "report/same_trace.h"
 
 namespace fsr {
 namespace {

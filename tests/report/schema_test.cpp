@@ -4,8 +4,8 @@
 
 #include "tests/report/json_schema.h"
 #include "tests/report/test_results.h"
-#include "tools/report/compare.h"
-#include "tools/report/render_json.h"
+#include "report/compare.h"
+#include "report/render_json.h"
 
 namespace fsr {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/report/stats.h"
+#include "report/stats.h"
 
 #include <gtest/gtest.h>
 

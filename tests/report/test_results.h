@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/result_set.h"
+#include "report/result_set.h"
 
 namespace fsr::testdata {
 

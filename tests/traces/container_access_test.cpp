@@ -5,7 +5,7 @@
 
 #include "tests/traces/test_util.h"
 #include "traces/columns.h"
-#include "traces/synthetic.h"
+#include "traces/synthetic/synthetic.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "tests/traces/test_util.h"
-#include "traces/crc32c.h"
+#include "base/crc32c.h"
 #include "traces/frame.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"

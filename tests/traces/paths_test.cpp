@@ -1,5 +1,5 @@
-// The shared lexical path helpers (traces/paths.h).
-#include "traces/paths.h"
+// The shared lexical path helpers (base/paths.h).
+#include "base/paths.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// Nanosecond arithmetic that clamps (traces/saturating.h): a hostile trace's
+// Nanosecond arithmetic that clamps (base/saturating.h): a hostile trace's
 // 2^64-1 ns duration gives an extreme figure, never a wrapped one.
-#include "traces/saturating.h"
+#include "base/saturating.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// Status / Result behaviour (traces/status.h): codes, errno, refusing an OK
+// Status / Result behaviour (base/status.h): codes, errno, refusing an OK
 // status as an error, and the early-return macros.
-#include "traces/status.h"
+#include "base/status.h"
 
 #include <gtest/gtest.h>
 

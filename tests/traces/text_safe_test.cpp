@@ -1,4 +1,4 @@
-#include "traces/text_safe.h"
+#include "base/text_safe.h"
 
 #include <gtest/gtest.h>
 

@@ -25,7 +25,7 @@ mkdir -p /mnt/ext4/t
 FSR_TEST_TMPDIR=/mnt/ext4/t "$bpftest" --gtest_brief=1 --gtest_filter='SyscallCapture.*:MultiProcess.*' || rc=1
 export HOME=/root; git config --global safe.directory '*'
 WORKLOAD_TMPDIR=/mnt/ext4 python3 "$src/tests/workloads/check_workload.py" git-clone \
-  --fsreplay "$fsreplay" --runner "$src/tools/workloads/run-workload.sh" --replay || rc=1
+  --fsreplay "$fsreplay" --runner "$src/dev/workloads/run-workload.sh" --replay || rc=1
 exit \$rc
 SH
 # The guest takes ~90 s here. A TCG guest has stalled in its kernel (once in

@@ -18,11 +18,11 @@ trap 'rm -rf "$out"' EXIT
 # The guest takes ~40 s under TCG; a guest that stalls in its kernel (seen
 # once in the recorder test) is said and run once more, within the test's 900 s.
 guest_timeout=${FSR_VM_SMOKE_TIMEOUT:-300}
-"$vmlab" run --timeout "$guest_timeout" --share "$out" -- bash "$here/guest_smoke.sh" "$fsreplay" "$here/../../tools/workloads/make-git-repo.py"
+"$vmlab" run --timeout "$guest_timeout" --share "$out" -- bash "$here/guest_smoke.sh" "$fsreplay" "$here/../../dev/workloads/make-git-repo.py"
 rc=$?
 if [[ $rc -eq 124 ]]; then
   echo "RETRY: the guest timed out after ${guest_timeout}s (a stalled TCG guest; its console is above): once more"
-  "$vmlab" run --timeout "$guest_timeout" --share "$out" -- bash "$here/guest_smoke.sh" "$fsreplay" "$here/../../tools/workloads/make-git-repo.py"
+  "$vmlab" run --timeout "$guest_timeout" --share "$out" -- bash "$here/guest_smoke.sh" "$fsreplay" "$here/../../dev/workloads/make-git-repo.py"
   rc=$?
 fi
 [[ $rc -eq 77 ]] && { echo "SKIP: the lab cannot run here (the line above says why)"; exit 77; }

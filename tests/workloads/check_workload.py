@@ -4,7 +4,7 @@ the trace is lossless and its counts are plausible for what the workload did.
 
 usage: check_workload.py NAME --fsreplay BIN [--runner run-workload.sh] [--replay]
 
-NAME is npm, cargo, git-clone or c-build. Runs tools/workloads/run-workload.sh (which
+NAME is npm, cargo, git-clone or c-build. Runs dev/workloads/run-workload.sh (which
 records the workload and writes NAME.facts: what the workload produced, counted
 on disk before clean-up), then checks `fsreplay inspect --json` and
 `fsreplay dump --json` against those facts. With --replay, also replays the
@@ -221,7 +221,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("name", choices=["npm", "cargo", "git-clone", "c-build"])
     ap.add_argument("--fsreplay", required=True)
-    ap.add_argument("--runner", default=os.path.join(here, "../../tools/workloads/run-workload.sh"))
+    ap.add_argument("--runner", default=os.path.join(here, "../../dev/workloads/run-workload.sh"))
     ap.add_argument("--replay", action="store_true")
     a = ap.parse_args()
 

@@ -1,3 +1,3 @@
-// Fixture for the include-direction check: a clean file beside the bad one.
+// A clean file beside the bad ones: it must not be reported.
 #pragma once
-#include "traces/status.h"
+#include "base/status.h"

@@ -1,0 +1,149 @@
+// predict's speed: a build-shaped synthetic stream (traces/synthetic/synthetic.h, six
+// threads of stat probes, source reads, directory scans, output writes) of N
+// events, predicted on one core as `fsreplay predict` does it: the survey
+// pass, then the streaming planner with the simulator on its window (one
+// column, the events in memory), each phase timed; with --end-to-end, the
+// whole verb (recorded column + one profile) on the same events from a file.
+// Prints events/s (the acceptance figure: >= 5 M end to end). --keep DIR
+// leaves the trace and profile there, for `/usr/bin/time -v fsreplay predict`
+// (this process's own peak RSS holds the generated events).
+//
+//   predict_bench [--events N] [--profile FILE] [--rounds R] [--window W] [--end-to-end] [--keep DIR]
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "replayer/engine/engine.h"
+#include "replayer/plan/plan.h"
+#include "tests/predict/predict_testdata.h"
+#include "predict/latency_model.h"
+#include "predict/predict.h"
+#include "predict/predict_stream.h"
+#include "base/clock.h"
+#include "traces/synthetic/synthetic.h"
+#include "traces/trace_writer.h"
+
+namespace {
+
+long rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace fsr;
+  uint64_t n = 3'400'000;
+  int rounds = 3;
+  std::string profile_file;
+  bool end_to_end = false;
+  uint64_t window = 1u << 17;
+  std::string keep;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--events") && i + 1 < argc) n = std::stoull(argv[++i]);
+    else if (!std::strcmp(argv[i], "--profile") && i + 1 < argc) profile_file = argv[++i];
+    else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = std::stoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--window") && i + 1 < argc) window = std::stoull(argv[++i]);
+    else if (!std::strcmp(argv[i], "--keep") && i + 1 < argc) keep = argv[++i];
+    else if (!std::strcmp(argv[i], "--end-to-end")) end_to_end = true;
+    else {
+      std::fprintf(stderr, "usage: predict_bench [--events N] [--profile FILE] [--rounds R] [--window W] [--end-to-end] "
+                           "[--keep DIR]\n");
+      return 2;
+    }
+  }
+  BuildLikeStream gen(40'000);
+  std::vector<Event> ev;
+  std::vector<std::string> names{""};
+  ev.reserve(n + 16);
+  while (ev.size() < n) {
+    gen.step(ev);
+    for (const std::string& p : gen.new_paths()) names.push_back(p);
+  }
+  Profile prof = testdata::fixed_profile("bench", 20'000);
+  if (!profile_file.empty()) {
+    auto r = read_profile(profile_file);
+    if (!r) {
+      std::fprintf(stderr, "predict_bench: %s\n", r.message().c_str());
+      return 1;
+    }
+    prof = r.value();
+  }
+  PlanInputs in;
+  in.recorded_root = "/home/dev/project";
+  in.target_dir = "/T";
+  in.scratch_dir = "/S";
+  in.initial.cwd = "/home/dev/project";
+  LatencyModel model(prof);
+  const StringLookup str = [&](StrId id) { return std::string_view(id < names.size() ? names[id] : names[0]); };
+  const double mev = double(ev.size()) / 1e6;
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<StreamColumn> cols(1);
+    cols[0].model = &model;
+    StreamOptions so;
+    so.window = window;
+    so.seed = 42;
+    const uint64_t c0 = now_ns(CLOCK_THREAD_CPUTIME_ID), w0 = mono_ns();
+    auto st = simulate_stream(in, str, chunks_of(ev), chunks_of(ev), cols, so);
+    const double cpu = double(now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 1e9, wall = double(mono_ns() - w0) / 1e9;
+    if (!st) {
+      std::fprintf(stderr, "predict_bench: %s\n", st.message().c_str());
+      return 1;
+    }
+    auto sec = [](uint64_t ns) { return double(ns) / 1e9; };
+    std::printf("predict_bench: %zu events, window %llu: %.3f s CPU (%.3f s wall), %.2f M events/s per CPU-second "
+                "[survey %.3f s, plan %.3f s, simulate %.3f s, records %.3f s]; predicted wall %.3f s; "
+                "simulator %.1f MiB, op lists %.2f MiB\n",
+                ev.size(), static_cast<unsigned long long>(st->window), cpu, wall, mev / cpu, sec(st->survey_ns),
+                sec(st->plan_ns), sec(st->simulate_ns), sec(st->sink_ns), sec(cols[0].sim.wall_ns),
+                double(cols[0].sim.window_bytes) / 1048576.0, double(st->view_bytes) / 1048576.0);
+  }
+  std::printf("  peak RSS %.1f MiB (the generated events: %.0f MiB)\n", double(rss_kib()) / 1024,
+              double(ev.size() * sizeof(Event)) / 1048576.0);
+  if (!end_to_end) return 0;
+  // The whole verb on the same events, from a file: load, plan, simulate, report.
+  char tmp[] = "/var/tmp/fsr-predict-bench-XXXXXX";
+  const std::string dir = !keep.empty() ? keep : mkdtemp(tmp) ? std::string(tmp) : std::string();
+  if (dir.empty()) return 1;
+  const std::string trace = dir + "/bench.trace", pfile = dir + "/bench.profile";
+  TraceHeader h;
+  h.root = in.recorded_root;
+  h.initial.cwd = in.initial.cwd;
+  auto w = TraceWriter::create(trace, h);
+  if (!w) return 1;
+  for (size_t i = 1; i < names.size(); ++i) w.value()->add_string(names[i]);
+  for (const Event& e : ev) (void)w.value()->append(e);
+  (void)w.value()->finish({});
+  (void)write_profile(pfile, prof);
+  std::vector<Event>().swap(ev);
+  PredictOptions po;
+  po.profiles = {pfile};
+  po.stream.window = window;
+  for (int r = 0; r < rounds; ++r) {
+    const uint64_t c0 = now_ns(CLOCK_THREAD_CPUTIME_ID), w0 = mono_ns();
+    auto pr = run_predict(trace, po);
+    const double cpu = double(now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 1e9, wall = double(mono_ns() - w0) / 1e9;
+    if (!pr) {
+      std::fprintf(stderr, "predict_bench: %s\n", pr.message().c_str());
+      return 1;
+    }
+    std::printf("  end to end (recorded + 1 profile): %.3f s CPU (%.3f s wall), %.2f M events/s per CPU-second "
+                "[CPU: survey %.2f s, plan %.2f s, simulate %.2f s (2 columns), summaries %.2f s, report %.2f s]\n",
+                cpu, wall, mev / cpu, double(pr->load_ns) / 1e9, double(pr->plan_ns) / 1e9, double(pr->simulate_ns) / 1e9,
+                double(pr->summary_ns) / 1e9, double(pr->report_ns) / 1e9);
+  }
+  if (!keep.empty()) {
+    std::printf("  kept %s and %s\n", trace.c_str(), pfile.c_str());
+    return 0;
+  }
+  unlink(trace.c_str());
+  unlink(pfile.c_str());
+  rmdir(dir.c_str());
+  return 0;
+}

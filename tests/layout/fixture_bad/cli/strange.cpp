@@ -1,0 +1,2 @@
+// An include of a folder that is no room.
+#include "nowhere/thing.h"

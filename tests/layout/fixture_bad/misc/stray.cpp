@@ -1,0 +1,2 @@
+// In no room.
+int stray() { return 0; }
