@@ -111,6 +111,124 @@ Status stopped_by(int sig) {
                        StatusCode::kInterrupted);
 }
 
+// The planner's side of a streamed run: the trace read chunk by chunk and
+// planned into the window as its slots free up.
+class ChunkFeeder {
+ public:
+  ChunkFeeder(PlanStream& ps, const EventSource& next) : ps_(ps), next_(next) {}
+  // Plans what fits; false on a read error (error()). `progressed`: an op was added.
+  bool plan_some(bool& progressed);
+  bool more() const { return more_; }  // false once the trace's end is planned
+  const Status& error() const { return err_; }
+
+ private:
+  PlanStream& ps_;
+  const EventSource& next_;
+  std::vector<Event> chunk_;
+  size_t at_ = 0;
+  bool more_ = true;
+  Status err_;
+};
+
+bool ChunkFeeder::plan_some(bool& progressed) {
+  struct Woken {  // every way out wakes the workers on what was planned
+    PlanStream& ps;
+    ~Woken() { ps.wake(); }
+  } woken{ps_};
+  for (int n = 0; n < 4096 && ps_.room(); ++n) {
+    if (at_ == chunk_.size()) {
+      if (!more_) return true;
+      ps_.wake();  // (reading and decoding the next chunk takes a while)
+      auto r = next_(chunk_);
+      if (!r) {
+        err_ = r.status();
+        return false;
+      }
+      at_ = 0;
+      if (!r.value()) {
+        more_ = false;
+        chunk_.clear();
+        ps_.finish();
+        return true;
+      }
+      continue;
+    }
+    ps_.add(chunk_[at_++]);
+    progressed = true;
+  }
+  return true;
+}
+
+// Says once when the oldest unfinished op has not finished for `stall_ns`
+// beyond its own recorded time; again after the replay moved on.
+struct StallWatch {
+  const Plan& plan;
+  const StallReport& stalled;
+  uint64_t stall_ns;
+  TimingMode timing;
+  uint64_t advanced_at;  // when the oldest unfinished op last changed
+  bool said = false;
+
+  void check(uint64_t base, bool advanced, uint64_t now) {
+    if (advanced) {
+      advanced_at = now;
+      said = false;
+    } else if (stalled && !said && base < plan.size) {
+      // The op's own recorded time (its call, and in think mode the gap
+      // slept before it) holds the report back, but never longer than the
+      // trace's enter span: a crafted duration or gap must not silence it.
+      const uint64_t gap = timing == TimingMode::kThink ? plan.op(base).gap : 0;
+      const uint64_t own = std::min(plan.enter_span, sat_add(plan.event(base).dur, gap));
+      if (now - advanced_at > stall_ns + own) {
+        said = true;
+        stalled(base, now - advanced_at);
+      }
+    }
+  }
+};
+
+// Once the clock runs: records taken in order as the workers complete ops,
+// the window refilled as they free its slots, until every op is taken.
+Status take_records(PlanStream& ps, WindowSync& sync, ChunkFeeder& feed, const RecordSink& sink,
+                    const StreamProgress& progress, StallWatch& stall) {
+  const Plan& plan = ps.plan();
+  // This thread shares the CPUs with the workers, and every wake-up of it
+  // can preempt one of them: it wakes only as often as the window needs.
+  // Records are taken in bulk; the planner refills when a slot frees up.
+  // With the window more than three quarters full (workers may soon wait
+  // for a plan) it polls every 50 us; else every 2 ms (at 1 M ops/s, 2,000
+  // ops of a 131,072-op window); once the whole trace is planned only the
+  // records remain, taken every 20 ms. The wall time is the workers' own
+  // (WorkerSlot::finished_ns), so this sleep never lengthens it.
+  const uint64_t window = plan.op_mask + 1;
+  uint64_t base = 0, last_report = 0;
+  while (true) {
+    // A stop: the workers finish what they hold without a call or a sleep.
+    if (int sig = stop_signal()) return stopped_by(sig);
+    bool planned = false;
+    if (!feed.plan_some(planned)) return feed.error();
+    const uint64_t base_before = base;
+    while (base < plan.size && sync.done[base & plan.op_mask].load(std::memory_order_acquire) == base + 1) {
+      FSR_RETURN_IF_ERROR(sink(sync.rec[base & plan.op_mask], plan.event(base), plan.op(base)));
+      sync.base.store(++base, std::memory_order_release);
+    }
+    if (!feed.more() && base == plan.size) return Status::ok();
+    const uint64_t now = mono_ns();
+    stall.check(base, base != base_before, now);
+    if (progress) {
+      if (now - last_report > 100'000'000) {
+        last_report = now;
+        progress(base);
+      }
+    }
+    if (planned && ps.room()) continue;  // more to plan now (plan_some stops every 4,096 events)
+    const uint64_t lag = plan.size - base;
+    const long ns = !feed.more() ? 20'000'000L : lag > window / 4 * 3 ? 50'000L : 2'000'000L;
+    struct timespec ts{0, ns};
+    nanosleep(&ts, nullptr);
+  }
+}
+
 }  // namespace
 
 Result<EngineResult> run_engine(const Plan& plan, ExecEnv& env, TimingMode timing, const EngineProgress& progress,
@@ -147,98 +265,18 @@ Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const E
                                        const std::function<void()>& filled, const StallReport& stalled,
                                        uint64_t stall_ns) {
   const Plan& plan = ps.plan();
-  std::vector<Event> chunk;
-  size_t at = 0;
-  bool more = true;
-  // Plans what fits; false on a read error (in `err`).
-  Status err;
-  auto plan_some = [&](bool& progressed) {
-    struct Woken {  // every way out wakes the workers on what was planned
-      PlanStream& ps;
-      ~Woken() { ps.wake(); }
-    } woken{ps};
-    for (int n = 0; n < 4096 && ps.room(); ++n) {
-      if (at == chunk.size()) {
-        if (!more) return true;
-        ps.wake();  // (reading and decoding the next chunk takes a while)
-        auto r = next(chunk);
-        if (!r) {
-          err = r.status();
-          return false;
-        }
-        at = 0;
-        if (!r.value()) {
-          more = false;
-          chunk.clear();
-          ps.finish();
-          return true;
-        }
-        continue;
-      }
-      ps.add(chunk[at++]);
-      progressed = true;
-    }
-    return true;
-  };
+  ChunkFeeder feed(ps, next);
   return with_workers(plan, sync, env, timing, inject, clock, buf_size, [&](auto go, auto /*failed*/) -> Status {
     bool unused = false;
     // The window is filled before the clock starts, so that the planner is ahead.
-    while (more && ps.room()) {
-      if (!plan_some(unused)) return err;
+    while (feed.more() && ps.room()) {
+      if (!feed.plan_some(unused)) return feed.error();
       if (int sig = stop_signal()) return stopped_by(sig);
     }
     if (filled) filled();
     go();
-    // This thread shares the CPUs with the workers, and every wake-up of it
-    // can preempt one of them: it wakes only as often as the window needs.
-    // Records are taken in bulk; the planner refills when a slot frees up.
-    // With the window more than three quarters full (workers may soon wait
-    // for a plan) it polls every 50 us; else every 2 ms (at 1 M ops/s, 2,000
-    // ops of a 131,072-op window); once the whole trace is planned only the
-    // records remain, taken every 20 ms. The wall time is the workers' own
-    // (WorkerSlot::finished_ns), so this sleep never lengthens it.
-    const uint64_t window = plan.op_mask + 1;
-    uint64_t base = 0, last_report = 0;
-    uint64_t advanced_at = mono_ns();  // when `base` last moved, for the stall report
-    bool stall_said = false;
-    while (true) {
-      // A stop: the workers finish what they hold without a call or a sleep.
-      if (int sig = stop_signal()) return stopped_by(sig);
-      bool planned = false;
-      if (!plan_some(planned)) return err;
-      const uint64_t base_before = base;
-      while (base < plan.size && sync.done[base & plan.op_mask].load(std::memory_order_acquire) == base + 1) {
-        FSR_RETURN_IF_ERROR(sink(sync.rec[base & plan.op_mask], plan.event(base), plan.op(base)));
-        sync.base.store(++base, std::memory_order_release);
-      }
-      if (!more && base == plan.size) return Status::ok();
-      const uint64_t now = mono_ns();
-      if (base != base_before) {
-        advanced_at = now;
-        stall_said = false;
-      } else if (stalled && !stall_said && base < plan.size) {
-        // The op's own recorded time (its call, and in think mode the gap
-        // slept before it) holds the report back, but never longer than the
-        // trace's enter span: a crafted duration or gap must not silence it.
-        const uint64_t own = std::min(plan.enter_span,
-                                      sat_add(plan.event(base).dur, timing == TimingMode::kThink ? plan.op(base).gap : 0));
-        if (now - advanced_at > stall_ns + own) {
-          stall_said = true;
-          stalled(base, now - advanced_at);
-        }
-      }
-      if (progress) {
-        if (now - last_report > 100'000'000) {
-          last_report = now;
-          progress(base);
-        }
-      }
-      if (planned && ps.room()) continue;  // more to plan now (plan_some stops every 4,096 events)
-      const uint64_t lag = plan.size - base;
-      const long ns = !more ? 20'000'000L : lag > window / 4 * 3 ? 50'000L : 2'000'000L;
-      struct timespec ts{0, ns};
-      nanosleep(&ts, nullptr);
-    }
+    StallWatch stall{plan, stalled, stall_ns, timing, mono_ns()};  // (from the clock's start)
+    return take_records(ps, sync, feed, sink, progress, stall);
   });
 }
 

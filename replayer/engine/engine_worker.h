@@ -38,7 +38,7 @@ struct Shared {
   std::atomic<bool> go{false};
 };
 
-// One worker's issue loop (engine.cpp): its ops in event order until the
+// One worker's issue loop (engine_worker.cpp): its ops in event order until the
 // plan ends; errors are stored in `slot`, never thrown out.
 void run_worker(Shared& s, uint32_t w, WorkerSlot& slot);
 

@@ -91,7 +91,19 @@ class PlanStream {
   ProcessTracker& processes() { return procs_; }
 
  private:
-  void plan_syscall(uint64_t i);  // syscall_actions.cpp
+  // The per-syscall planning (syscall_actions.cpp), one family of calls each.
+  struct SyscallCtx;  // syscall_actions.h
+  void plan_syscall(uint64_t i);
+  void place_in_thread(const Event& e, PlanOp& op, TidState& st);
+  bool plan_operands(SyscallCtx& c);  // false: refused before any lookup (emulated)
+  void plan_namespace_change(SyscallCtx& c);
+  bool plan_fd_table_call(SyscallCtx& c);  // syscall_actions_fds.cpp; false: not of the family
+  void plan_fd_pair(SyscallCtx& c);        // syscall_actions_fds.cpp
+  bool plan_process_call(SyscallCtx& c);   // syscall_actions_procs.cpp
+  bool plan_memory_call(SyscallCtx& c);    // syscall_actions_procs.cpp
+  bool plan_data_call(SyscallCtx& c);
+  void plan_other_call(SyscallCtx& c);
+  void record_facts(SyscallCtx& c);
   void set_closes(PlanOp& op, const std::vector<uint32_t>& closed);
   bool is_file(uint32_t ofd) const;
   void fd_op_action(PlanOp& op) const;

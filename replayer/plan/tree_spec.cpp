@@ -157,8 +157,6 @@ void TreeSpecBuilder::add_initial(const Plan& plan) {
 // What the trace shows existed at start, or created: per path, everything
 // up to its first namespace change (creation or removal) describes the start.
 void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
-  const std::string& target_dir = spec_.target_dir;
-  const std::string& scratch_dir = spec_.scratch_dir;
   const PlanOp& op = plan.op(i);
   const Event& e = plan.event(i);
   const SyscallInfo* si = syscall_info(e.nr);
@@ -166,115 +164,134 @@ void TreeSpecBuilder::add_op(const Plan& plan, uint64_t i) {
   if (op.flags & kPfDevice) return;  // replayed on a stand-in device, not in the tree
   if (op.new_ofd != kNoOfd) offsets_.erase(op.new_ofd);
   if (op.ofd != kNoOfd) read_through(plan, op, e, si->cls);
-  if (e.ret >= 0) {
-    for (int k = 0; k < 2 && !made_links_.empty(); ++k)  // a made link renamed or removed stands no more
-      if (op.path[k] != kNoPath && (op.flags & (kPfNs0 << k)) && !(k == 0 && (si->flags & kSfLiteralPath0)))
-        made_links_.erase(node_of(plan, op.path[k]));
-    if ((si->flags & kSfLiteralPath0) && op.path[0] != kNoPath && op.path[1] != kNoPath)
-      if (const uint32_t to = made_link_target(plan, op); to != PathTree::kNone)
-        made_links_[node_of(plan, op.path[1])] = to;
+  if (e.ret >= 0) track_made_links(plan, op, *si);
+  for (int k = 0; k < 2; ++k)
+    if (op.path[k] != kNoPath && !(k == 0 && (si->flags & kSfLiteralPath0))) see_path(plan, i, *si, k);
+}
+
+// The symlinks the trace made, while they stand (made_links_).
+void TreeSpecBuilder::track_made_links(const Plan& plan, const PlanOp& op, const SyscallInfo& si) {
+  for (int k = 0; k < 2 && !made_links_.empty(); ++k)  // a made link renamed or removed stands no more
+    if (op.path[k] != kNoPath && (op.flags & (kPfNs0 << k)) && !(k == 0 && (si.flags & kSfLiteralPath0)))
+      made_links_.erase(node_of(plan, op.path[k]));
+  if ((si.flags & kSfLiteralPath0) && op.path[0] != kNoPath && op.path[1] != kNoPath)
+    if (const uint32_t to = made_link_target(plan, op); to != PathTree::kNone)
+      made_links_[node_of(plan, op.path[1])] = to;
+}
+
+// What op i shows of its path k as it was at start, until a namespace
+// change settles it.
+void TreeSpecBuilder::see_path(const Plan& plan, uint64_t i, const SyscallInfo& si, int k) {
+  const PlanOp& op = plan.op(i);
+  const Event& e = plan.event(i);
+  uint32_t node = node_of(plan, op.path[k]);
+  uint32_t path = op.path[k];
+  // Seen through a link the trace made (`ln -sf /etc/hostname a; cat a`):
+  // the facts are its target's, which must exist at start.
+  if (!made_links_.empty() && follows_last_link(e, si, k, op.flags & (kPfNs0 << k)))
+    if (auto l = made_links_.find(node); l != made_links_.end()) {
+      node = l->second;
+      path = kNoPath;
+    }
+  if (entry_of(node) != UINT32_MAX) return;
+  auto [it, fresh] = seen_.try_emplace(node);
+  Seen& sn = it->second;
+  if (fresh) {
+    seen_order_.push_back(node);
+    sn.entry.node = node;
+    sn.path = path;
   }
-  for (int k = 0; k < 2; ++k) {
-    if (op.path[k] == kNoPath || (k == 0 && (si->flags & kSfLiteralPath0))) continue;
-    uint32_t node = node_of(plan, op.path[k]);
-    uint32_t path = op.path[k];
-    // Seen through a link the trace made (`ln -sf /etc/hostname a; cat a`):
-    // the facts are its target's, which must exist at start.
-    if (!made_links_.empty() && follows_last_link(e, *si, k, op.flags & (kPfNs0 << k)))
-      if (auto l = made_links_.find(node); l != made_links_.end()) {
-        node = l->second;
-        path = kNoPath;
-      }
-    if (entry_of(node) != UINT32_MAX) continue;
-    auto [it, fresh] = seen_.try_emplace(node);
-    Seen& sn = it->second;
-    if (fresh) {
-      seen_order_.push_back(node);
-      sn.entry.node = node;
-      sn.path = path;
-    }
-    const bool ok = e.ret >= 0;
-    const bool ns = op.flags & (kPfNs0 << k);
-    if (sn.settled) {
-      // Settled as absent (e.g. `rm -rf x` failing before `mkdir x`): a later
-      // creation still makes it a created path, never an implied ancestor.
-      if (ns && ok && !sn.existed && !sn.made && !is_removal(e.nr, k)) {
-        created_.push_back({node, op.path[k]});
-        sn.made = true;
-      }
-      continue;
-    }
-    if (ns && !is_removal(e.nr, k)) {
-      sn.settled = true;
-      if (ok && !sn.existed) {
-        created_.push_back({node, op.path[k]});
-        sn.made = true;
-      }
-      continue;
-    }
-    if (ns) {  // removed by the trace: it existed
-      sn.settled = true;
-      if (ok && !sn.has_facts) {
-        sn.existed = sn.has_facts = true;
-        bool dir = e.nr == SYS_rmdir || (e.nr == SYS_unlinkat && (e.args[2] & AT_REMOVEDIR));
-        sn.entry.kind = dir ? PrestateKind::kDir : PrestateKind::kFile;
-        sn.entry.mode = dir ? 040755 : 0100644;
-      }
-      continue;
-    }
-    const bool is_readlink = e.nr == SYS_readlink || e.nr == SYS_readlinkat;
-    if (is_readlink && e.ret == -EINVAL) {  // exists, and is no symlink (file or directory)
-      sn.existed = true;
-      continue;
-    }
-    // A lookup of X/name that finds no name (not ENOTDIR) shows that X, if it
-    // exists, is a directory: one known only to exist is then made one, not
-    // an empty file (cmake readlinks /usr/lib32, then /usr/lib32/x86_64-linux-gnu).
-    if (e.ret == -ENOENT && si->path[1] < 0) hint_dir(spec_.paths.parent(node));
-    if (!ok) continue;
+  const bool ns = op.flags & (kPfNs0 << k);
+  if (sn.settled || ns) {
+    settle(sn, node, op, e, k);
+    return;
+  }
+  const bool is_readlink = e.nr == SYS_readlink || e.nr == SYS_readlinkat;
+  if (is_readlink && e.ret == -EINVAL) {  // exists, and is no symlink (file or directory)
     sn.existed = true;
-    // A successful readlink proves a symlink, whatever a following stat said.
-    // An execve's facts are a guess (the kernel's record of an exec has no
-    // size): the first open or stat of the same file that shows the inode
-    // replaces them. Else a script run from outside the root (a pyenv or nvm
-    // shim, a build's driver) was prepared empty and its interpreter read 0
-    // bytes of it, then lseek'd back by what it had read: -EINVAL.
-    const bool inode = (S_ISREG(e.mode) || S_ISDIR(e.mode)) && !(e.flags & kEfNoInode);
-    const bool refine = sn.exec_only && inode && e.nr != SYS_execve && e.nr != SYS_execveat;
-    if (k != 0 || (sn.has_facts && !refine && !(is_readlink && sn.entry.kind != PrestateKind::kSymlink))) continue;
-    if (is_readlink) {
-      // What an earlier open or stat saw here, it saw through the link: its
-      // target's facts (glibc opens /etc/localtime, then readlinks it), and
-      // passed on down a chain of links.
-      std::optional<TreeEntry> through;
-      if (sn.has_facts && sn.entry.kind != PrestateKind::kSymlink) {
-        through = sn.entry;
-      } else if (auto f = followed_.find(node); f != followed_.end()) {
-        through = f->second;
-      }
-      sn.has_facts = true;
-      sn.exec_only = false;
-      sn.entry.kind = PrestateKind::kSymlink;
-      const std::string& abs = plan.paths[op.path[0]].abs;
-      uint32_t to = kNoPath;
-      std::string text = guess_link_target(plan, i, abs, static_cast<size_t>(e.ret), to);
-      sn.entry.target = add_target(map_.symlink_target(abs, text, target_dir, scratch_dir));
-      if (through && to != kNoPath) followed_.try_emplace(node_of(plan, to), *through);
-      continue;
-    }
-    if (e.nr == SYS_execve || e.nr == SYS_execveat) {
-      sn.has_facts = sn.exec_only = true;  // an executable the workload ran: its size is unknown
-      sn.entry.kind = PrestateKind::kFile;
-      sn.entry.mode = 0100755;
-      sn.entry.size = e.size;
-    } else if (inode) {
-      sn.has_facts = true;
-      sn.exec_only = false;
-      sn.entry.kind = S_ISDIR(e.mode) ? PrestateKind::kDir : PrestateKind::kFile;
-      sn.entry.mode = e.mode;
-      sn.entry.size = S_ISREG(e.mode) ? e.size : 0;
-    }
+    return;
   }
+  // A lookup of X/name that finds no name (not ENOTDIR) shows that X, if it
+  // exists, is a directory: one known only to exist is then made one, not
+  // an empty file (cmake readlinks /usr/lib32, then /usr/lib32/x86_64-linux-gnu).
+  if (e.ret == -ENOENT && si.path[1] < 0) hint_dir(spec_.paths.parent(node));
+  if (e.ret < 0) return;
+  sn.existed = true;
+  // A successful readlink proves a symlink, whatever a following stat said.
+  // An execve's facts are a guess (the kernel's record of an exec has no
+  // size): the first open or stat of the same file that shows the inode
+  // replaces them. Else a script run from outside the root (a pyenv or nvm
+  // shim, a build's driver) was prepared empty and its interpreter read 0
+  // bytes of it, then lseek'd back by what it had read: -EINVAL.
+  const bool inode = (S_ISREG(e.mode) || S_ISDIR(e.mode)) && !(e.flags & kEfNoInode);
+  const bool refine = sn.exec_only && inode && e.nr != SYS_execve && e.nr != SYS_execveat;
+  if (k != 0 || (sn.has_facts && !refine && !(is_readlink && sn.entry.kind != PrestateKind::kSymlink))) return;
+  if (is_readlink) {
+    see_readlink(plan, i, node, sn);
+  } else if (e.nr == SYS_execve || e.nr == SYS_execveat) {
+    sn.has_facts = sn.exec_only = true;  // an executable the workload ran: its size is unknown
+    sn.entry.kind = PrestateKind::kFile;
+    sn.entry.mode = 0100755;
+    sn.entry.size = e.size;
+  } else if (inode) {
+    sn.has_facts = true;
+    sn.exec_only = false;
+    sn.entry.kind = S_ISDIR(e.mode) ? PrestateKind::kDir : PrestateKind::kFile;
+    sn.entry.mode = e.mode;
+    sn.entry.size = S_ISREG(e.mode) ? e.size : 0;
+  }
+}
+
+// A namespace change on path k of op (or any op on a path one settled):
+// created by the trace, or removed by it (then it existed).
+void TreeSpecBuilder::settle(Seen& sn, uint32_t node, const PlanOp& op, const Event& e, int k) {
+  const bool ok = e.ret >= 0;
+  const bool ns = op.flags & (kPfNs0 << k);
+  if (sn.settled) {
+    // Settled as absent (e.g. `rm -rf x` failing before `mkdir x`): a later
+    // creation still makes it a created path, never an implied ancestor.
+    if (ns && ok && !sn.existed && !sn.made && !is_removal(e.nr, k)) {
+      created_.push_back({node, op.path[k]});
+      sn.made = true;
+    }
+    return;
+  }
+  sn.settled = true;
+  if (!is_removal(e.nr, k)) {
+    if (ok && !sn.existed) {
+      created_.push_back({node, op.path[k]});
+      sn.made = true;
+    }
+    return;
+  }
+  if (ok && !sn.has_facts) {  // removed by the trace: it existed
+    sn.existed = sn.has_facts = true;
+    bool dir = e.nr == SYS_rmdir || (e.nr == SYS_unlinkat && (e.args[2] & AT_REMOVEDIR));
+    sn.entry.kind = dir ? PrestateKind::kDir : PrestateKind::kFile;
+    sn.entry.mode = dir ? 040755 : 0100644;
+  }
+}
+
+// A successful readlink: a symlink, its text guessed (guess_link_target).
+// What an earlier open or stat saw here, it saw through the link: its
+// target's facts (glibc opens /etc/localtime, then readlinks it), and
+// passed on down a chain of links.
+void TreeSpecBuilder::see_readlink(const Plan& plan, uint64_t i, uint32_t node, Seen& sn) {
+  const Event& e = plan.event(i);
+  std::optional<TreeEntry> through;
+  if (sn.has_facts && sn.entry.kind != PrestateKind::kSymlink) {
+    through = sn.entry;
+  } else if (auto f = followed_.find(node); f != followed_.end()) {
+    through = f->second;
+  }
+  sn.has_facts = true;
+  sn.exec_only = false;
+  sn.entry.kind = PrestateKind::kSymlink;
+  const std::string& abs = plan.paths[plan.op(i).path[0]].abs;
+  uint32_t to = kNoPath;
+  std::string text = guess_link_target(plan, i, abs, static_cast<size_t>(e.ret), to);
+  sn.entry.target = add_target(map_.symlink_target(abs, text, spec_.target_dir, spec_.scratch_dir));
+  if (through && to != kNoPath) followed_.try_emplace(node_of(plan, to), *through);
 }
 
 // Where an fd's reads ended says how large its file was at least: a /proc

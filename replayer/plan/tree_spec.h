@@ -82,6 +82,19 @@ class TreeSpecBuilder {
   uint32_t node_of(const Plan& plan, uint32_t path);
   uint32_t add_target(std::string text);
   void read_through(const Plan& plan, const PlanOp& op, const Event& e, SyscallClass cls);
+  // add_op's steps (tree_spec.cpp).
+  void track_made_links(const Plan& plan, const PlanOp& op, const SyscallInfo& si);
+  void see_path(const Plan& plan, uint64_t i, const SyscallInfo& si, int k);
+  void settle(Seen& sn, uint32_t node, const PlanOp& op, const Event& e, int k);
+  void see_readlink(const Plan& plan, uint64_t i, uint32_t node, Seen& sn);
+  // finish()'s steps (tree_spec_finish.cpp).
+  void add_seen(const std::function<bool(uint32_t path)>& is_device, std::vector<uint32_t>& created,
+                std::vector<uint32_t>& touched);
+  void make_touched(const PathTree& paths, const std::vector<uint32_t>& created, std::vector<uint32_t>& touched,
+                    std::vector<uint8_t>& mark);
+  std::vector<bool> add_ancestors(const PathTree& paths, const std::vector<uint32_t>& created,
+                                  const std::vector<uint32_t>& touched, std::vector<uint8_t>& mark);
+  void order_entries(const PathTree& paths, std::vector<bool>& drop);
 
   PathMap map_;
   TreeSpec spec_;

@@ -12,11 +12,46 @@
 
 namespace fsr {
 
+namespace {
+
+// Per node, while finish() runs: something lies beneath it, the trace creates it.
+constexpr uint8_t kAbove = 1, kCreated = 2;
+
+}  // namespace
+
 TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_device) {
   TreeSpec spec = std::move(spec_);
   spec.paths.drop_index();  // every path is a node by now
   const PathTree& paths = spec.paths;
   std::vector<uint32_t> created, touched;
+  add_seen(is_device, created, touched);
+  std::unordered_map<uint32_t, Seen>().swap(seen_);
+  std::unordered_map<uint32_t, TreeEntry>().swap(followed_);
+  std::unordered_map<uint32_t, uint64_t>().swap(offsets_);
+  std::vector<uint8_t> mark(paths.size(), 0);
+  make_touched(paths, created, touched, mark);
+  std::vector<bool> drop = add_ancestors(paths, created, touched, mark);
+  std::vector<uint8_t>().swap(mark);
+  for (auto& [idx, to] : links_) all_[idx].link_to = entry_of(to);
+  std::vector<uint32_t>().swap(entry_of_);
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(links_);
+  decltype(inodes_)().swap(inodes_);
+  order_entries(paths, drop);
+  spec.entries = std::move(all_);
+  all_ = {};
+  std::stable_sort(created.begin(), created.end(),
+                   [&](uint32_t a, uint32_t b) { return paths.depth(a) > paths.depth(b); });
+  for (uint32_t c : created) spec.created.push_back(paths.path(c));
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(created_);
+  std::vector<uint32_t>().swap(seen_order_);
+  std::vector<uint32_t>().swap(plan_node_);
+  return spec;
+}
+
+// The entries the trace showed existed at start (devices left out); the
+// nodes the trace creates, and those known only to exist (`touched`).
+void TreeSpecBuilder::add_seen(const std::function<bool(uint32_t path)>& is_device, std::vector<uint32_t>& created,
+                               std::vector<uint32_t>& touched) {
   for (const auto& [node, p] : created_)
     if (p == kNoPath || !is_device(p)) created.push_back(node);
   for (uint32_t node : seen_order_) {
@@ -33,44 +68,46 @@ TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_de
       touched.push_back(node);
     }
   }
-  std::unordered_map<uint32_t, Seen>().swap(seen_);
-  std::unordered_map<uint32_t, TreeEntry>().swap(followed_);
-  std::unordered_map<uint32_t, uint64_t>().swap(offsets_);
-  // Per node: something lies beneath it (kAbove), the trace creates it (kCreated).
-  constexpr uint8_t kAbove = 1, kCreated = 2;
-  std::vector<uint8_t> mark(paths.size(), 0);
-  // Paths known only to exist (no kind, no size; e.g. the end of a symlink
-  // chain that was only followed) become empty files, unless other paths lie
-  // beneath them (then the ancestor walk makes them directories) or a lookup
-  // beneath them found no name (then they are empty directories).
-  {
-    auto above = [&](uint32_t n) {
-      for (uint32_t p = paths.parent(n); p != PathTree::kNone && !paths.is_root(p); p = paths.parent(p)) {
-        if (mark[p] & kAbove) break;
-        mark[p] |= kAbove;
-      }
-    };
-    for (const TreeEntry& t : all_) above(t.node);
-    for (uint32_t c : created) above(c);
-    for (uint32_t c : touched) above(c);
-    std::vector<uint32_t> still;
-    for (uint32_t n : touched) {
-      if (paths.is_root(n) || entry_of(n) != UINT32_MAX || (mark[n] & kAbove)) {
-        still.push_back(n);
-        continue;
-      }
-      TreeEntry t;
-      t.node = n;
-      const bool dir = n < dir_hint_.size() && dir_hint_[n];
-      t.kind = dir ? PrestateKind::kDir : PrestateKind::kFile;
-      t.mode = dir ? 040755 : 0100755;
-      add(t);
+}
+
+// Paths known only to exist (no kind, no size; e.g. the end of a symlink
+// chain that was only followed) become empty files, unless other paths lie
+// beneath them (then the ancestor walk makes them directories) or a lookup
+// beneath them found no name (then they are empty directories). `touched`
+// keeps those left to the ancestor walk; `mark` gets kAbove.
+void TreeSpecBuilder::make_touched(const PathTree& paths, const std::vector<uint32_t>& created,
+                                   std::vector<uint32_t>& touched, std::vector<uint8_t>& mark) {
+  auto above = [&](uint32_t n) {
+    for (uint32_t p = paths.parent(n); p != PathTree::kNone && !paths.is_root(p); p = paths.parent(p)) {
+      if (mark[p] & kAbove) break;
+      mark[p] |= kAbove;
     }
-    touched = std::move(still);
-    std::vector<bool>().swap(dir_hint_);
+  };
+  for (const TreeEntry& t : all_) above(t.node);
+  for (uint32_t c : created) above(c);
+  for (uint32_t c : touched) above(c);
+  std::vector<uint32_t> still;
+  for (uint32_t n : touched) {
+    if (paths.is_root(n) || entry_of(n) != UINT32_MAX || (mark[n] & kAbove)) {
+      still.push_back(n);
+      continue;
+    }
+    TreeEntry t;
+    t.node = n;
+    const bool dir = n < dir_hint_.size() && dir_hint_[n];
+    t.kind = dir ? PrestateKind::kDir : PrestateKind::kFile;
+    t.mode = dir ? 040755 : 0100755;
+    add(t);
   }
-  // Every ancestor is a directory, except those the trace creates itself; an
-  // implied entry beneath a prestate symlink or file cannot be made and is dropped.
+  touched = std::move(still);
+  std::vector<bool>().swap(dir_hint_);
+}
+
+// Every ancestor is a directory, except those the trace creates itself; an
+// implied entry beneath a prestate symlink or file cannot be made and is
+// dropped. Returns, per entry, whether it is dropped.
+std::vector<bool> TreeSpecBuilder::add_ancestors(const PathTree& paths, const std::vector<uint32_t>& created,
+                                                 const std::vector<uint32_t>& touched, std::vector<uint8_t>& mark) {
   for (uint32_t c : created) mark[c] |= kCreated;
   const size_t n = all_.size();
   std::vector<bool> drop;
@@ -112,14 +149,14 @@ TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_de
   for (size_t i = 0; i < n; ++i) need(all_[i].node, static_cast<uint32_t>(i), false);
   for (uint32_t c : created) need(c, UINT32_MAX, true);
   for (uint32_t c : touched) need(c, UINT32_MAX, false);
-  std::vector<uint8_t>().swap(mark);
   drop.resize(all_.size());
-  for (auto& [idx, to] : links_) all_[idx].link_to = entry_of(to);
-  std::vector<uint32_t>().swap(entry_of_);
-  std::vector<std::pair<uint32_t, uint32_t>>().swap(links_);
-  decltype(inodes_)().swap(inodes_);
-  // Order: directories by depth, then files, symlinks, hard links (link_to
-  // remapped), permuted in place: the entries are never copied.
+  return drop;
+}
+
+// Order: directories by depth, then files, symlinks, hard links (link_to
+// remapped), permuted in place: the entries are never copied. The dropped
+// entries and the roots (which exist) are cut off the end.
+void TreeSpecBuilder::order_entries(const PathTree& paths, std::vector<bool>& drop) {
   std::vector<uint32_t> pos(all_.size(), UINT32_MAX);  // index now -> index in the spec
   size_t kept = 0;
   {
@@ -153,14 +190,6 @@ TreeSpec TreeSpecBuilder::finish(const std::function<bool(uint32_t path)>& is_de
     }
   std::vector<uint32_t>().swap(pos);
   all_.resize(kept);
-  spec.entries = std::move(all_);
-  all_ = {};
-  std::stable_sort(created.begin(), created.end(), [&](uint32_t a, uint32_t b) { return paths.depth(a) > paths.depth(b); });
-  for (uint32_t c : created) spec.created.push_back(paths.path(c));
-  std::vector<std::pair<uint32_t, uint32_t>>().swap(created_);
-  std::vector<uint32_t>().swap(seen_order_);
-  std::vector<uint32_t>().swap(plan_node_);
-  return spec;
 }
 
 TreeSpec tree_spec(const std::vector<PrestateEntry>& prestate, const Plan& plan, const PathMap& map,

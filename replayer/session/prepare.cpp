@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -146,111 +145,163 @@ int make_entry(const TreeSpec& spec, size_t i, const int roots[2], const Feature
 
 }  // namespace
 
-Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f,
-                                 unsigned threads, const ProgressFn& progress, unsigned which, bool stoppable) {
-  std::atomic<bool> stopped{false};
-  auto stop_now = [&] {
-    if (stoppable && stop_signal()) stopped.store(true, std::memory_order_relaxed);
-    return stopped.load(std::memory_order_relaxed);
-  };
-  PrepareStats stats;
-  auto chosen = [&](size_t i) { return (which & root_bit(spec.root(i))) != 0; };
-  uint64_t total = 0;
-  for (size_t i = 0; i < spec.entries.size(); ++i) total += chosen(i);
-  for (const MappedPath& m : spec.created) total += (which & root_bit(m.root)) != 0;
-  std::atomic<uint64_t> done{0};
-  // Paths the trace creates go first (deepest first), so that a replayed tree resets.
-  for (const MappedPath& m : spec.created) {
-    if (!(which & root_bit(m.root))) continue;
+namespace {
+
+// One materialise() call: the entries it makes in the roots `which` names,
+// and what its threads counted.
+class TreeMaker {
+ public:
+  TreeMaker(const TreeSpec& spec, const int roots[2], const Features& f, const ProgressFn& progress,
+            unsigned which, bool stoppable)
+      : spec_(spec), roots_(roots), f_(f), progress_(progress), which_(which), stoppable_(stoppable) {
+    for (size_t i = 0; i < spec.entries.size(); ++i) total_ += chosen(i);
+    for (const MappedPath& m : spec.created) total_ += (which & root_bit(m.root)) != 0;
+  }
+  Status remove_created();
+  Status make_dirs(size_t& first_rest);
+  void make_rest(size_t first_rest, size_t first_link, unsigned threads);
+  Result<PrepareStats> finish(size_t first_link);
+
+ private:
+  bool stop_now() {
+    if (stoppable_ && stop_signal()) stopped_.store(true, std::memory_order_relaxed);
+    return stopped_.load(std::memory_order_relaxed);
+  }
+  bool chosen(size_t i) const { return (which_ & root_bit(spec_.root(i))) != 0; }
+  void make_until(size_t end);
+
+  const TreeSpec& spec_;
+  const int* roots_;
+  const Features& f_;
+  const ProgressFn& progress_;
+  const unsigned which_;
+  const bool stoppable_;
+  std::atomic<bool> stopped_{false};
+  PrepareStats stats_;
+  uint64_t total_ = 0;
+  std::atomic<uint64_t> done_{0};
+  std::atomic<size_t> next_{0};  // the next entry a thread takes
+  std::atomic<uint64_t> kept_{0}, files_{0}, syms_{0}, bytes_{0};
+  std::mutex mu_;  // guards what follows
+  uint64_t unmade_ = 0;
+  std::string first_unmade_;
+  Status failure_;
+};
+
+// Paths the trace creates go first (deepest first), so that a replayed tree resets.
+Status TreeMaker::remove_created() {
+  for (const MappedPath& m : spec_.created) {
+    if (!(which_ & root_bit(m.root))) continue;
     if (stop_now()) break;
     Parent p;
-    if (open_parent(roots, m, p, f) >= 0) {
+    if (open_parent(roots_, m, p, f_) >= 0) {
       struct stat st;
       if (fstatat(p.fd, p.base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
         int r = remove_tree_at(p.fd, p.base.c_str());
         if (r < 0) return err(m, "cannot remove", -r);
-        ++stats.removed;
+        ++stats_.removed;
       }
     }
-    ++done;
+    ++done_;
   }
-  // Directories in order (parents first), then the rest in parallel.
+  return Status::ok();
+}
+
+// Directories in order (parents first); `first_rest` is the first entry after them.
+Status TreeMaker::make_dirs(size_t& first_rest) {
   Scratch sc;
-  size_t first_rest = 0;
-  for (; first_rest < spec.entries.size() && spec.entries[first_rest].kind == PrestateKind::kDir &&
-         spec.entries[first_rest].link_to == UINT32_MAX; ++first_rest) {
+  for (; first_rest < spec_.entries.size() && spec_.entries[first_rest].kind == PrestateKind::kDir &&
+         spec_.entries[first_rest].link_to == UINT32_MAX; ++first_rest) {
     if (!chosen(first_rest)) continue;
     if (stop_now()) break;
-    int r = make_entry(spec, first_rest, roots, f, which, sc);
-    if (r < 0) return err(spec.where(first_rest), "cannot create directory", -r);
-    ++(r == 1 ? stats.kept : stats.dirs);
-    if (progress) progress(++done, total);
+    int r = make_entry(spec_, first_rest, roots_, f_, which_, sc);
+    if (r < 0) return err(spec_.where(first_rest), "cannot create directory", -r);
+    ++(r == 1 ? stats_.kept : stats_.dirs);
+    if (progress_) progress_(++done_, total_);
   }
-  size_t first_link = first_rest;
-  while (first_link < spec.entries.size() && spec.entries[first_link].link_to == UINT32_MAX) ++first_link;
-  std::atomic<size_t> next{first_rest};
-  std::atomic<uint64_t> kept{0}, files{0}, syms{0}, bytes{0};
-  uint64_t unmade = 0;
-  std::string first_unmade;
-  std::mutex mu;
-  Status failure;
-  auto work = [&](size_t end) {
-    Scratch b;
-    for (size_t i; (i = next.fetch_add(1)) < end;) {
-      if (!chosen(i)) continue;
-      if (stop_now()) break;
-      int r = make_entry(spec, i, roots, f, which, b);
-      const TreeEntry& t = spec.entries[i];
-      if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP || r == -EXDEV) {
-        std::lock_guard<std::mutex> g(mu);
-        if (unmade++ == 0) first_unmade = where_str(spec.where(i));
-        ++done;
-        continue;
-      }
-      if (r < 0) {
-        std::lock_guard<std::mutex> g(mu);
-        if (failure.is_ok()) failure = err(spec.where(i), "cannot create", -r);
-        continue;
-      }
-      if (r == 1) ++kept;
-      else if (t.kind == PrestateKind::kSymlink) ++syms;
-      else ++files, bytes += t.size;
-      ++done;
-    }
-  };
+  return Status::ok();
+}
+
+// The files and symlinks in parallel, then the hard links (their targets exist then).
+void TreeMaker::make_rest(size_t first_rest, size_t first_link, unsigned threads) {
+  next_ = first_rest;
   unsigned n = std::max(1u, threads);
   std::vector<std::thread> pool;
-  for (unsigned k = 0; k + 1 < n; ++k) pool.emplace_back(work, first_link);
+  for (unsigned k = 0; k + 1 < n; ++k) pool.emplace_back([this, first_link] { make_until(first_link); });
   std::thread reporter;
   std::atomic<bool> stop{false};
-  if (progress)
+  if (progress_)
     reporter = std::thread([&] {
       while (!stop.load()) {
-        progress(done.load(), total);
+        progress_(done_.load(), total_);
         usleep(100000);
       }
     });
-  work(first_link);
+  make_until(first_link);
   for (auto& t : pool) t.join();
   // Hard links last: their targets exist now.
-  next = first_link;
-  work(spec.entries.size());
+  next_ = first_link;
+  make_until(spec_.entries.size());
   stop = true;
   if (reporter.joinable()) reporter.join();
-  if (stopped.load())
-    return Status::error("stopped by SIG" + std::string(sigabbrev_np(stop_signal()) ? sigabbrev_np(stop_signal()) : "?") +
-                             " while preparing the tree",
+}
+
+// A thread's share: entries taken one by one until `end`.
+void TreeMaker::make_until(size_t end) {
+  Scratch b;
+  for (size_t i; (i = next_.fetch_add(1)) < end;) {
+    if (!chosen(i)) continue;
+    if (stop_now()) break;
+    int r = make_entry(spec_, i, roots_, f_, which_, b);
+    const TreeEntry& t = spec_.entries[i];
+    if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP || r == -EXDEV) {
+      std::lock_guard<std::mutex> g(mu_);
+      if (unmade_++ == 0) first_unmade_ = where_str(spec_.where(i));
+      ++done_;
+      continue;
+    }
+    if (r < 0) {
+      std::lock_guard<std::mutex> g(mu_);
+      if (failure_.is_ok()) failure_ = err(spec_.where(i), "cannot create", -r);
+      continue;
+    }
+    if (r == 1) ++kept_;
+    else if (t.kind == PrestateKind::kSymlink) ++syms_;
+    else ++files_, bytes_ += t.size;
+    ++done_;
+  }
+}
+
+Result<PrepareStats> TreeMaker::finish(size_t first_link) {
+  if (stopped_.load()) {
+    const char* sig = sigabbrev_np(stop_signal());
+    return Status::error("stopped by SIG" + std::string(sig ? sig : "?") + " while preparing the tree",
                          StatusCode::kInterrupted);
-  if (!failure.is_ok()) return failure;
-  stats.kept += kept;
-  stats.files = files;
-  stats.symlinks = syms;
-  for (size_t i = first_link; i < spec.entries.size(); ++i) stats.links += chosen(i);
-  stats.bytes = bytes;
-  stats.unmade = unmade;
-  stats.first_unmade = first_unmade;
-  if (progress) progress(total, total);
-  return stats;
+  }
+  if (!failure_.is_ok()) return failure_;
+  stats_.kept += kept_;
+  stats_.files = files_;
+  stats_.symlinks = syms_;
+  for (size_t i = first_link; i < spec_.entries.size(); ++i) stats_.links += chosen(i);
+  stats_.bytes = bytes_;
+  stats_.unmade = unmade_;
+  stats_.first_unmade = first_unmade_;
+  if (progress_) progress_(total_, total_);
+  return stats_;
+}
+
+}  // namespace
+
+Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f,
+                                 unsigned threads, const ProgressFn& progress, unsigned which, bool stoppable) {
+  TreeMaker maker(spec, roots, f, progress, which, stoppable);
+  FSR_RETURN_IF_ERROR(maker.remove_created());
+  size_t first_rest = 0;
+  FSR_RETURN_IF_ERROR(maker.make_dirs(first_rest));
+  size_t first_link = first_rest;
+  while (first_link < spec.entries.size() && spec.entries[first_link].link_to == UINT32_MAX) ++first_link;
+  maker.make_rest(first_rest, first_link, threads);
+  return maker.finish(first_link);
 }
 
 Result<uint64_t> repoint_scratch_links(const TreeSpec& spec, const int roots[2], const Features& f) {
@@ -268,64 +319,6 @@ Result<uint64_t> repoint_scratch_links(const TreeSpec& spec, const int roots[2],
     made += r == 0;
   }
   return made;
-}
-
-Status check_root_writable(int fd, const std::string& path, const TreeSpec& spec, Root which, std::string* warning) {
-  const std::string what = which == Root::kTarget ? "target" : "scratch directory";
-  const std::string opt = which == Root::kTarget ? "--target" : "--scratch (or TMPDIR)";
-  struct statvfs sv;
-  if (fstatvfs(fd, &sv) == 0) {
-    if (sv.f_flag & ST_RDONLY)
-      return Status::error(what + " " + path + " is on a read-only mount: remount it read-write or choose another " + opt);
-    // What the tree still needs: entries not there yet, files not yet at their size.
-    uint64_t bytes = 0, inodes = 0, largest = 0;
-    std::string r, largest_rel;
-    for (size_t i = 0; i < spec.entries.size(); ++i) {
-      const TreeEntry& t = spec.entries[i];
-      if (spec.root(i) != which) continue;
-      struct stat st;
-      spec.rel(i, r);
-      const char* rel = r.empty() ? "." : r.c_str();
-      const bool there = fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
-      if (!there) ++inodes;
-      if (t.kind == PrestateKind::kFile && t.link_to == UINT32_MAX &&
-          (!there || static_cast<uint64_t>(st.st_size) != t.size)) {
-        bytes += t.size;
-        if (t.size > largest) largest = t.size, largest_rel = r;
-      }
-    }
-    const uint64_t size_bytes = static_cast<uint64_t>(sv.f_blocks) * sv.f_frsize;
-    // Headroom for the replay's own entries: 1 MiB, an eighth of a smaller file system.
-    const uint64_t mib = std::min<uint64_t>(1u << 20, size_bytes / 8);
-    const uint64_t free_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
-    auto in_mib = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20); };  // rounded up
-    if (sv.f_blocks == 0) {
-      // FUSE without statfs, some network mounts: no size to check against.
-      if (warning && bytes > 0)
-        *warning = what + " " + path + " reports no size (its file system answers statfs with 0 blocks): the tree needs " +
-                   in_mib(bytes) + " MiB there and its room is unknown; if writes fail with ENOSPC, free space or choose another " + opt;
-    } else if (bytes + mib > free_bytes) {
-      return Status::error(what + " " + path + " has " + std::to_string(free_bytes >> 20) + " MiB free (of " +
-                           in_mib(size_bytes) + ") and the trace's initial tree needs " + in_mib(bytes) +
-                           " MiB there plus " + (mib == (1u << 20) ? std::string("1 MiB") : std::to_string(mib >> 10) + " KiB") +
-                           " of headroom" +
-                           (largest > size_bytes / 2 ? " (its largest file, " + largest_rel + ", alone is " + in_mib(largest) + " MiB)" : std::string()) +
-                           "; nothing was written: free space or choose another " + opt);
-    }
-    if (sv.f_files > 0 && sv.f_favail < inodes + 16)
-      return Status::error(what + " " + path + " has " + std::to_string(sv.f_favail) + " free inodes and the tree needs " +
-                           std::to_string(inodes) + " (plus 16): free some or choose another " + opt);
-  }
-  return Status::ok();
-}
-
-Status unwritable_root(const std::string& what, const std::string& path, int e, const std::string& opt) {
-  if (e == EROFS) return Status::error(what + " " + path + " is on a read-only mount: remount it read-write or choose another " + opt);
-  if (e == ENOSPC || e == EDQUOT) return Status::error(what + " " + path + " is full (" + strerror(e) + "): free space or choose another " + opt);
-  if (e == EACCES || e == EPERM)
-    return Status::error(what + " " + path + " is not writable by uid " + std::to_string(geteuid()) +
-                         ": give this user write access (chown/chmod) or choose another " + opt);
-  return Status::error(what + " " + path + ": cannot create entries in it (" + strerror(e) + "): choose another " + opt);
 }
 
 namespace {
