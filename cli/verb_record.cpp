@@ -79,11 +79,7 @@ Action add_record_verb(CLI::App& app) {
     line.finish();
     if (!r) return fail("record", r.status());
     const RecordSummary& s = r.value();
-    for (size_t a = 0, b; a < s.warnings.size(); a = b + 1) {
-      b = s.warnings.find('\n', a);
-      if (b == std::string::npos) b = s.warnings.size();
-      if (b > a) fmt::print(stderr, "fsreplay record: warning: {}\n", s.warnings.substr(a, b - a));
-    }
+    for (const std::string& w : s.warnings) fmt::print(stderr, "fsreplay record: warning: {}\n", w);
     fmt::print(stderr, "fsreplay record: {} events, {} drops, {} ({:.2f} B/event), {} -> {}; recorder CPU {} while it ran\n",
                s.events, s.drops, human_bytes(s.bytes), s.events ? double(s.bytes) / double(s.events) : 0.0,
                human_ns(s.duration_ns), o->output, human_ns(s.drain_cpu_ns));

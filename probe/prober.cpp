@@ -44,15 +44,17 @@ struct Session {
   bool stopped() const { return stop && stop->load(std::memory_order_relaxed); }
 
   // Removes `rel` (below dir) and everything in it, never following a link.
-  void remove(const std::string& rel) {
+  Status remove(const std::string& rel) {
     TreeSpec gone;
     gone.created.push_back({Root::kTarget, rel});
     const int roots[2] = {dir_fd.get(), dir_fd.get()};
-    (void)materialise(gone, roots, features, 1, nullptr);
+    return materialise(gone, roots, features, 1, nullptr).status();
   }
 
   ~Session() {  // on every path out: success, error, Ctrl-C
-    if (dir_fd.valid() && !priv.empty()) remove(priv);
+    // No one to tell on the way out: a private directory left behind is
+    // removed by the next probe of this directory (clear_stale_probe_dirs).
+    if (dir_fd.valid() && !priv.empty()) (void)remove(priv);
   }
 };
 
@@ -129,13 +131,14 @@ bool drop_caches(Session& s, const std::vector<std::string>& files) {
 }
 
 // Private directories of earlier probes in the probed directory: those
-// whose probe no longer runs (killed: its PID is gone) are removed, the
-// others are named (a probe running there disturbs this one's timings).
+// whose probe no longer runs (killed: its PID is gone) are removed (or named
+// with why they could not be), the others are named (a probe running there
+// disturbs this one's timings).
 // Said in one line each through on_notice. (A probe of another PID
 // namespace sharing the directory looks dead from here: a rare setup.)
 void clear_stale_probe_dirs(const ProbeOptions& o, Session& s) {
   constexpr std::string_view kPrefix = ".fsreplay-probe-";
-  std::vector<std::string> removed, running;
+  std::vector<std::string> removed, running, failed;
   {
     const int fd = openat(s.dir_fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR* d = fd >= 0 ? fdopendir(fd) : nullptr;
@@ -157,8 +160,10 @@ void clear_stale_probe_dirs(const ProbeOptions& o, Session& s) {
     if (d) closedir(d);
     for (const auto& [name, pid] : found) {
       if (pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH) {
-        s.remove(name);
-        removed.push_back(name);
+        if (Status st = s.remove(name); st)
+          removed.push_back(name);
+        else
+          failed.push_back(name + " (" + st.message() + ")");
       } else {
         running.push_back(fmt::format("{} (pid {})", name, pid));
       }
@@ -173,6 +178,9 @@ void clear_stale_probe_dirs(const ProbeOptions& o, Session& s) {
   if (!removed.empty())
     o.on_notice(fmt::format("removed {} private director{} of probes killed earlier from {}: {}", removed.size(),
                             removed.size() == 1 ? "y" : "ies", s.dir, list(removed)));
+  if (!failed.empty())
+    o.on_notice(fmt::format("could not remove {} private director{} of probes killed earlier from {}: {}",
+                            failed.size(), failed.size() == 1 ? "y" : "ies", s.dir, list(failed)));
   if (!running.empty())
     o.on_notice(fmt::format("{} has the private director{} of a probe still running: {}; left in place (its I/O "
                             "disturbs this probe's timings: let it finish first)",
@@ -280,7 +288,7 @@ Result<Profile> run_probe(const ProbeOptions& o) {
     cold_done += spec.cold;
     round_measure(measure, spec);
     FSR_RETURN_IF_ERROR(run_script(s, measure));
-    s.remove(s.priv + "/" + round_dir(spec));
+    FSR_RETURN_IF_ERROR(s.remove(s.priv + "/" + round_dir(spec)));
     FSR_RETURN_IF_ERROR(stale_due(false));
     p.rounds = r + 1;
     last_round = elapsed() - t0;

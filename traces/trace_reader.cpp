@@ -1,3 +1,6 @@
+// TraceReader's opening and sequential read (trace_reader.h): frame by
+// frame, damage noted and skipped, impossible times clamped. Random access
+// through the index is trace_reader_index.cpp.
 #include "traces/trace_reader.h"
 
 #include <fcntl.h>
@@ -10,345 +13,217 @@
 
 #include "traces/event_chunk.h"
 #include "traces/frame.h"
-#include "traces/frame_file.h"
 #include "traces/model_codec.h"
 #include "traces/op_chunk.h"
-#include "traces/trace_id.h"
+#include "traces/trace_reader_impl.h"
 
 namespace fsr {
 
-struct TraceReader::Impl : FrameFile {
-  TraceHeader header;
-  std::vector<std::string> strings{""};
-  std::optional<TraceFooter> footer;
-  ReadProblems problems;
-  uint64_t offset = 0;     // next frame (sequential)
-  uint64_t chunks_seen = 0;
-  uint64_t records = 0;
-  bool index_seen = false;
-  bool index_built = false;
-  std::vector<IndexRecord> index;  // every frame (built from the index frame or a scan)
-  // A scan's last frame when the file ends inside it (type 0: none, or its header is cut too).
-  uint16_t cut_type = 0;
-  uint64_t cut_offset = 0;
-  // Trace events: the latest plausible enter time (time_limit()), what an
-  // impossible one is clamped to, and where the limit came from.
-  uint64_t ts_limit = UINT64_MAX, ts_clamp = UINT64_MAX;
-  std::string ts_limit_why;
-  uint64_t late_enters = 0, first_clamped_ts = 0;
-  uint32_t first_clamped_tid = 0;
-  uint64_t id = kNoTraceId;
-
-  // A complete trace's footer (through the trailer and index) bounds its
-  // events' times; a trace whose writer died is bounded by when its file was
-  // last written (the writer flushes every second) after the wall-clock start.
-  void init_time_limit() {
-    constexpr uint64_t kFooterSlackNs = 1'000'000;        // the timing quantisation is < 1 us
-    constexpr uint64_t kMtimeSlackNs = 60'000'000'000ull;  // clock steps between start and the last write
-    if (header.kind != PayloadKind::kTrace) return;
-    refresh_size();
-    uint8_t tr[kTrailerSize];
-    if (size >= kFileHeaderSize + kTrailerSize && pread_all(tr, sizeof tr, size - kTrailerSize) &&
-        std::memcmp(tr + 8, kTrailerMagic, 8) == 0 && build_index()) {
-      for (const IndexRecord& e : index) {
-        if (e.type != static_cast<uint16_t>(FrameType::kFooter)) continue;
-        FrameHeader h;
-        std::string why;
-        TraceFooter f;
-        if (read_frame(e.offset, h, why) == Got::kFrame && decode_footer(msg(), f) && f.end_ns > 0) {
-          ts_clamp = f.end_ns;
-          ts_limit = f.end_ns + kFooterSlackNs;
-          ts_limit_why = fmt::format("the recording's length, {:.3f} s (its footer)", f.end_ns / 1e9);
-          return;
-        }
-      }
-    }
-    struct stat st{};
-    if (header.wall_start_ns == 0 || ::fstat(fd.get(), &st) != 0) return;
-    const uint64_t mtime = static_cast<uint64_t>(st.st_mtim.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(st.st_mtim.tv_nsec);
-    if (mtime <= header.wall_start_ns) return;
-    ts_clamp = mtime - header.wall_start_ns + kMtimeSlackNs;
-    ts_limit = ts_clamp;
-    ts_limit_why = fmt::format("{:.3f} s, when the file was last written (it has no footer)", ts_clamp / 1e9);
-  }
-
-  // See TraceReader::next(): impossible times clamped and counted.
-  void clamp_times(std::vector<Event>& out) {
-    uint64_t n = 0;
-    for (Event& e : out) {
-      bool bad = false;
-      if (e.ts > ts_limit) {
-        if (late_enters++ == 0) {
-          first_clamped_ts = e.ts;
-          first_clamped_tid = e.tid;
-        }
-        e.ts = ts_clamp;
-        bad = true;
-      }
-      if (e.dur > UINT64_MAX - e.ts) {
-        e.dur = UINT64_MAX - e.ts;
-        bad = true;
-      }
-      n += bad;
-    }
-    if (n == 0) return;
-    problems.clamped_times += n;
-    const char* kMarker = "impossible event times";
-    std::string m = fmt::format(
-        "{}: {} {} with impossible event times (a damaged or crafted trace): ", path, problems.clamped_times,
-        problems.clamped_times == 1 ? "event" : "events");
-    if (late_enters)
-      m += fmt::format("{} entered after {}, the first at {:.3f} s (thread {}): clamped to that end, so that no "
-                       "replayed gap or offset outlasts the recording",
-                       late_enters, ts_limit_why, first_clamped_ts / 1e9, first_clamped_tid);
-    if (late_enters < problems.clamped_times)
-      m += fmt::format("{}{} lasted past the clock's range: clamped to it", late_enters ? "; " : "",
-                       problems.clamped_times - late_enters);
-    m += "; record the trace again";
-    for (auto& s : problems.messages)  // one line, kept current
-      if (s.find(kMarker) != std::string::npos) {
-        s = m;
-        return;
-      }
-    problems.messages.push_back(m);
-  }
-
-  uint64_t compute_id() {
-    if (id != kNoTraceId) return id;
-    TraceIdHasher h;
-    uint8_t fh[kFileHeaderSize];
-    if (pread_all(fh, sizeof fh, 0)) h.add_bytes(fh, sizeof fh);
-    (void)build_index();
-    std::vector<uint8_t> bytes;
+// A complete trace's footer (through the trailer and index) bounds its
+// events' times; a trace whose writer died is bounded by when its file was
+// last written (the writer flushes every second) after the wall-clock start.
+void TraceReader::Impl::init_time_limit() {
+  constexpr uint64_t kFooterSlackNs = 1'000'000;        // the timing quantisation is < 1 us
+  constexpr uint64_t kMtimeSlackNs = 60'000'000'000ull;  // clock steps between start and the last write
+  if (header.kind != PayloadKind::kTrace) return;
+  refresh_size();
+  uint8_t tr[kTrailerSize];
+  if (size >= kFileHeaderSize + kTrailerSize && pread_all(tr, sizeof tr, size - kTrailerSize) &&
+      std::memcmp(tr + 8, kTrailerMagic, 8) == 0 && build_index()) {
     for (const IndexRecord& e : index) {
-      if (e.type == static_cast<uint16_t>(FrameType::kIndex)) continue;  // derived from the others
-      uint8_t hb[kFrameHeaderSize];
-      std::optional<FrameHeader> fr;
-      if (pread_all(hb, sizeof hb, e.offset)) fr = decode_frame_header(hb);
-      if (!fr) {
-        h.add(UINT64_MAX);
-        continue;
-      }
-      h.add(static_cast<uint64_t>(fr->type) << 48 | static_cast<uint64_t>(fr->encoding) << 32 | fr->records);
-      h.add(static_cast<uint64_t>(fr->payload_len) << 32 | fr->payload_crc);
-      if (fr->type == FrameType::kHeader) {  // the recording's identity: host, start times, command
-        bytes.resize(fr->payload_len);
-        if (pread_all(bytes.data(), bytes.size(), e.offset + kFrameHeaderSize)) h.add_bytes(bytes.data(), bytes.size());
-      }
-    }
-    id = h.value();
-    return id;
-  }
-
-  std::string where(const FrameHeader* h, uint64_t off) const {
-    if (h && (h->type == FrameType::kEvents || h->type == FrameType::kOps))
-      return path + ": chunk " + std::to_string(chunks_seen) + " (" + std::to_string(h->records) +
-             " records, offset " + std::to_string(off) + ")";
-    return path + ": frame at offset " + std::to_string(off);
-  }
-
-  void note_truncation(const FrameHeader* partial) {
-    problems.truncated = true;
-    std::string m = path + ": file ends at byte " + std::to_string(size) +
-                    " without its footer and index (writer killed or disk full); read " +
-                    std::to_string(chunks_seen) + " chunks, " + std::to_string(records) + " records";
-    if (partial) m += "; the last chunk (" + std::to_string(partial->records) + " records) is cut short and lost";
-    // One truncation line, kept current (a file being written grows).
-    for (auto& s : problems.messages)
-      if (s.find("without its footer and index") != std::string::npos) {
-        s = m;
-        return;
-      }
-    problems.messages.push_back(m);
-  }
-
-  template <typename Rec>
-  Result<bool> next(std::vector<Rec>& out, FrameType want) {
-    out.clear();
-    while (!index_seen) {
-      if (offset + kFrameHeaderSize > size) refresh_size();
+      if (e.type != static_cast<uint16_t>(FrameType::kFooter)) continue;
       FrameHeader h;
       std::string why;
-      Got g = read_frame(offset, h, why);
-      if (g == Got::kEnd || g == Got::kPartial) {
-        if (g == Got::kPartial) refresh_size();
-        std::optional<FrameHeader> partial;
-        if (g == Got::kPartial && offset + kFrameHeaderSize <= size) {
-          uint8_t hb[kFrameHeaderSize];
-          if (pread_all(hb, sizeof hb, offset)) partial = decode_frame_header(hb);
-        }
-        note_truncation(partial ? &*partial : nullptr);
-        return false;
-      }
-      if (g == Got::kBadHeader) {
-        uint64_t next_off = resync(offset);
-        problems.messages.push_back(where(nullptr, offset) + ": " + why + "; " +
-                                    (next_off ? "skipped to offset " + std::to_string(next_off)
-                                              : std::string("no later frame found")));
-        ++problems.bad_chunks;
-        if (!next_off) {
-          offset = size;
-          note_truncation(nullptr);
-          return false;
-        }
-        offset = next_off;
-        continue;
-      }
-      uint64_t here = offset;
-      offset += kFrameHeaderSize + h.payload_len;
-      bool is_chunk = h.type == FrameType::kEvents || h.type == FrameType::kOps;
-      if (g == Got::kBadPayload) {
-        problems.messages.push_back(where(&h, here) + ": " + why + "; skipped");
-        ++problems.bad_chunks;
-        if (is_chunk) {
-          problems.missing_records += h.records;
-          ++chunks_seen;
-        }
-        continue;
-      }
-      Status st;
-      switch (h.type) {
-        case FrameType::kStrings: st = decode_strings(msg(), z, strings); break;
-        case FrameType::kFooter: {
-          TraceFooter f;
-          st = decode_footer(msg(), f);
-          if (st) footer = f;
-          break;
-        }
-        case FrameType::kIndex: {
-          index_seen = true;  // a complete file: drop any earlier "ends without footer" note
-          problems.truncated = false;
-          std::erase_if(problems.messages, [](const std::string& s) {
-            return s.find("without its footer and index") != std::string::npos;
-          });
-          break;
-        }
-        case FrameType::kEvents:
-        case FrameType::kOps: {
-          if (h.type != want) {
-            st = Status::error(std::string("holds ") + (h.type == FrameType::kEvents ? "trace events" : "replay ops") + ", not what was asked for");
-            break;
-          }
-          if constexpr (std::is_same_v<Rec, Event>) st = decode_event_chunk(msg(), z, scratch, out, nullptr, strings.size());
-          else st = decode_op_chunk(msg(), z, scratch, out, nullptr);
-          if (st && out.size() != h.records) st = Status::error("holds " + std::to_string(out.size()) + " records, header says " + std::to_string(h.records));
-          if constexpr (std::is_same_v<Rec, Event>)
-            if (st) clamp_times(out);
-          break;
-        }
-        default: break;  // header (again) or prestate: not for sequential record reading
-      }
-      if (!st) {
-        problems.messages.push_back(where(&h, here) + ": " + st.message() + "; skipped");
-        ++problems.bad_chunks;
-        if (is_chunk) {
-          problems.missing_records += h.records;
-          ++chunks_seen;
-        }
-        out.clear();
-        continue;
-      }
-      if (is_chunk) {
-        ++chunks_seen;
-        records += out.size();
-        return true;
+      TraceFooter f;
+      if (read_frame(e.offset, h, why) == Got::kFrame && decode_footer(msg(), f) && f.end_ns > 0) {
+        ts_clamp = f.end_ns;
+        ts_limit = f.end_ns + kFooterSlackNs;
+        ts_limit_why = fmt::format("the recording's length, {:.3f} s (its footer)", f.end_ns / 1e9);
+        return;
       }
     }
-    return false;
   }
+  struct stat st{};
+  if (header.wall_start_ns == 0 || ::fstat(fd.get(), &st) != 0) return;
+  const uint64_t mtime =
+      static_cast<uint64_t>(st.st_mtim.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(st.st_mtim.tv_nsec);
+  if (mtime <= header.wall_start_ns) return;
+  ts_clamp = mtime - header.wall_start_ns + kMtimeSlackNs;
+  ts_limit = ts_clamp;
+  ts_limit_why = fmt::format("{:.3f} s, when the file was last written (it has no footer)", ts_clamp / 1e9);
+}
 
-  // Builds `index` from the trailer's index frame, or by scanning frame headers.
-  Status build_index() {
-    if (index_built) return Status::ok();
-    refresh_size();
-    index.clear();
-    if (size >= kFileHeaderSize + kTrailerSize) {
-      uint8_t tr[kTrailerSize];
-      uint64_t idx_off = 0;
-      if (pread_all(tr, sizeof tr, size - kTrailerSize) && std::memcmp(tr + 8, kTrailerMagic, 8) == 0) {
-        std::memcpy(&idx_off, tr, 8);
-        FrameHeader h;
-        std::string why;
-        if (idx_off < size && read_frame(idx_off, h, why) == Got::kFrame && h.type == FrameType::kIndex) {
-          uint64_t total = 0;
-          if (decode_index(msg(), index, &total)) {
-            index_built = true;
-            return Status::ok();
-          }
-          index.clear();
-        }
+// See TraceReader::next(): impossible times clamped and counted.
+void TraceReader::Impl::clamp_times(std::vector<Event>& out) {
+  uint64_t n = 0;
+  for (Event& e : out) {
+    bool bad = false;
+    if (e.ts > ts_limit) {
+      if (late_enters++ == 0) {
+        first_clamped_ts = e.ts;
+        first_clamped_tid = e.tid;
       }
+      e.ts = ts_clamp;
+      bad = true;
     }
-    // No usable index: scan headers (payloads are checked when read).
-    for (uint64_t off = kFileHeaderSize; off + kFrameHeaderSize <= size;) {
-      uint8_t hb[kFrameHeaderSize];
-      if (!pread_all(hb, sizeof hb, off)) break;
-      auto h = decode_frame_header(hb);
-      if (!h) {
-        uint64_t n = resync(off);
-        if (!n) break;
-        off = n;
-        continue;
-      }
-      if (off + kFrameHeaderSize + h->payload_len > size) {
-        cut_type = static_cast<uint16_t>(h->type);
-        cut_offset = off;
+    if (e.dur > UINT64_MAX - e.ts) {
+      e.dur = UINT64_MAX - e.ts;
+      bad = true;
+    }
+    n += bad;
+  }
+  if (n == 0) return;
+  problems.clamped_times += n;
+  const char* kMarker = "impossible event times";
+  std::string m = fmt::format(
+      "{}: {} {} with impossible event times (a damaged or crafted trace): ", path, problems.clamped_times,
+      problems.clamped_times == 1 ? "event" : "events");
+  if (late_enters)
+    m += fmt::format("{} entered after {}, the first at {:.3f} s (thread {}): clamped to that end, so that no "
+                     "replayed gap or offset outlasts the recording",
+                     late_enters, ts_limit_why, first_clamped_ts / 1e9, first_clamped_tid);
+  if (late_enters < problems.clamped_times)
+    m += fmt::format("{}{} lasted past the clock's range: clamped to it", late_enters ? "; " : "",
+                     problems.clamped_times - late_enters);
+  m += "; record the trace again";
+  for (auto& s : problems.messages)  // one line, kept current
+    if (s.find(kMarker) != std::string::npos) {
+      s = m;
+      return;
+    }
+  problems.messages.push_back(m);
+}
+
+std::string TraceReader::Impl::where(const FrameHeader* h, uint64_t off) const {
+  if (h && (h->type == FrameType::kEvents || h->type == FrameType::kOps))
+    return path + ": chunk " + std::to_string(chunks_seen) + " (" + std::to_string(h->records) +
+           " records, offset " + std::to_string(off) + ")";
+  return path + ": frame at offset " + std::to_string(off);
+}
+
+void TraceReader::Impl::note_truncation(const FrameHeader* partial) {
+  problems.truncated = true;
+  std::string m = path + ": file ends at byte " + std::to_string(size) +
+                  " without its footer and index (writer killed or disk full); read " +
+                  std::to_string(chunks_seen) + " chunks, " + std::to_string(records) + " records";
+  if (partial) m += "; the last chunk (" + std::to_string(partial->records) + " records) is cut short and lost";
+  // One truncation line, kept current (a file being written grows).
+  for (auto& s : problems.messages)
+    if (s.find("without its footer and index") != std::string::npos) {
+      s = m;
+      return;
+    }
+  problems.messages.push_back(m);
+}
+
+// What the sequential read does with an intact frame: strings and the
+// footer are kept, the index marks the file complete, a chunk of the kind
+// asked for is decoded into `out`; an error says why the frame is skipped.
+template <typename Rec>
+Status TraceReader::Impl::take_frame(const FrameHeader& h, std::vector<Rec>& out, FrameType want) {
+  Status st;
+  switch (h.type) {
+    case FrameType::kStrings: st = decode_strings(msg(), z, strings); break;
+    case FrameType::kFooter: {
+      TraceFooter f;
+      st = decode_footer(msg(), f);
+      if (st) footer = f;
+      break;
+    }
+    case FrameType::kIndex: {
+      index_seen = true;  // a complete file: drop any earlier "ends without footer" note
+      problems.truncated = false;
+      std::erase_if(problems.messages, [](const std::string& s) {
+        return s.find("without its footer and index") != std::string::npos;
+      });
+      break;
+    }
+    case FrameType::kEvents:
+    case FrameType::kOps: {
+      if (h.type != want) {
+        st = Status::error(std::string("holds ") + (h.type == FrameType::kEvents ? "trace events" : "replay ops") +
+                           ", not what was asked for");
         break;
       }
-      index.push_back({off, static_cast<uint16_t>(h->type), h->records, 0});
-      off += kFrameHeaderSize + h->payload_len;
+      if constexpr (std::is_same_v<Rec, Event>)
+        st = decode_event_chunk(msg(), z, scratch, out, nullptr, strings.size());
+      else
+        st = decode_op_chunk(msg(), z, scratch, out, nullptr);
+      if (st && out.size() != h.records)
+        st = Status::error("holds " + std::to_string(out.size()) + " records, header says " +
+                           std::to_string(h.records));
+      if constexpr (std::is_same_v<Rec, Event>)
+        if (st) clamp_times(out);
+      break;
     }
-    index_built = true;
-    return Status::ok();
+    default: break;  // header (again) or prestate: not for sequential record reading
   }
+  return st;
+}
 
-  Status load_all_strings() {
-    FSR_RETURN_IF_ERROR(build_index());
-    for (const auto& e : index) {
-      if (e.type != static_cast<uint16_t>(FrameType::kStrings)) continue;
-      FrameHeader h;
-      std::string why;
-      if (read_frame(e.offset, h, why) != Got::kFrame) {
-        problems.messages.push_back(path + ": string block at offset " + std::to_string(e.offset) + " unreadable: " + why);
-        return Status::error(problems.messages.back());
-      }
-      if (Status st = decode_strings(msg(), z, strings); !st) return Status::error(path + ": " + st.message());
-    }
-    return Status::ok();
-  }
-
-  std::vector<size_t> chunk_frames() const {
-    std::vector<size_t> v;
-    for (size_t i = 0; i < index.size(); ++i)
-      if (index[i].type == static_cast<uint16_t>(FrameType::kEvents) || index[i].type == static_cast<uint16_t>(FrameType::kOps))
-        v.push_back(i);
-    return v;
-  }
-
-  template <typename Rec>
-  Result<bool> read_chunk(size_t i, std::vector<Rec>& out) {
-    out.clear();
-    FSR_RETURN_IF_ERROR(load_all_strings());
-    auto chunks = chunk_frames();
-    if (i >= chunks.size()) return false;
+template <typename Rec>
+Result<bool> TraceReader::Impl::next(std::vector<Rec>& out, FrameType want) {
+  out.clear();
+  while (!index_seen) {
+    if (offset + kFrameHeaderSize > size) refresh_size();
     FrameHeader h;
     std::string why;
-    const IndexRecord& e = index[chunks[i]];
-    std::string where = path + ": chunk " + std::to_string(i) + " (offset " + std::to_string(e.offset) + ")";
-    if (read_frame(e.offset, h, why) != Got::kFrame) return Status::error(where + ": " + (why.empty() ? "unreadable" : why));
-    Status st;
-    if constexpr (std::is_same_v<Rec, Event>) {
-      if (h.type != FrameType::kEvents) return Status::error(where + ": not a trace chunk");
-      st = decode_event_chunk(msg(), z, scratch, out, nullptr, strings.size());
-      if (st) clamp_times(out);
-    } else {
-      if (h.type != FrameType::kOps) return Status::error(where + ": not a result chunk");
-      st = decode_op_chunk(msg(), z, scratch, out, nullptr);
+    Got g = read_frame(offset, h, why);
+    if (g == Got::kEnd || g == Got::kPartial) {
+      if (g == Got::kPartial) refresh_size();
+      std::optional<FrameHeader> partial;
+      if (g == Got::kPartial && offset + kFrameHeaderSize <= size) {
+        uint8_t hb[kFrameHeaderSize];
+        if (pread_all(hb, sizeof hb, offset)) partial = decode_frame_header(hb);
+      }
+      note_truncation(partial ? &*partial : nullptr);
+      return false;
     }
-    if (!st) return Status::error(where + ": " + st.message());
-    return true;
+    if (g == Got::kBadHeader) {
+      uint64_t next_off = resync(offset);
+      problems.messages.push_back(where(nullptr, offset) + ": " + why + "; " +
+                                  (next_off ? "skipped to offset " + std::to_string(next_off)
+                                            : std::string("no later frame found")));
+      ++problems.bad_chunks;
+      if (!next_off) {
+        offset = size;
+        note_truncation(nullptr);
+        return false;
+      }
+      offset = next_off;
+      continue;
+    }
+    uint64_t here = offset;
+    offset += kFrameHeaderSize + h.payload_len;
+    bool is_chunk = h.type == FrameType::kEvents || h.type == FrameType::kOps;
+    if (g == Got::kBadPayload) {
+      problems.messages.push_back(where(&h, here) + ": " + why + "; skipped");
+      ++problems.bad_chunks;
+      if (is_chunk) {
+        problems.missing_records += h.records;
+        ++chunks_seen;
+      }
+      continue;
+    }
+    const Status st = take_frame(h, out, want);
+    if (!st) {
+      problems.messages.push_back(where(&h, here) + ": " + st.message() + "; skipped");
+      ++problems.bad_chunks;
+      if (is_chunk) {
+        problems.missing_records += h.records;
+        ++chunks_seen;
+      }
+      out.clear();
+      continue;
+    }
+    if (is_chunk) {
+      ++chunks_seen;
+      records += out.size();
+      return true;
+    }
   }
-};
+  return false;
+}
 
 TraceReader::TraceReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TraceReader::~TraceReader() = default;
@@ -371,14 +246,19 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) 
   std::memcpy(&version, fh + 8, 2);
   std::memcpy(&kind, fh + 10, 2);
   if (version < kOldestReadableVersion || version > kFormatVersion)
-    return Status::error(path + ": format version " + std::to_string(version) + " is not supported (this fsreplay reads versions " + std::to_string(kOldestReadableVersion) + " to " + std::to_string(kFormatVersion) + "); use a matching fsreplay");
+    return Status::error(path + ": format version " + std::to_string(version) +
+                         " is not supported (this fsreplay reads versions " + std::to_string(kOldestReadableVersion) +
+                         " to " + std::to_string(kFormatVersion) + "); use a matching fsreplay");
   if (kind < 1 || kind > 3)
     return Status::error(path + ": unknown payload kind " + std::to_string(kind));
   FrameHeader h;
   std::string why;
   auto g = m->read_frame(kFileHeaderSize, h, why);
   if (g != FrameFile::Got::kFrame || h.type != FrameType::kHeader)
-    return Status::error(path + ": header frame is " + (g == FrameFile::Got::kPartial || g == FrameFile::Got::kEnd ? "missing (file cut short)" : "damaged" + (why.empty() ? "" : ": " + why)));
+    return Status::error(path + ": header frame is " +
+                         (g == FrameFile::Got::kPartial || g == FrameFile::Got::kEnd
+                              ? "missing (file cut short)"
+                              : "damaged" + (why.empty() ? "" : ": " + why)));
   if (Status st = decode_header(m->msg(), m->header); !st) return Status::error(path + ": " + st.message());
   if (static_cast<uint16_t>(m->header.kind) != kind)
     return Status::error(path + ": header kind disagrees with the file header (damaged)");
@@ -399,89 +279,12 @@ std::string_view TraceReader::str(StrId id) const {
 }
 size_t TraceReader::string_count() const { return impl_->strings.size(); }
 
-Result<std::vector<PrestateEntry>> TraceReader::prestate() {
-  std::vector<PrestateEntry> out;
-  FSR_RETURN_IF_ERROR(for_each_prestate([&](std::span<const PrestateEntry> block) {
-    out.insert(out.end(), block.begin(), block.end());
-    return Status::ok();
-  }));
-  return out;
-}
-
-Result<uint64_t> TraceReader::for_each_prestate(const std::function<Status(std::span<const PrestateEntry>)>& fn) {
-  Impl& m = *impl_;
-  FSR_RETURN_IF_ERROR(m.build_index());
-  std::vector<PrestateEntry> block;
-  uint64_t n = 0, blocks = 0;
-  for (const auto& e : m.index) {
-    if (e.type != static_cast<uint16_t>(FrameType::kPrestate)) continue;
-    FrameHeader h;
-    std::string why;
-    const std::string where = m.path + ": prestate block " + std::to_string(blocks) + " at offset " + std::to_string(e.offset);
-    if (m.read_frame(e.offset, h, why) != FrameFile::Got::kFrame)
-      return Status::error(where + " unreadable" + (why.empty() ? "" : ": " + why) + " (" + std::to_string(n) +
-                           " entries read before it); the tree cannot be made whole: check it with 'fsreplay inspect' or record the trace again");
-    block.clear();
-    if (Status st = decode_prestate(m.msg(), block); !st) return Status::error(where + ": " + st.message());
-    FSR_RETURN_IF_ERROR(fn(std::span<const PrestateEntry>(block)));
-    n += block.size();
-    ++blocks;
-  }
-  if (m.cut_type == static_cast<uint16_t>(FrameType::kPrestate))
-    return Status::error(m.path + ": the file ends inside its prestate (block " + std::to_string(blocks) + " at offset " +
-                         std::to_string(m.cut_offset) + " is cut short at byte " + std::to_string(m.size) +
-                         "; writer killed or disk full): only " + std::to_string(n) +
-                         " entries of the initial tree are readable, and no events; check it with 'fsreplay inspect' or record the trace again");
-  return n;
-}
-
-Result<uint64_t> TraceReader::prestate_count() {
-  FSR_RETURN_IF_ERROR(impl_->build_index());
-  uint64_t n = 0;
-  for (const auto& e : impl_->index)
-    if (e.type == static_cast<uint16_t>(FrameType::kPrestate)) n += e.records;
-  return n;
-}
-
 const std::optional<TraceFooter>& TraceReader::footer() const { return impl_->footer; }
-
-Result<size_t> TraceReader::chunk_count() {
-  FSR_RETURN_IF_ERROR(impl_->build_index());
-  return impl_->chunk_frames().size();
-}
-Result<uint64_t> TraceReader::record_count() {
-  FSR_RETURN_IF_ERROR(impl_->build_index());
-  uint64_t n = 0;
-  for (size_t i : impl_->chunk_frames()) n += impl_->index[i].records;
-  return n;
-}
-Result<bool> TraceReader::read_chunk(size_t i, std::vector<Event>& out) { return impl_->read_chunk(i, out); }
-Result<bool> TraceReader::read_chunk(size_t i, std::vector<OpRecord>& out) { return impl_->read_chunk(i, out); }
-
-Result<size_t> TraceReader::for_each_frame(FrameType type,
-                                           const std::function<Status(std::span<const uint64_t>)>& fn) {
-  Impl& m = *impl_;
-  FSR_RETURN_IF_ERROR(m.build_index());
-  size_t n = 0;
-  for (const auto& e : m.index) {
-    if (e.type != static_cast<uint16_t>(type)) continue;
-    FrameHeader h;
-    std::string why;
-    if (m.read_frame(e.offset, h, why) != FrameFile::Got::kFrame)
-      return Status::error(m.path + ": " + frame_type_name(type) + " frame at offset " + std::to_string(e.offset) +
-                           " unreadable" + (why.empty() ? " (cut short)" : ": " + why));
-    FSR_RETURN_IF_ERROR(fn(std::span<const uint64_t>(m.words.data(), m.words.size())));
-    ++n;
-  }
-  return n;
-}
 
 std::optional<uint64_t> TraceReader::time_limit() const {
   if (impl_->ts_limit == UINT64_MAX) return std::nullopt;
   return impl_->ts_clamp;
 }
-
-uint64_t TraceReader::trace_id() { return impl_->compute_id(); }
 
 const ReadProblems& TraceReader::problems() const { return impl_->problems; }
 uint64_t TraceReader::file_size() const { return impl_->size; }

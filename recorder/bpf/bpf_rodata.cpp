@@ -1,5 +1,6 @@
 #include "recorder/bpf/bpf_rodata.h"
 
+#include <bpf/libbpf.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,9 @@ namespace fsr {
 namespace {
 
 static_assert(kMaxSyscallNr == FSR_MAX_NR, "BPF and syscall table disagree on the nr bound");
+
+// Threads the task hash holds at most (task state without task storage).
+constexpr uint32_t kTaskHashEntries = 65536;
 
 uint8_t arg_or_none(int8_t a) { return a >= 0 && a < 6 ? static_cast<uint8_t>(a) : FSR_NO_ARG; }
 
@@ -61,6 +65,27 @@ void fill_rodata(fsr_bpf* skel, const ProgramPlan& plan) {
   ro->rec_ns_tgid = static_cast<uint32_t>(getpid());
   struct stat ns {};
   if (stat("/proc/self/ns/pid", &ns) == 0) ro->pidns_dev = ns.st_dev;
+}
+
+void select_programs(fsr_bpf* skel, const ProgramPlan& p) {
+  // Task state: in task storage, or in a hash the programs key by kernel tid.
+  // Only the store in use is created (the other's code is dead once the
+  // verifier knows the rodata).
+  const bool storage = p.task_state == TaskStateStore::kTaskStorage;
+  bpf_map__set_autocreate(skel->maps.tasks, storage);
+  bpf_map__set_autocreate(skel->maps.task_hash, !storage);
+  if (!storage) bpf_map__set_max_entries(skel->maps.task_hash, kTaskHashEntries);
+  // File page faults (program_plan.h): through the page cache's fault
+  // tracepoints, or fentry on the functions they are in (anonymous faults
+  // make no record and no lookup either way), or a VMA lookup on every user
+  // fault of a tracked task.
+  const bool filemap = p.faults == FaultSource::kFilemapTracepoints, fentry = p.faults == FaultSource::kFentry;
+  bpf_program__set_autoload(skel->progs.on_fault, filemap || fentry);
+  bpf_program__set_autoload(skel->progs.on_filemap_fault, filemap);
+  bpf_program__set_autoload(skel->progs.on_filemap_map_pages, filemap);
+  bpf_program__set_autoload(skel->progs.on_fentry_filemap_fault, fentry);
+  bpf_program__set_autoload(skel->progs.on_fentry_filemap_map_pages, fentry);
+  bpf_program__set_autoload(skel->progs.on_fault_vma, p.faults == FaultSource::kVmaLookup);
 }
 
 }  // namespace fsr

@@ -92,8 +92,6 @@ static uint64_t lane_window_for(uint64_t lane_bytes) {
   return std::min<uint64_t>(lane_bytes / 4, uint64_t{1} << 20);
 }
 static constexpr uint64_t kLaneMinCycleNs = 200'000'000;
-// Threads the task hash holds at most (task state without task storage).
-static constexpr uint32_t kTaskHashEntries = 65536;
 
 // The kernel has filemap_fault's and filemap_map_pages' BTF but refuses
 // fentry programs on them (no ftrace, not traceable, or a lockdown or LSM
@@ -138,53 +136,62 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   fsr_bpf* skel = s->skel_.get();
   const ProgramPlan& p = s->plan_;
   fill_rodata(skel, p);
-  static_assert(sizeof(fsr_lane_ctl) % 8 == 0, "lane control blocks must pack in the array");
-  static_assert(FSR_FRAME_MAX < FSR_SEG_SIZE / 64, "segments too small for the largest frame");
-  // --buffer-mib is per CPU, a power of two: that many 1 MiB segments per lane.
-  s->segs_per_lane_ = std::max(1u, options.buffer_mib >> (FSR_SEG_SHIFT - 20));
-  s->lane_bytes_ = static_cast<uint64_t>(s->segs_per_lane_) << FSR_SEG_SHIFT;
-  skel->rodata->lane_seg_mask = s->segs_per_lane_ - 1;
-  s->lane_window_ = lane_window_for(s->lane_bytes_);
-  skel->rodata->lane_window = s->lane_window_;
-  skel->rodata->lane_min_cycle_ns = kLaneMinCycleNs;
-  bpf_map__set_max_entries(skel->maps.lanes, s->ncpu_ * s->segs_per_lane_);
-  bpf_map__set_max_entries(skel->maps.lane_ctl, s->ncpu_);
-  // Task state: in task storage, or in a hash the programs key by kernel tid.
-  // Only the store in use is created (the other's code is dead once the
-  // verifier knows the rodata).
-  const bool storage = p.task_state == TaskStateStore::kTaskStorage;
-  bpf_map__set_autocreate(skel->maps.tasks, storage);
-  bpf_map__set_autocreate(skel->maps.task_hash, !storage);
-  if (!storage) bpf_map__set_max_entries(skel->maps.task_hash, kTaskHashEntries);
-  // File page faults (program_plan.h): through the page cache's fault
-  // tracepoints, or fentry on the functions they are in (anonymous faults
-  // make no record and no lookup either way), or a VMA lookup on every user
-  // fault of a tracked task.
-  const bool filemap = p.faults == FaultSource::kFilemapTracepoints, fentry = p.faults == FaultSource::kFentry;
-  bpf_program__set_autoload(skel->progs.on_fault, filemap || fentry);
-  bpf_program__set_autoload(skel->progs.on_filemap_fault, filemap);
-  bpf_program__set_autoload(skel->progs.on_filemap_map_pages, filemap);
-  bpf_program__set_autoload(skel->progs.on_fentry_filemap_fault, fentry);
-  bpf_program__set_autoload(skel->progs.on_fentry_filemap_map_pages, fentry);
-  bpf_program__set_autoload(skel->progs.on_fault_vma, p.faults == FaultSource::kVmaLookup);
+  s->size_lanes(options.buffer_mib);
+  select_programs(skel, p);
 
   if (int err = fsr_bpf__load(skel); err != 0) {
-    if (fentry) return open_without_fentry(options, fn, ctx, fmt::format("loading them: {}", strerror(-err)));
+    if (p.faults == FaultSource::kFentry)
+      return open_without_fentry(options, fn, ctx, fmt::format("loading them: {}", strerror(-err)));
     return load_error(-err);
   }
-
-  if (Status st = map_array(skel->maps.lanes, PROT_READ, &s->lanes_.addr, &s->lanes_.len); !st)
-    return Status::error(st.message() + fmt::format(" ({} MiB per CPU: try a smaller --buffer-mib)", options.buffer_mib));
-  FSR_RETURN_IF_ERROR(map_array(skel->maps.lane_ctl, PROT_READ | PROT_WRITE, &s->ctl_.addr, &s->ctl_.len));
-  // A lane's first lap counts from now (bpf_ktime_get_ns is CLOCK_MONOTONIC).
-  const uint64_t lap0 = now_ns();
-  for (uint32_t cpu = 0; cpu < s->ncpu_; ++cpu) s->lane_ctl(cpu)->lap_ns = lap0;
+  FSR_RETURN_IF_ERROR(s->map_lanes(options.buffer_mib));
 
   // The initial namespace's pids are the kernel's: the recorder's threads are
   // known from the start (elsewhere on_switch learns their kernel tgid).
   if (p.pidns.initial()) skel->bss->rec_tgid = static_cast<uint32_t>(getpid());
 
-  // Attach one by one: the page-fault programs and on_switch are optional.
+  std::string fentry_refused;
+  FSR_RETURN_IF_ERROR(s->attach_programs(fentry_refused));
+  if (!fentry_refused.empty()) {
+    s.reset();
+    return open_without_fentry(options, fn, ctx, fentry_refused);
+  }
+  return s;
+}
+
+// The lanes' size and early-rewind window, in the rodata and the maps' sizes.
+void BpfSession::size_lanes(uint32_t buffer_mib) {
+  fsr_bpf* skel = skel_.get();
+  static_assert(sizeof(fsr_lane_ctl) % 8 == 0, "lane control blocks must pack in the array");
+  static_assert(FSR_FRAME_MAX < FSR_SEG_SIZE / 64, "segments too small for the largest frame");
+  // --buffer-mib is per CPU, a power of two: that many 1 MiB segments per lane.
+  segs_per_lane_ = std::max(1u, buffer_mib >> (FSR_SEG_SHIFT - 20));
+  lane_bytes_ = static_cast<uint64_t>(segs_per_lane_) << FSR_SEG_SHIFT;
+  skel->rodata->lane_seg_mask = segs_per_lane_ - 1;
+  lane_window_ = lane_window_for(lane_bytes_);
+  skel->rodata->lane_window = lane_window_;
+  skel->rodata->lane_min_cycle_ns = kLaneMinCycleNs;
+  bpf_map__set_max_entries(skel->maps.lanes, ncpu_ * segs_per_lane_);
+  bpf_map__set_max_entries(skel->maps.lane_ctl, ncpu_);
+}
+
+// The loaded lanes and their control blocks, mapped into the recorder.
+Status BpfSession::map_lanes(uint32_t buffer_mib) {
+  if (Status st = map_array(skel_->maps.lanes, PROT_READ, &lanes_.addr, &lanes_.len); !st)
+    return Status::error(st.message() + fmt::format(" ({} MiB per CPU: try a smaller --buffer-mib)", buffer_mib));
+  FSR_RETURN_IF_ERROR(map_array(skel_->maps.lane_ctl, PROT_READ | PROT_WRITE, &ctl_.addr, &ctl_.len));
+  // A lane's first lap counts from now (bpf_ktime_get_ns is CLOCK_MONOTONIC).
+  const uint64_t lap0 = now_ns();
+  for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) lane_ctl(cpu)->lap_ns = lap0;
+  return Status::ok();
+}
+
+// Attaches the loaded programs one by one: the page-fault programs and
+// on_switch are optional (a warning each when they fail). When the kernel
+// refuses the fentry fault programs, `fentry_refused` says why and nothing
+// more is attached: the caller opens the session again without them.
+Status BpfSession::attach_programs(std::string& fentry_refused) {
+  fsr_bpf* skel = skel_.get();
   struct {
     bpf_program* prog;
     bpf_link** link;
@@ -206,26 +213,21 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, 
   for (auto& p : progs) {
     if (p.optional && !bpf_program__autoload(p.prog)) continue;
     *p.link = bpf_program__attach(p.prog);
-    if (!*p.link) {
-      int err = errno;
-      if (p.prog == skel->progs.on_fentry_filemap_fault || p.prog == skel->progs.on_fentry_filemap_map_pages) {
-        const std::string why = fmt::format("attaching {}: {}", bpf_program__section_name(p.prog), strerror(err));
-        s.reset();
-        return open_without_fentry(options, fn, ctx, why);
-      }
-      if (p.optional) {
-        s->warnings_ += p.prog == skel->progs.on_switch
-                            ? fmt::format("the CPU time the recorder takes from the workload is not measured ({}: {}); ",
-                                          bpf_program__section_name(p.prog), strerror(err))
-                            : fmt::format("page faults on file mappings not recorded ({}: {}); ",
-                                          bpf_program__section_name(p.prog), strerror(err));
-        continue;
-      }
-      return Status::error(fmt::format("attaching {} failed: {}", bpf_program__section_name(p.prog),
-                                       strerror(err)));
+    if (*p.link) continue;
+    int err = errno;
+    if (p.prog == skel->progs.on_fentry_filemap_fault || p.prog == skel->progs.on_fentry_filemap_map_pages) {
+      fentry_refused = fmt::format("attaching {}: {}", bpf_program__section_name(p.prog), strerror(err));
+      return Status::ok();
     }
+    if (!p.optional)
+      return Status::error(fmt::format("attaching {} failed: {}", bpf_program__section_name(p.prog), strerror(err)));
+    warnings_ += p.prog == skel->progs.on_switch
+                     ? fmt::format("the CPU time the recorder takes from the workload is not measured ({}: {}); ",
+                                   bpf_program__section_name(p.prog), strerror(err))
+                     : fmt::format("page faults on file mappings not recorded ({}: {}); ",
+                                   bpf_program__section_name(p.prog), strerror(err));
   }
-  return s;
+  return Status::ok();
 }
 
 Status BpfSession::track(uint32_t tgid) {

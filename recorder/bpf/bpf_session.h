@@ -139,6 +139,9 @@ class BpfSession {
   std::vector<uint64_t> read_pos_;  // per lane: where the next consume() reads
   bool lane_damage_ = false;
   std::string warnings_;
+  void size_lanes(uint32_t buffer_mib);
+  Status map_lanes(uint32_t buffer_mib);
+  Status attach_programs(std::string& fentry_refused);
   static Result<std::unique_ptr<BpfSession>> open_without_fentry(const BpfOptions& options, RecordFn fn, void* ctx,
                                                                  const std::string& why);
   ProgramPlan plan_;

@@ -46,7 +46,7 @@ struct RecordSummary {
   uint64_t io_uring = 0;
   uint64_t unresolved_paths = 0;
   KernelCounters kernel;
-  std::string warnings;                // one line each
+  std::vector<std::string> warnings;   // one line each
   std::vector<std::string> choices;    // the program variants chosen (ProgramPlan::describe)
 };
 

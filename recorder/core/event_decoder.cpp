@@ -1,17 +1,15 @@
+// Decoding one kernel record into an Event: its paths resolved and
+// interned, its pids mapped into the recording's PID namespace. The tables
+// a call changes are event_decoder_tables.cpp.
 #include "recorder/core/event_decoder.h"
-
-#include <cstring>
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <climits>
 
-#include "recorder/core/initial_state.h"
 #include "recorder/core/syscall_arity.h"
 #include "base/paths.h"
 #include "traces/syscalls.h"
@@ -20,8 +18,6 @@ namespace fsr {
 namespace {
 
 static_assert(kAtFdcwd == AT_FDCWD);
-constexpr uint64_t kCloseRangeCloexec = 4;  // CLOSE_RANGE_CLOEXEC
-constexpr int kMaxTrackedFd = 1 << 20;
 
 std::string_view rec_str(const char* s, size_t len) {
   if (len == 0) return {};
@@ -38,49 +34,6 @@ EventDecoder::EventDecoder(uint64_t mono_start_ns, InternFn intern, uint64_t pid
   arity_.fill(6);
   for (const SyscallInfo& s : syscall_table())
     if (s.nr < arity_.size()) arity_[s.nr] = syscall_arity(s.name);
-}
-
-EventDecoder::Task& EventDecoder::task(uint32_t pid, uint32_t tid) {
-  auto it = tasks_.find(tid);
-  if (it != tasks_.end()) return it->second;
-  Task t;
-  auto leader = tasks_.find(pid);
-  if (leader != tasks_.end()) {  // a thread we did not see being created: shares the process tables
-    t.files = leader->second.files;
-    t.fs = leader->second.fs;
-  } else {
-    t.files = std::make_shared<FileTable>();
-    t.fs = std::make_shared<FsState>();
-    char link[64], buf[PATH_MAX];
-    snprintf(link, sizeof(link), "/proc/%u/cwd", tid);
-    ssize_t n = readlink(link, buf, sizeof(buf));
-    if (n > 0) t.fs->cwd = intern(path_in_root(std::string_view(buf, static_cast<size_t>(n)), process_root(tid)));
-  }
-  return tasks_.emplace(tid, std::move(t)).first->second;
-}
-
-void EventDecoder::seed_process(const ProcessState& state) {
-  Task& t = task(state.pid, state.pid);
-  if (!state.cwd.empty()) t.fs->cwd = dir_id(intern(state.cwd));
-  for (const FdEntry& f : state.fds) {
-    bool pipe = f.path.rfind("pipe:", 0) == 0 || f.path.rfind("socket:", 0) == 0 ||
-                f.path.rfind("anon_inode:", 0) == 0;
-    set_fd(t, f.fd, pipe || f.path.empty() || f.path[0] != '/' ? kNoStr : intern(f.path),
-           (f.flags & O_CLOEXEC) != 0, pipe);
-  }
-}
-
-EventDecoder::FdSlot* EventDecoder::slot(Task& t, int64_t fd) {
-  if (fd < 0 || fd >= static_cast<int64_t>(t.files->fds.size())) return nullptr;
-  FdSlot* s = &t.files->fds[static_cast<size_t>(fd)];
-  return s->used ? s : nullptr;
-}
-
-void EventDecoder::set_fd(Task& t, int64_t fd, StrId path, bool cloexec, bool pipe) {
-  if (fd < 0 || fd >= kMaxTrackedFd) return;
-  auto& fds = t.files->fds;
-  if (fd >= static_cast<int64_t>(fds.size())) fds.resize(static_cast<size_t>(fd) + 16);
-  fds[static_cast<size_t>(fd)] = FdSlot{path, 1, static_cast<uint8_t>(cloexec), static_cast<uint8_t>(pipe)};
 }
 
 // Whether "" names the dirfd itself in this call (AT_EMPTY_PATH); elsewhere
@@ -144,67 +97,78 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
     e.size = v.inode.size;
     e.mode = v.inode.mode;
   }
-  std::string_view p0 = rec_str(s, r.len0);
-  std::string_view p1 = rec_str(s + r.len0, v.len1);
+  const std::string_view paths[2] = {rec_str(s, r.len0), rec_str(s + r.len0, v.len1)};
   Task& t = task(r.pid, r.tid);
-  bool unresolved = false;
-  if (r.kind == FSR_REC_SYSCALL) {  // (a thread's calls complete in order)
-    if (t.last_end != UINT64_MAX && e.ts > t.last_end) gaps_ns_ += e.ts - t.last_end;
-    t.last_end = e.ts + e.dur;
-  }
-
   switch (r.kind) {
-    case FSR_REC_FORK: {
-      e.nr = kEvProcFork;
-      e.dur = 0;  // a marker at the enter time of the call it happened in
-      e.args[0] = v.args[0];
-      e.args[1] = v.args[1];
-      e.args[2] = (r.flags & FSR_RF_SHARED_FS) ? 1 : 0;
-      e.ret = 0;
-      Task child;
-      child.files = (r.flags & FSR_RF_SHARED_FILES) ? t.files : std::make_shared<FileTable>(*t.files);
-      child.fs = (r.flags & FSR_RF_SHARED_FS) ? t.fs : std::make_shared<FsState>(*t.fs);
-      child.pidns = t.pidns;
-      if (r.arg_mask & (1u << (FSR_FORK_NS_ARGS - 1))) child.pidns = note_ns_pids(v);
-      tasks_[static_cast<uint32_t>(v.args[0])] = std::move(child);
+    case FSR_REC_FORK:
+      decode_fork(v, t, e);
       return true;
-    }
-    case FSR_REC_EXEC:
+    case FSR_REC_EXEC: {
       e.nr = kEvProcExec;
       e.dur = 0;
       e.args[0] = v.args[0];
       e.ret = 0;
-      e.path[0] = p0.empty() ? kNoStr : resolve(t, kAtFdcwd, p0, &unresolved);
-      e.path[1] = p1.empty() ? kNoStr : intern(p1);
+      bool unresolved = false;
+      e.path[0] = paths[0].empty() ? kNoStr : resolve(t, kAtFdcwd, paths[0], &unresolved);
+      e.path[1] = paths[1].empty() ? kNoStr : intern(paths[1]);
       t.pending_exec = e.path[0];
       if (unresolved) e.flags |= kEfPathUnresolved;
       return true;
+    }
     case FSR_REC_EXIT:
       e.nr = kEvProcExit;
       e.args[0] = v.args[0];
       e.args[1] = v.args[1];
       tasks_.erase(r.tid);
       return true;
-    case FSR_REC_FAULT: {
-      ++fault_records_;
-      e.nr = kEvPageFault;
-      e.args[0] = v.args[0];
-      e.args[1] = v.args[1];
-      e.args[2] = v.args[2];
-      e.ret = 0;
-      e.path[0] = inode_paths_.find(v.inode.dev, v.inode.ino);
-      // (the filemap tracepoints' records carry the inode's generation)
-      if (fault_files_ && (r.flags & FSR_RF_HAS_INODE) && (r.arg_mask & (1u << 3)))
-        fault_files_->fault(r.pid, static_cast<uint32_t>(v.inode.dev), v.inode.ino, static_cast<uint32_t>(v.args[3]),
-                            e.path[0] != kNoStr ? str(e.path[0]) : std::string_view());
+    case FSR_REC_FAULT:
+      decode_fault(v, e);
       return true;
-    }
     case FSR_REC_SYSCALL:
-      break;
+      // (a thread's calls complete in order)
+      if (t.last_end != UINT64_MAX && e.ts > t.last_end) gaps_ns_ += e.ts - t.last_end;
+      t.last_end = e.ts + e.dur;
+      return decode_syscall(v, t, paths, e);
     default:
       return false;
   }
+}
 
+// The child gets the parent's fd table and cwd, shared or copied as the
+// clone flags said.
+void EventDecoder::decode_fork(const RecordView& v, const Task& t, Event& e) {
+  const fsr_rec& r = v.hdr;
+  e.nr = kEvProcFork;
+  e.dur = 0;  // a marker at the enter time of the call it happened in
+  e.args[0] = v.args[0];
+  e.args[1] = v.args[1];
+  e.args[2] = (r.flags & FSR_RF_SHARED_FS) ? 1 : 0;
+  e.ret = 0;
+  Task child;
+  child.files = (r.flags & FSR_RF_SHARED_FILES) ? t.files : std::make_shared<FileTable>(*t.files);
+  child.fs = (r.flags & FSR_RF_SHARED_FS) ? t.fs : std::make_shared<FsState>(*t.fs);
+  child.pidns = t.pidns;
+  if (r.arg_mask & (1u << (FSR_FORK_NS_ARGS - 1))) child.pidns = note_ns_pids(v);
+  tasks_[static_cast<uint32_t>(v.args[0])] = std::move(child);
+}
+
+void EventDecoder::decode_fault(const RecordView& v, Event& e) {
+  const fsr_rec& r = v.hdr;
+  ++fault_records_;
+  e.nr = kEvPageFault;
+  e.args[0] = v.args[0];
+  e.args[1] = v.args[1];
+  e.args[2] = v.args[2];
+  e.ret = 0;
+  e.path[0] = inode_paths_.find(v.inode.dev, v.inode.ino);
+  // (the filemap tracepoints' records carry the inode's generation)
+  if (fault_files_ && (r.flags & FSR_RF_HAS_INODE) && (r.arg_mask & (1u << 3)))
+    fault_files_->fault(r.pid, static_cast<uint32_t>(v.inode.dev), v.inode.ino, static_cast<uint32_t>(v.args[3]),
+                        e.path[0] != kNoStr ? str(e.path[0]) : std::string_view());
+}
+
+bool EventDecoder::decode_syscall(const RecordView& v, Task& t, const std::string_view (&paths)[2], Event& e) {
+  const fsr_rec& r = v.hdr;
   const SyscallInfo* info = syscall_info(r.nr);
   if (!info) return false;
   e.nr = r.nr;
@@ -218,25 +182,7 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
     e.flags &= static_cast<uint16_t>(~kEfUnfinished);  // these never return: that is their normal end
   }
 
-  std::string_view ps[2] = {p0, p1};
-  for (int i = 0; i < 2; ++i) {
-    if (info->path[i] < 0 || (i == 0 ? r.len0 : v.len1) == 0) continue;
-    if (i == 0 && (info->flags & kSfLiteralPath0)) {
-      e.path[0] = intern(ps[0]);
-      continue;
-    }
-    int64_t dirfd = info->dirfd[i] >= 0 ? static_cast<int32_t>(v.args[info->dirfd[i]]) : kAtFdcwd;
-    bool as_given = false;
-    e.path[i] = resolve(t, dirfd, ps[i], &as_given);
-    unresolved |= as_given;
-    // Walked from its dirfd or the cwd: the replay walks it from there too.
-    if (!as_given && !ps[i].empty() && ps[i].front() != '/') e.flags |= event_relative_flag(i);
-    if (i == 0 && ps[0].empty() && !empty_path_allowed(r.nr, e.args)) e.flags |= kEfEmptyPath;
-    // "x/" and "x/." normalise to x; the call's result depended on the ending
-    // (a path stored as given, unresolved or truncated, keeps its own text).
-    if (!as_given && !(e.flags & kEfPathTruncated))
-      set_event_tail_code(e, i, static_cast<uint8_t>(path_tail(ps[i])));
-  }
+  const bool unresolved = resolve_call_paths(v, *info, t, paths, e);
   const bool is_exec = r.nr == SYS_execve || r.nr == SYS_execveat;
   if (is_exec && r.ret == 0) {
     e.path[0] = t.pending_exec;  // (the exec record's path, resolved against the cwd as passed)
@@ -258,6 +204,33 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
   if (t.pidns) map_ns_pids(t, e);
   if (r.ret >= 0) apply(v, t, e);
   return true;
+}
+
+// The call's path arguments, resolved against its dirfds or the cwd; true
+// when one of them could not be (kept as given).
+bool EventDecoder::resolve_call_paths(const RecordView& v, const SyscallInfo& info, Task& t,
+                                      const std::string_view (&paths)[2], Event& e) {
+  const fsr_rec& r = v.hdr;
+  bool unresolved = false;
+  for (int i = 0; i < 2; ++i) {
+    if (info.path[i] < 0 || (i == 0 ? r.len0 : v.len1) == 0) continue;
+    if (i == 0 && (info.flags & kSfLiteralPath0)) {
+      e.path[0] = intern(paths[0]);
+      continue;
+    }
+    int64_t dirfd = info.dirfd[i] >= 0 ? static_cast<int32_t>(v.args[info.dirfd[i]]) : kAtFdcwd;
+    bool as_given = false;
+    e.path[i] = resolve(t, dirfd, paths[i], &as_given);
+    unresolved |= as_given;
+    // Walked from its dirfd or the cwd: the replay walks it from there too.
+    if (!as_given && !paths[i].empty() && paths[i].front() != '/') e.flags |= event_relative_flag(i);
+    if (i == 0 && paths[0].empty() && !empty_path_allowed(r.nr, e.args)) e.flags |= kEfEmptyPath;
+    // "x/" and "x/." normalise to x; the call's result depended on the ending
+    // (a path stored as given, unresolved or truncated, keeps its own text).
+    if (!as_given && !(e.flags & kEfPathTruncated))
+      set_event_tail_code(e, i, static_cast<uint8_t>(path_tail(paths[i])));
+  }
+  return unresolved;
 }
 
 // A fork in or into a PID namespace below the recording's: the pids the
@@ -291,120 +264,6 @@ void EventDecoder::map_ns_pids(const Task& t, Event& e) {
     case SYS_waitid:
       if (e.args[0] == P_PID) e.args[1] = static_cast<uint64_t>(ours(static_cast<int32_t>(e.args[1])));
       break;
-    default:
-      break;
-  }
-}
-
-void EventDecoder::apply(const RecordView& v, Task& t, Event& e) {
-  const fsr_rec& r = v.hdr;
-  const int64_t ret = r.ret;
-  const bool pipe = (r.flags & FSR_RF_FD_IS_PIPE) != 0;
-  // The fd of a directory opened through a symlink is the directory itself.
-  auto opened = [&] { return (r.flags & FSR_RF_HAS_INODE) && S_ISDIR(v.inode.mode) ? dir_id(e.path[0]) : e.path[0]; };
-  auto dup_to = [&](int64_t from, int64_t to, bool cloexec) {
-    if (from == to) return;
-    FdSlot* src = slot(t, from);
-    set_fd(t, to, src ? src->path : kNoStr, cloexec, src ? src->pipe : 0);
-  };
-  switch (r.nr) {
-    case SYS_open:
-      set_fd(t, ret, opened(), (v.args[1] & O_CLOEXEC) != 0, pipe);
-      break;
-    case SYS_creat:
-    case SYS_openat2:  // how->flags is behind a pointer: close-on-exec unknown, assumed off
-      set_fd(t, ret, opened(), false, pipe);
-      break;
-    case SYS_openat:
-      set_fd(t, ret, opened(), (v.args[2] & O_CLOEXEC) != 0, pipe);
-      break;
-    case SYS_dup:
-    case SYS_dup2:
-      dup_to(static_cast<int32_t>(v.args[0]), ret, false);
-      break;
-    case SYS_dup3:
-      dup_to(static_cast<int32_t>(v.args[0]), ret, (v.args[2] & O_CLOEXEC) != 0);
-      break;
-    case SYS_fcntl: {
-      int64_t fd = static_cast<int32_t>(v.args[0]);
-      if (v.args[1] == F_DUPFD || v.args[1] == F_DUPFD_CLOEXEC) {
-        dup_to(fd, ret, v.args[1] == F_DUPFD_CLOEXEC);
-      } else if (v.args[1] == F_SETFD) {
-        if (FdSlot* sl = slot(t, fd)) sl->cloexec = (v.args[2] & FD_CLOEXEC) ? 1 : 0;
-      }
-      break;
-    }
-    case SYS_close:
-      if (FdSlot* sl = slot(t, static_cast<int32_t>(v.args[0]))) *sl = FdSlot{};
-      break;
-    case SYS_close_range: {
-      auto& fds = t.files->fds;
-      uint64_t last = std::min<uint64_t>(v.args[1], fds.empty() ? 0 : fds.size() - 1);
-      for (uint64_t fd = v.args[0]; fd <= last && fd < fds.size(); ++fd) {
-        if (v.args[2] & kCloseRangeCloexec)
-          fds[fd].cloexec = 1;
-        else
-          fds[fd] = FdSlot{};
-      }
-      break;
-    }
-    case SYS_pipe:
-    case SYS_pipe2: {
-      bool cloexec = r.nr == SYS_pipe2 && (v.args[1] & O_CLOEXEC);
-      set_fd(t, static_cast<int32_t>(e.args[0] & 0xffffffff), kNoStr, cloexec, true);
-      set_fd(t, static_cast<int32_t>(e.args[0] >> 32), kNoStr, cloexec, true);
-      break;
-    }
-    case SYS_socketpair: {
-      bool cloexec = (v.args[1] & O_CLOEXEC) != 0;  // SOCK_CLOEXEC == O_CLOEXEC
-      set_fd(t, static_cast<int32_t>(e.args[3] & 0xffffffff), kNoStr, cloexec, true);
-      set_fd(t, static_cast<int32_t>(e.args[3] >> 32), kNoStr, cloexec, true);
-      break;
-    }
-    case SYS_eventfd:
-      set_fd(t, ret, kNoStr, false, true);
-      break;
-    case SYS_eventfd2:
-      set_fd(t, ret, kNoStr, (v.args[1] & O_CLOEXEC) != 0, true);
-      break;
-    case SYS_epoll_create1:
-      set_fd(t, ret, kNoStr, (v.args[0] & O_CLOEXEC) != 0, true);
-      break;
-    case SYS_chdir:
-      if (e.path[0] != kNoStr && !(e.flags & kEfPathUnresolved)) t.fs->cwd = dir_id(e.path[0]);
-      break;
-    // What the trace changes about which paths are symlinks.
-    case SYS_symlink:
-    case SYS_symlinkat:
-      if (e.path[0] != kNoStr && e.path[1] != kNoStr) paths_.add_link(str(e.path[1]), str(e.path[0]));
-      break;
-    case SYS_unlink:
-    case SYS_unlinkat:
-    case SYS_rmdir:
-      if (e.path[0] != kNoStr) paths_.removed(str(e.path[0]));
-      break;
-    case SYS_mkdir:
-    case SYS_mkdirat:
-      if (e.path[0] != kNoStr) paths_.made_dir(str(e.path[0]));
-      break;
-    case SYS_rename:
-    case SYS_renameat:
-    case SYS_renameat2:
-      if (e.path[0] != kNoStr && e.path[1] != kNoStr) paths_.renamed(str(e.path[0]), str(e.path[1]));
-      break;
-    case SYS_fchdir:
-      if (FdSlot* sl = slot(t, static_cast<int32_t>(v.args[0])); sl && sl->path) t.fs->cwd = sl->path;
-      break;
-    case SYS_execve:
-    case SYS_execveat: {
-      // exec unshares the fd table and closes close-on-exec fds.
-      auto files = std::make_shared<FileTable>(*t.files);
-      for (FdSlot& sl : files->fds)
-        if (sl.used && sl.cloexec) sl = FdSlot{};
-      t.files = std::move(files);
-      t.pending_exec = kNoStr;
-      break;
-    }
     default:
       break;
   }

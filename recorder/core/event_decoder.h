@@ -26,6 +26,8 @@
 
 namespace fsr {
 
+struct SyscallInfo;
+
 class EventDecoder {
  public:
   // `intern` is called once per distinct string and returns its id in the
@@ -91,8 +93,17 @@ class EventDecoder {
   void set_fd(Task& t, int64_t fd, StrId path, bool cloexec, bool pipe);
   StrId resolve(Task& t, int64_t dirfd, std::string_view p, bool* unresolved);
   StrId dir_id(StrId path);
+  void dup_fd(Task& t, int64_t from, int64_t to, bool cloexec);
   bool decode(const RecordView& rec, Event& out);
-  void apply(const RecordView& rec, Task& t, Event& e);
+  void decode_fork(const RecordView& rec, const Task& t, Event& e);
+  void decode_fault(const RecordView& rec, Event& e);
+  bool decode_syscall(const RecordView& rec, Task& t, const std::string_view (&paths)[2], Event& e);
+  bool resolve_call_paths(const RecordView& rec, const SyscallInfo& info, Task& t,
+                          const std::string_view (&paths)[2], Event& e);
+  void apply(const RecordView& rec, Task& t, const Event& e);
+  void apply_new_fds(const RecordView& rec, Task& t, const Event& e);
+  void apply_fd_changes(const RecordView& rec, Task& t);
+  void apply_path_changes(const RecordView& rec, Task& t, const Event& e);
   uint64_t note_ns_pids(const RecordView& rec);
   void map_ns_pids(const Task& t, Event& e);
   static uint64_t ns_key(uint64_t ns, uint64_t pid) { return ns << 32 | (pid & 0xffffffffu); }

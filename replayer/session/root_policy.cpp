@@ -14,6 +14,7 @@
 #include "replayer/plan/path_map.h"
 #include "replayer/session/prepare.h"
 #include "base/paths.h"
+#include "base/unique_fd.h"
 
 namespace fsr {
 std::string real_path(const std::string& p) {
@@ -137,13 +138,14 @@ void remove_scratch(Roots& r) {
   r.scratch_is_ours = false;
   // Removed by name beneath its parent, never following a link (prepare.cpp).
   std::string parent(parent_of(r.scratch));
-  int pfd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (pfd < 0) return;
+  const UniqueFd pfd(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!pfd.valid()) return;
   TreeSpec gone;
   gone.created.push_back({Root::kTarget, r.scratch.substr(parent.size() + (parent == "/" ? 0 : 1))});
-  int roots[2] = {pfd, pfd};
+  const int roots[2] = {pfd.get(), pfd.get()};
+  // Best effort (also run from ~Roots, with no one to tell): a scratch left
+  // behind is an fsreplay-scratch-* directory in $TMPDIR that no later replay uses.
   (void)materialise(gone, roots, Features::all(), 1, nullptr);
-  close(pfd);
 }
 
 }  // namespace fsr

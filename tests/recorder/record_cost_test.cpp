@@ -19,7 +19,7 @@ TEST(RecordCost, IsMeasuredStoredAndReadBack) {
   Recorded r = record_command({"/bin/sh", "-c", "cat /etc/hostname > /dev/null"}, d.path());
   ASSERT_TRUE(r.reader);
   const RecordCost& c = r.reader->header().record_cost;
-  ASSERT_TRUE(c.present) << "no recorder cost in the header: " << r.summary.warnings;
+  ASSERT_TRUE(c.present) << "no recorder cost in the header: " << ::testing::PrintToString(r.summary.warnings);
   EXPECT_GT(c.samples, 0u);
   EXPECT_NE(c.method.find("calibration child"), std::string::npos) << c.method;
   // Every class has a figure (measured, or the median of the measured ones),
@@ -41,7 +41,7 @@ TEST(RecordCost, CalibrationCallsAreNotTheWorkloads) {
   TempDir d;
   Recorded r = record_command({"/bin/true"}, d.path());
   ASSERT_TRUE(r.reader);
-  ASSERT_TRUE(r.reader->header().record_cost.present) << r.summary.warnings;
+  ASSERT_TRUE(r.reader->header().record_cost.present) << ::testing::PrintToString(r.summary.warnings);
   ASSERT_TRUE(r.reader->footer().has_value());
   // The calibration made ~2,400 fstats and 1,200 opens; /bin/true makes a few.
   const auto stat = static_cast<size_t>(SyscallClass::kStat), open = static_cast<size_t>(SyscallClass::kOpen);
@@ -76,7 +76,7 @@ TEST(RecordCost, TheTimeTheRecorderTakesFromTheWorkloadIsMeasured) {
   ASSERT_TRUE(r.reader);
   ASSERT_TRUE(r.reader->footer().has_value());
   const TraceFooter& f = *r.reader->footer();
-  ASSERT_TRUE(f.stolen_measured) << r.summary.warnings;
+  ASSERT_TRUE(f.stolen_measured) << ::testing::PrintToString(r.summary.warnings);
   EXPECT_GT(f.gaps_ns, 0u);
   EXPECT_LT(f.gaps_ns, f.end_ns);  // one thread at a time
   EXPECT_GT(f.recorder_stolen_ns, 0u) << "drain CPU " << r.summary.drain_cpu_ns << " ns";
@@ -100,7 +100,7 @@ TEST(RecordCost, AWorkloadsPageFaultsAreCountedAndWhatTheirProgramsCostIsStored)
   Recorded r = record_command({FSR_MAPPER_PATH, std::to_string(kRounds), "0", file}, d.path());
   ASSERT_TRUE(r.reader);
   const RecordCost& c = r.reader->header().record_cost;
-  ASSERT_TRUE(c.present) << r.summary.warnings;
+  ASSERT_TRUE(c.present) << ::testing::PrintToString(r.summary.warnings);
   ASSERT_NE(c.method.find("page faults: the fault programs' run time"), std::string::npos) << c.method;
   for (int k = 0; k < RecordCost::kFaultKinds; ++k) {
     EXPECT_GT(c.fault_ns[k], 0u) << "fault kind " << k << ": " << c.method;
