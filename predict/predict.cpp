@@ -98,24 +98,22 @@ std::vector<std::string> assumptions(const std::string& name, const CostNotes& n
   return out;
 }
 
-}  // namespace
+// A column of the prediction: its figures, its latency model (none: the
+// recorded durations) and the summary its records build.
+struct Column {
+  PredictColumn col;
+  std::unique_ptr<LatencyModel> model;
+  std::unique_ptr<SummaryBuilder> sum;  // (not movable)
+};
 
-Result<Prediction> run_predict(const std::string& trace_path, const PredictOptions& opt) {
-  Prediction pr;
-  pr.trace = trace_path;
-  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> survey_rd, open_trace(trace_path));
-  const TraceHeader h = survey_rd->header();
-  const std::string source = survey_rd->path();
+using PathOf = std::function<std::string_view(StrId)>;
 
-  // The columns: the recorded durations, then each readable profile.
-  struct Column {
-    PredictColumn col;
-    std::unique_ptr<LatencyModel> model;
-    std::unique_ptr<SummaryBuilder> sum;  // (not movable)
-  };
+// The columns: the recorded durations, then each readable profile; an
+// unreadable profile is left out with a line in `problems`.
+std::vector<Column> make_columns(const TraceHeader& h, const std::string& source, const PredictOptions& opt,
+                                 std::vector<std::string>& problems) {
   std::vector<Column> cols;
   const StatsOptions so{.dir_depth = opt.report.dir_depth};
-  std::vector<std::string> profile_problems;
   if (opt.recorded_column) {
     Column& c = cols.emplace_back();
     const std::string kind = recorded_kind(h);
@@ -127,7 +125,7 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   for (const std::string& file : opt.profiles) {
     auto p = read_profile(file);
     if (!p) {
-      profile_problems.push_back(p.message() + " (left out of the prediction)");
+      problems.push_back(p.message() + " (left out of the prediction)");
       continue;
     }
     const Profile& prof = p.value();
@@ -141,6 +139,107 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
     c.col.probed = probed_line(prof);
     c.sum = std::make_unique<SummaryBuilder>(column_meta(h, source, "predicted", name), so);
   }
+  return cols;
+}
+
+// One stream column per column, its records added to the column's summary;
+// then the further draws of each profile column: the same model, other
+// seeds, no records. `draw_of` gets the column of each further draw.
+std::vector<StreamColumn> stream_columns(const std::vector<Column>& cols, const PathOf& path_of,
+                                         const PredictOptions& opt, std::vector<size_t>& draw_of) {
+  std::vector<StreamColumn> sc(cols.size());
+  const PathOf* paths = &path_of;  // (the caller's: it outlives the simulation)
+  for (size_t k = 0; k < cols.size(); ++k) {
+    sc[k].model = cols[k].model.get();
+    SummaryBuilder* b = cols[k].sum.get();
+    sc[k].sink = [b, paths](const OpRecord& r, const Event& e, const PlanOp&) {
+      OpRecord named = r;
+      named.path = op_path(e);
+      b->add(named, r.event_index, *paths);
+    };
+  }
+  for (size_t k = 0; k < cols.size(); ++k)
+    for (unsigned j = 1; cols[k].model && j < opt.draws; ++j) {
+      StreamColumn& x = sc.emplace_back();
+      x.model = cols[k].model.get();
+      x.seed = opt.stream.seed + j * 0x9e3779b97f4a7c15ull;
+      if (x.seed == 0) x.seed = 1;
+      draw_of.push_back(k);
+    }
+  return sc;
+}
+
+// The planner's inputs as a replay's, on directories predict never touches.
+PlanInputs plan_inputs(const TraceHeader& h) {
+  PlanInputs in;
+  in.recorded_root = h.root.empty() ? "/" : h.root;
+  // Walks as the replay makes them: a relative path priced from its base.
+  in.walks_as_passed = h.has_choice(kRecorderChoiceWalks);
+  in.target_dir = "/fsreplay-predict/target";
+  in.scratch_dir = "/fsreplay-predict/scratch";
+  in.initial = h.initial;
+  return in;
+}
+
+// The plan's own approximations, as replay warns of them (replay.cpp).
+void add_plan_assumptions(const StreamStats& st, std::vector<std::string>& out) {
+  if (st.beyond_window)
+    out.push_back(fmt::format("{} waits found their waker only beyond the {}-event lookahead: "
+                              "simulated with an approximate dependency, as the replay runs them",
+                              st.beyond_window, st.lookahead));
+  if (st.moves_beyond_window)
+    out.push_back(fmt::format("{} overlapping calls' order (by their results) came more than the "
+                              "{}-event lookahead after the earlier call: simulated in the order "
+                              "they returned, as the replay runs them",
+                              st.moves_beyond_window, st.lookahead));
+}
+
+// Each column's figures into `pr`, in column order, and its summary (the
+// same order) for the tables.
+std::vector<ResultSummary> finish_columns(std::vector<Column>& cols, const std::vector<StreamColumn>& sc,
+                                          const std::vector<size_t>& draw_of, const StreamStats& st,
+                                          const PredictOptions& opt, Prediction& pr) {
+  const size_t main_columns = cols.size();
+  std::vector<ResultSummary> sums;
+  sums.reserve(cols.size());
+  for (size_t k = 0; k < cols.size(); ++k) {
+    Column& c = cols[k];
+    c.col.sim = sc[k].sim;
+    if (c.model) {
+      c.col.draw_walls_ns.push_back(double(sc[k].sim.wall_ns));
+      for (size_t x = 0; x < draw_of.size(); ++x)
+        if (draw_of[x] == k) c.col.draw_walls_ns.push_back(double(sc[main_columns + x].sim.wall_ns));
+    }
+    if (c.model) {
+      c.col.assumptions = assumptions(c.col.profile_name, sc[k].notes, c.col.sim,
+                                      opt.stream.sim.window_ops ? opt.stream.sim.window_ops : st.window);
+      add_plan_assumptions(st, c.col.assumptions);
+    }
+    // The original's overlap, as a replay's result holds it, for the dependency-wait table.
+    ResultMeta& m = c.sum->meta();
+    m.header.options_json = json_text(nlohmann::json{{"predicted", true},
+                                                     {"profile", c.col.profile_file},
+                                                     {"overlap", {{"recorded", st.recorded_overlap}}}});
+    TraceFooter f;
+    f.wall_ns = f.end_ns = c.col.sim.wall_ns;
+    m.footer = f;
+    sums.push_back(c.sum->finish());
+    pr.columns.push_back(std::move(c.col));
+  }
+  return sums;
+}
+
+}  // namespace
+
+Result<Prediction> run_predict(const std::string& trace_path, const PredictOptions& opt) {
+  Prediction pr;
+  pr.trace = trace_path;
+  FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> survey_rd, open_trace(trace_path));
+  const TraceHeader h = survey_rd->header();
+  const std::string source = survey_rd->path();
+
+  std::vector<std::string> profile_problems;
+  std::vector<Column> cols = make_columns(h, source, opt, profile_problems);
   if (cols.empty() || (cols.size() == 1 && opt.recorded_column && !opt.profiles.empty()))
     return Status::error(profile_problems.empty() ? std::string("nothing to predict: give --profile PROFILE")
                                                   : profile_problems.back());
@@ -176,38 +275,13 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
     }
     return plan_rd->next(chunk);
   };
-  PlanInputs in;
-  in.recorded_root = h.root.empty() ? "/" : h.root;
-  // Walks as the replay makes them: a relative path priced from its base.
-  in.walks_as_passed = h.has_choice(kRecorderChoiceWalks);
-  in.target_dir = "/fsreplay-predict/target";
-  in.scratch_dir = "/fsreplay-predict/scratch";
-  in.initial = h.initial;
-  std::vector<StreamColumn> sc(cols.size());
+  const PlanInputs in = plan_inputs(h);
   // (The summaries read an op's path string only for an exec or a string they have not met.)
-  const std::function<std::string_view(StrId)> path_of = [&cur](StrId id) {
+  const PathOf path_of = [&cur](StrId id) {
     return id != kNoStr ? cur->str(id) : std::string_view();
   };
-  for (size_t k = 0; k < cols.size(); ++k) {
-    sc[k].model = cols[k].model.get();
-    SummaryBuilder* b = cols[k].sum.get();
-    sc[k].sink = [b, &path_of](const OpRecord& r, const Event& e, const PlanOp&) {
-      OpRecord named = r;
-      named.path = op_path(e);
-      b->add(named, r.event_index, path_of);
-    };
-  }
-  // The further draws of each profile column: the same model, other seeds, no records.
-  const size_t main_columns = sc.size();
-  std::vector<size_t> draw_of;  // per extra stream column: its column
-  for (size_t k = 0; k < cols.size(); ++k)
-    for (unsigned j = 1; cols[k].model && j < opt.draws; ++j) {
-      StreamColumn& x = sc.emplace_back();
-      x.model = cols[k].model.get();
-      x.seed = opt.stream.seed + j * 0x9e3779b97f4a7c15ull;
-      if (x.seed == 0) x.seed = 1;
-      draw_of.push_back(k);
-    }
+  std::vector<size_t> draw_of;  // per further draw: its column
+  std::vector<StreamColumn> sc = stream_columns(cols, path_of, opt, draw_of);
   FSR_ASSIGN_OR_RETURN(const StreamStats st, simulate_stream(in, [&cur](StrId id) { return cur->str(id); },
                                                              survey_pass, plan_pass, sc, so_run));
   if (st.events == 0 && read_problems.empty())
@@ -227,41 +301,7 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   pr.summary_ns = st.sink_ns;
 
   const uint64_t r0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-  std::vector<ResultSummary> sums;
-  sums.reserve(cols.size());
-  for (size_t k = 0; k < cols.size(); ++k) {
-    Column& c = cols[k];
-    c.col.sim = sc[k].sim;
-    if (c.model) {
-      c.col.draw_walls_ns.push_back(double(sc[k].sim.wall_ns));
-      for (size_t x = 0; x < draw_of.size(); ++x)
-        if (draw_of[x] == k) c.col.draw_walls_ns.push_back(double(sc[main_columns + x].sim.wall_ns));
-    }
-    if (c.model) {
-      c.col.assumptions = assumptions(c.col.profile_name, sc[k].notes, c.col.sim,
-                                      opt.stream.sim.window_ops ? opt.stream.sim.window_ops : st.window);
-      // The plan's own approximations, as replay warns of them (replay.cpp).
-      if (st.beyond_window)
-        c.col.assumptions.push_back(fmt::format("{} waits found their waker only beyond the {}-event lookahead: "
-                                                "simulated with an approximate dependency, as the replay runs them",
-                                                st.beyond_window, st.lookahead));
-      if (st.moves_beyond_window)
-        c.col.assumptions.push_back(fmt::format("{} overlapping calls' order (by their results) came more than the "
-                                                "{}-event lookahead after the earlier call: simulated in the order "
-                                                "they returned, as the replay runs them",
-                                                st.moves_beyond_window, st.lookahead));
-    }
-    // The original's overlap, as a replay's result holds it, for the dependency-wait table.
-    ResultMeta& m = c.sum->meta();
-    m.header.options_json = json_text(nlohmann::json{{"predicted", true},
-                                                     {"profile", c.col.profile_file},
-                                                     {"overlap", {{"recorded", st.recorded_overlap}}}});
-    TraceFooter f;
-    f.wall_ns = f.end_ns = c.col.sim.wall_ns;
-    m.footer = f;
-    sums.push_back(c.sum->finish());
-    pr.columns.push_back(std::move(c.col));
-  }
+  const std::vector<ResultSummary> sums = finish_columns(cols, sc, draw_of, st, opt, pr);
   std::vector<const ResultSummary*> ptrs;
   for (const ResultSummary& s : sums) ptrs.push_back(&s);
   pr.comparison = compare_summaries(ptrs);

@@ -18,6 +18,127 @@ constexpr int kPlanBatch = 4096;  // events planned between the simulators' turn
 
 Status too_long() { return Status::error("more than 4G events: split the trace"); }
 
+// The survey: the workers and table sizes the planner needs before its first
+// op (its own window goes before the plan's comes). Counts st.events.
+Result<PlanSurvey> survey_trace(const PlanInputs& in, const StringLookup& str, const EventChunks& survey_pass,
+                                StreamStats& st) {
+  std::vector<Event> chunk;
+  SurveyBuilder sb(in, str, st.window, SurveyTree::kNone);  // predict prepares nothing
+  while (true) {
+    FSR_ASSIGN_OR_RETURN(const bool more, survey_pass(chunk));
+    if (!more) break;
+    if (st.events + chunk.size() >= kNoOp - 1) return too_long();
+    for (const Event& e : chunk) sb.add(e);
+    st.events += chunk.size();
+  }
+  return sb.finish();
+}
+
+// The plan pass into the planner, a batch a turn, no further than the
+// survey saw (a trace still being written: the tables are sized by it).
+class PlanFeeder {
+ public:
+  PlanFeeder(const EventChunks& pass, PlanStream& ps, WindowView& view, uint64_t survey_events)
+      : pass_(pass), ps_(ps), view_(view), plan_(ps.plan()), survey_events_(survey_events) {}
+
+  // Plans up to kPlanBatch events while the window has room; true if it
+  // planned an op or finished the plan.
+  Result<bool> turn() {
+    bool moved = false;
+    for (int n = 0; n < kPlanBatch && more_ && ps_.room();) {
+      if (at_ == chunk_.size()) {
+        FSR_ASSIGN_OR_RETURN(bool got, pass_(chunk_));
+        at_ = 0;
+        if (got && plan_.size >= survey_events_) got = false;
+        if (got && plan_.size + chunk_.size() > survey_events_) chunk_.resize(survey_events_ - plan_.size);
+        if (!got) {
+          more_ = false;
+          chunk_.clear();
+          ps_.finish();
+          moved = true;
+        }
+        continue;
+      }
+      ps_.add(chunk_[at_++]);
+      view_.publish(plan_.size - 1);
+      moved = true;
+      ++n;
+    }
+    return moved;
+  }
+
+  bool more() const { return more_; }
+
+ private:
+  const EventChunks& pass_;
+  PlanStream& ps_;
+  WindowView& view_;
+  const Plan& plan_;
+  const uint64_t survey_events_;
+  std::vector<Event> chunk_;
+  size_t at_ = 0;
+  bool more_ = true;
+};
+
+// One simulator per column, each with its own cost model, over the one view.
+class ColumnSims {
+ public:
+  ColumnSims(const WindowView& view, const std::vector<StreamColumn>& cols, const StreamOptions& opt,
+             uint64_t window) {
+    for (const StreamColumn& c : cols) {
+      costs_.push_back(std::make_unique<OpCost>(view, c.model, c.seed ? c.seed : opt.seed, opt.cold_start));
+      sims_.push_back(std::make_unique<Simulator>(view, *costs_.back(), opt.sim, window));
+    }
+  }
+
+  // Every simulator takes a step: true if any moved.
+  bool step() {
+    bool moved = false;
+    for (const auto& s : sims_) moved = s->step() || moved;
+    return moved;
+  }
+
+  // Every simulator runs one op past a missing dependency: true if any could.
+  bool force_one() {
+    bool forced = false;
+    for (const auto& s : sims_) forced = s->force_one() || forced;
+    return forced;
+  }
+
+  bool all_done(uint64_t i) const {
+    for (const auto& s : sims_)
+      if (!s->done(i)) return false;
+    return true;
+  }
+
+  // Op i's record to each column's sink.
+  void emit(uint64_t i, const Event& e, const PlanOp& op, std::vector<StreamColumn>& cols) const {
+    for (size_t c = 0; c < cols.size(); ++c)
+      if (cols[c].sink) cols[c].sink(sims_[c]->record(i), e, op);
+  }
+
+  // The view's FIFOs below every simulator's position, and the slots below `base`, given back.
+  void release(uint64_t base, WindowView& view) {
+    for (uint32_t w = 0; w < view.worker_count(); ++w) {
+      uint64_t low = UINT64_MAX;
+      for (const auto& s : sims_) low = std::min(low, s->pos(w));
+      view.drop_below(w, low);
+    }
+    for (const auto& s : sims_) s->release(base);
+  }
+
+  void results(std::vector<StreamColumn>& cols) const {
+    for (size_t c = 0; c < cols.size(); ++c) {
+      cols[c].sim = sims_[c]->stats();
+      cols[c].notes = costs_[c]->notes();
+    }
+  }
+
+ private:
+  std::vector<std::unique_ptr<OpCost>> costs_;
+  std::vector<std::unique_ptr<Simulator>> sims_;
+};
+
 }  // namespace
 
 EventChunks chunks_of(const std::vector<Event>& events, size_t chunk) {
@@ -45,20 +166,7 @@ Result<StreamStats> simulate_stream(const PlanInputs& in, const StringLookup& st
     t = now;
   };
 
-  // The survey: the workers and table sizes the planner needs before its first op.
-  std::vector<Event> chunk;
-  PlanSurvey survey;
-  {  // (its own window goes before the plan's comes)
-    SurveyBuilder sb(in, str, st.window, SurveyTree::kNone);  // predict prepares nothing
-    while (true) {
-      FSR_ASSIGN_OR_RETURN(const bool more, survey_pass(chunk));
-      if (!more) break;
-      if (st.events + chunk.size() >= kNoOp - 1) return too_long();
-      for (const Event& e : chunk) sb.add(e);
-      st.events += chunk.size();
-    }
-    survey = sb.finish();
-  }
+  FSR_ASSIGN_OR_RETURN(const PlanSurvey survey, survey_trace(in, str, survey_pass, st));
   lap(st.survey_ns);
   st.window = fit_window(st.window, st.events);  // (the same plan, less memory for a short trace)
   st.lookahead = st.window / 4;
@@ -68,82 +176,38 @@ Result<StreamStats> simulate_stream(const PlanInputs& in, const StringLookup& st
   PlanStream ps(in, str, &survey, st.window, st.lookahead, &sync);
   const Plan& plan = ps.plan();
   WindowView view(plan, sync, survey);
-  std::vector<std::unique_ptr<OpCost>> costs;
-  std::vector<std::unique_ptr<Simulator>> sims;
-  for (StreamColumn& c : cols) {
-    costs.push_back(std::make_unique<OpCost>(view, c.model, c.seed ? c.seed : opt.seed, opt.cold_start));
-    sims.push_back(std::make_unique<Simulator>(view, *costs.back(), opt.sim, st.window));
-  }
-  auto all_done = [&](uint64_t i) {
-    for (const auto& s : sims)
-      if (!s->done(i)) return false;
-    return true;
-  };
+  ColumnSims sims(view, cols, opt, st.window);
+  PlanFeeder feeder(plan_pass, ps, view, survey.events);
   InFlightMeter overlap;
-  chunk.clear();
-  size_t at = 0;
-  bool more = true;
   uint64_t base = 0;
   while (true) {
-    bool moved = false;
-    for (int n = 0; n < kPlanBatch && more && ps.room();) {
-      if (at == chunk.size()) {
-        FSR_ASSIGN_OR_RETURN(bool got, plan_pass(chunk));
-        at = 0;
-        // No more than the survey saw (a trace still being written): its tables are sized by it.
-        if (got && plan.size >= survey.events) got = false;
-        if (got && plan.size + chunk.size() > survey.events) chunk.resize(survey.events - plan.size);
-        if (!got) {
-          more = false;
-          chunk.clear();
-          ps.finish();
-          moved = true;
-        }
-        continue;
-      }
-      ps.add(chunk[at++]);
-      view.publish(plan.size - 1);
-      moved = true;
-      ++n;
-    }
+    FSR_ASSIGN_OR_RETURN(bool moved, feeder.turn());
     lap(st.plan_ns);
-    for (const auto& s : sims) moved = s->step() || moved;
+    moved = sims.step() || moved;
     lap(st.simulate_ns);
     // Records leave in event order once every column has simulated the op.
     const uint64_t from = base;
-    while (base < plan.size && all_done(base)) {
+    while (base < plan.size && sims.all_done(base)) {
       const Event& e = plan.event(base);
       const PlanOp& op = plan.op(base);
       if (op.action == OpAction::kIssue) overlap.add(e.ts, e.ts + e.dur);
-      for (size_t c = 0; c < cols.size(); ++c)
-        if (cols[c].sink) cols[c].sink(sims[c]->record(base), e, op);
+      sims.emit(base, e, op, cols);
       ++base;
     }
     if (base != from) {
       moved = true;
       sync.base.store(base, std::memory_order_release);
-      for (uint32_t w = 0; w < view.worker_count(); ++w) {
-        uint64_t low = UINT64_MAX;
-        for (const auto& s : sims) low = std::min(low, s->pos(w));
-        view.drop_below(w, low);
-      }
-      for (const auto& s : sims) s->release(base);
+      sims.release(base, view);
       st.view_bytes = std::max(st.view_bytes, view.bytes());
     }
     lap(st.sink_ns);
-    if (!more && base == plan.size) break;
-    if (!moved) {  // nothing runs, nothing plans: a plan that would deadlock the replay
-      bool forced = false;
-      for (const auto& s : sims) forced = s->force_one() || forced;
-      if (!forced)
-        return Status::error("predict: the simulation stopped at op " + std::to_string(base) + " of " +
-                             std::to_string(plan.size) + " (a bug: please report it with the trace)");
-    }
+    if (!feeder.more() && base == plan.size) break;
+    // Nothing runs, nothing plans: a plan that would deadlock the replay.
+    if (!moved && !sims.force_one())
+      return Status::error("predict: the simulation stopped at op " + std::to_string(base) + " of " +
+                           std::to_string(plan.size) + " (a bug: please report it with the trace)");
   }
-  for (size_t c = 0; c < cols.size(); ++c) {
-    cols[c].sim = sims[c]->stats();
-    cols[c].notes = costs[c]->notes();
-  }
+  sims.results(cols);
   st.recorded_overlap = overlap.finish();
   st.approx_deps = plan.approx_deps;
   st.beyond_window = plan.beyond_window;

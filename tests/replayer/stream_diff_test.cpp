@@ -8,10 +8,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <iostream>
-#include <random>
 
 #include <gtest/gtest.h>
 
+#include "tests/replayer/build_shaped.h"
 #include "tests/replayer/stream_diff.h"
 #include "traces/synthetic/synthetic.h"
 #include "traces/trace_reader.h"
@@ -21,6 +21,7 @@ namespace {
 
 using test::kAtCwd;
 using test::Synth;
+using test::build_shaped;
 
 constexpr uint64_t kSmall = 1024;  // the stream's window in these tests
 
@@ -60,155 +61,6 @@ Synth spanning(uint32_t n) {
   t.add(1, 1, SYS_unlink, ts += 10, 5, 0, {0}, "/w/p/made");
   t.add(2, 2, kEvProcExit, ts += 10, 0, 0, {0, 0});
   t.add(1, 1, kEvProcExit, ts += 10, 0, 0, {0, 0});
-  return t;
-}
-
-// Shaped like a recorded build: a make process forks compilers (a few at a
-// time), each execs, opens sources and headers with the lowest free fd (fd
-// numbers reused all the time, OFD slots recycled by the stream), reads,
-// stats, writes an object through a temporary it renames, talks to its
-// parent through a pipe, sometimes runs a second thread sharing its files,
-// chdirs, dups; the parent reads the pipe and waits for each.
-Synth build_shaped(uint32_t children, uint64_t seed) {
-  Synth t;
-  std::mt19937_64 rng(seed);
-  uint64_t ts = 1'000'000;
-  auto tick = [&] { return ts += 200 + rng() % 3000; };
-  const uint32_t make = 100;
-  t.add(make, make, SYS_openat, tick(), 900, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/Makefile");
-  t.add(make, make, SYS_read, tick(), 900, 100, {3, 0, 4096});
-  // The jobserver: a pipe at fds 6 and 7 every child inherits, read for a
-  // token when a child starts and written back when it ends, all along the
-  // trace (its read positions must survive the stream's sweeps).
-  t.add(make, make, SYS_pipe2, tick(), 800, 0, {6ull | 7ull << 32, 0});
-  t.add(make, make, SYS_write, tick(), 900, 4, {7, 0, 4});
-  struct Child {
-    uint32_t pid;
-    int step = 0;
-    int fds[8] = {};
-    uint32_t thread = 0;  // a second thread's tid, 0: none
-    int pipe_w = 0;
-  };
-  std::vector<Child> live;
-  uint32_t next_pid = 1000, started = 0;
-  int make_pipe_r = 0;
-  auto lowest = [&](Child& c) {
-    for (int f = 3; f < 8; ++f)
-      if (!c.fds[f]) return f;
-    return -1;
-  };
-  while (started < children || !live.empty()) {
-    if (started < children && live.size() < 4 && rng() % 3 == 0) {
-      Child c;
-      c.pid = next_pid++;
-      // make: a pipe per child (the parent's end stays at fd 4 or 5), then the fork.
-      const int r = 4, w = 5;
-      t.add(make, make, SYS_pipe2, tick(), 800, 0, {static_cast<uint64_t>(r) | static_cast<uint64_t>(w) << 32, 0});
-      t.add(make, make, SYS_clone, tick(), 30000, c.pid, {17});
-      t.add(make, make, SYS_close, tick(), 300, 0, {static_cast<uint64_t>(w)});
-      make_pipe_r = r;
-      c.fds[w] = 1;  // inherited
-      c.pipe_w = w;
-      live.push_back(c);
-      ++started;
-      continue;
-    }
-    if (live.empty()) continue;
-    Child& c = live[rng() % live.size()];
-    const uint32_t tid = c.thread && rng() % 2 ? c.thread : c.pid;
-    const std::string src = "/w/p/src/f" + std::to_string(c.pid % 97) + ".c";
-    const std::string hdr = "/w/p/include/h" + std::to_string(rng() % 40) + ".h";
-    const std::string obj = "/w/p/obj/f" + std::to_string(c.pid) + ".o";
-    switch (c.step++) {
-      case 0:
-        t.add(c.pid, c.pid, SYS_read, tick(), 4000, 1, {6, 0, 1});  // a jobserver token
-        t.add(c.pid, c.pid, SYS_execve, tick(), 50000, 0, {0}, "/usr/bin/cc");
-        break;
-      case 1:
-        if (c.pid % 2 == 0) {
-          c.thread = c.pid + 50000;
-          t.add(c.pid, c.pid, SYS_clone, tick(), 9000, c.thread, {0x3d0f00});  // CLONE_THREAD|FILES|FS|VM...
-        } else {
-          t.add(c.pid, c.pid, SYS_chdir, tick(), 700, 0, {0}, "/w/p/src");
-        }
-        break;
-      default: {
-        if (c.step > 14 + static_cast<int>(c.pid % 7)) {
-          // the object: a temporary renamed into place; the pipe written; exit; the parent waits
-          int f = lowest(c);
-          t.add(c.pid, tid, SYS_openat, tick(), 3000, f, {kAtCwd, 0, O_WRONLY | O_CREAT | O_TRUNC}, obj + ".tmp");
-          t.add(c.pid, tid, SYS_write, tick(), 4000, 2048, {static_cast<uint64_t>(f), 0, 2048});
-          t.add(c.pid, tid, SYS_close, tick(), 600, 0, {static_cast<uint64_t>(f)});
-          t.add(c.pid, tid, SYS_rename, tick(), 2000, 0, {0, 0}, obj + ".tmp", obj);
-          t.add(c.pid, tid, SYS_write, tick(), 900, 1, {static_cast<uint64_t>(c.pipe_w), 0, 1});
-          t.add(c.pid, tid, SYS_write, tick(), 900, 1, {7, 0, 1});  // the token back
-          if (c.thread) t.add(c.pid, c.thread, kEvProcExit, tick(), 0, 0, {0, 0});
-          t.add(c.pid, c.pid, kEvProcExit, tick(), 0, 0, {0, 0});
-          t.add(make, make, SYS_read, tick(), 1500, 1, {static_cast<uint64_t>(make_pipe_r), 0, 1});
-          t.add(make, make, SYS_wait4, tick(), 2500, c.pid, {static_cast<uint64_t>(-1)});
-          t.add(make, make, SYS_newfstatat, tick(), 900, 0, {kAtCwd, 0, 0, 0}, obj);
-          for (size_t k = 0; k < live.size(); ++k)
-            if (live[k].pid == c.pid) {
-              live.erase(live.begin() + static_cast<long>(k));
-              break;
-            }
-          break;
-        }
-        const int r = static_cast<int>(rng() % 7);
-        if (r == 0 || r == 1) {  // open a header (relative to the cwd for some), read, maybe keep it
-          int f = lowest(c);
-          if (f < 0) {
-            t.add(c.pid, tid, SYS_close, tick(), 400, 0, {3});
-            c.fds[3] = 0;
-            break;
-          }
-          const bool rel = c.pid % 5 && r == 1;
-          t.add(c.pid, tid, SYS_openat, tick(), 2500, f, {kAtCwd, 0, O_RDONLY | O_CLOEXEC},
-                rel ? "../include/h" + std::to_string(rng() % 40) + ".h" : hdr);
-          t.add(c.pid, tid, SYS_read, tick(), 1800, 300, {static_cast<uint64_t>(f), 0, 4096});
-          if (rng() % 3) t.add(c.pid, tid, SYS_close, tick(), 500, 0, {static_cast<uint64_t>(f)});
-          else c.fds[f] = 1;
-        } else if (r == 2) {  // a missing header probed
-          t.add(c.pid, tid, SYS_newfstatat, tick(), 900, -ENOENT, {kAtCwd, 0, 0, 0},
-                "/w/p/include/sys/x" + std::to_string(rng() % 30) + ".h");
-        } else if (r == 3) {  // the source, fstat'd and read through a dup
-          int f = lowest(c);
-          if (f < 0) break;
-          t.add(c.pid, tid, SYS_openat, tick(), 2500, f, {kAtCwd, 0, O_RDONLY}, src);
-          c.fds[f] = 1;
-          int g = lowest(c);
-          if (g >= 0) {
-            t.add(c.pid, tid, SYS_dup, tick(), 300, g, {static_cast<uint64_t>(f)});
-            t.add(c.pid, tid, SYS_close, tick(), 300, 0, {static_cast<uint64_t>(f)});
-            c.fds[f] = 0;
-            c.fds[g] = 1;
-            f = g;
-          }
-          t.add(c.pid, tid, SYS_read, tick(), 2000, 500, {static_cast<uint64_t>(f), 0, 4096});
-          t.add(c.pid, tid, SYS_close, tick(), 300, 0, {static_cast<uint64_t>(f)});
-          c.fds[f] = 0;
-        } else if (r == 4) {  // a listing of the include dir
-          int f = lowest(c);
-          if (f < 0) break;
-          t.add(c.pid, tid, SYS_openat, tick(), 2000, f, {kAtCwd, 0, O_RDONLY | O_DIRECTORY}, "/w/p/include");
-          t.add(c.pid, tid, SYS_getdents64, tick(), 5000, 800, {static_cast<uint64_t>(f), 0, 32768});
-          t.add(c.pid, tid, SYS_close, tick(), 300, 0, {static_cast<uint64_t>(f)});
-        } else if (r >= 5 && c.thread) {  // the two threads: one waits on a futex (shared by all), the other wakes it
-          const uint64_t wait_ts = tick(), wake_ts = tick();
-          t.add(c.pid, c.thread, SYS_futex, wake_ts, 700, 1, {0x7f0000001000, 1, 1});
-          t.add(c.pid, c.pid, SYS_futex, wait_ts, wake_ts + 1500 - wait_ts, 0, {0x7f0000001000, 0, 0});
-          ts = wake_ts + 1600;
-        } else {  // a kept fd read again
-          for (int f = 3; f < 8; ++f)
-            if (c.fds[f] && f != c.pipe_w) {
-              t.add(c.pid, tid, SYS_read, tick(), 1000, 0, {static_cast<uint64_t>(f), 0, 4096});
-              break;
-            }
-        }
-      }
-    }
-  }
-  t.add(make, make, kEvProcExit, tick(), 0, 0, {0, 0});
   return t;
 }
 
