@@ -18,7 +18,7 @@
 set -euo pipefail
 
 runs=3
-name=c-build
+name='c-build'
 while getopts "n:w:" o; do
   case $o in
     n) runs=$OPTARG ;;

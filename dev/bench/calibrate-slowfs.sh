@@ -94,7 +94,7 @@ run_ops() {  # DIR TARGET
 }
 
 measure() {  # TARGET (ext4 or a profile)
-  local tgt=$1 r dir samples=() line op t0 t1
+  local tgt=$1 r dir op t0 t1
   declare -A acc=()
   for ((r = 0; r < repeat; r++)); do
     if [[ $tgt == ext4 ]]; then

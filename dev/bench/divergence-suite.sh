@@ -61,7 +61,7 @@ fetch_source() {  # fetch_source PACKAGE: Debian's source, unpacked once under $
   compgen -G "$work/src/$pkg-[0-9]*/" >/dev/null && return 0
   mkdir -p "$work/apt/lists/partial"
   echo "deb-src http://deb.debian.org/debian bookworm main" > "$work/apt/sources.list"
-  [[ -n $(ls "$work/apt/lists" 2>/dev/null | grep -v partial) ]] || apt-get $a -qq update >/dev/null 2>&1 || return 1
+  [[ -n $(find "$work/apt/lists" -mindepth 1 -maxdepth 1 ! -name '.*' ! -name '*partial*' 2>/dev/null) ]] || apt-get $a -qq update >/dev/null 2>&1 || return 1
   (cd "$work/src" && apt-get $a -qq source --download-only "$pkg" >/dev/null 2>&1 &&
     for t in "$pkg"_*.orig.tar.*; do tar xf "$t"; done) || return 1
 }

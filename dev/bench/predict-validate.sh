@@ -102,6 +102,7 @@ wl_clean() {
 }
 for w in $workloads; do
   # shellcheck disable=SC2046
+  # shellcheck disable=SC2091 # runs the workload's command line, word-split on purpose
   $(wl_cmd "$w") >/dev/null; wl_clean "$w"; sync   # warm-up
   # shellcheck disable=SC2046
   "$bin" record -o "$work/traces/$w.trace" --root "$rec" -- $(wl_cmd "$w") >/dev/null 2>"$work/record-$w.log" ||

@@ -85,7 +85,7 @@ run() {
 
 echo "prepare scale bench: $fsreplay${LABEL:+ ($LABEL)}; $(nproc) CPUs, $(( $(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo) / 1024 )) MiB available, load $(cut -d' ' -f1-3 /proc/loadavg), fs $fs, $events events"
 run 1000
-base_p=$p_kb base_a=$a_kb base_v=$v_kb base_r=$r_kb
+base_p=$p_kb base_v=$v_kb base_r=$r_kb
 echo "baseline (1,000 entries): prepare ${p_kb} KiB, again ${a_kb} KiB, verify ${v_kb} KiB, replay ${r_kb} KiB"
 printf '%-9s %-7s %-8s %-9s %-9s %-8s | %-7s %-8s | %-7s %-8s %-8s | %-7s %-8s %-8s\n' \
   entries trace prepare entries/s peak-RSS B/entry again RSS verify RSS B/entry replay RSS B/entry

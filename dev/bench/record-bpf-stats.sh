@@ -32,7 +32,7 @@ old=$(sysctl -n kernel.bpf_stats_enabled)
 trap 'sysctl -q -w kernel.bpf_stats_enabled=$old; rm -rf "$tmp"; fresh_fs_umount' EXIT
 sysctl -q -w kernel.bpf_stats_enabled=1
 
-for r in $(seq "$ROUNDS"); do
+for _ in $(seq "$ROUNDS"); do
   for variant in "$@"; do
     bin=${variant%%:*}; extra=""
     [ "$bin" != "$variant" ] && extra=${variant#*:} && extra=${extra//=/ }

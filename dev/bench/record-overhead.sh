@@ -63,10 +63,10 @@ export LOOP CLONES
 median() { sort -n | awk '{a[NR]=$1} END {printf "%.0f\n", (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 bench() {  # bench MODE
-  local mode=$1 v
+  local mode=$1
   : > "plain.$mode"; : > "rec.$mode"; : > "rec2.$mode"; : > "strace.$mode"; : > "plain.$mode.cpu"; : > "rec.$mode.cpu"
   : > "floor.$mode"
-  for r in $(seq "$RUNS"); do
+  for _ in $(seq "$RUNS"); do
     fresh_fs "$mode"
     /usr/bin/time -f "%U %S" -o cpu ./timed.sh "$WORK/t" "$mode"; cat t >> "plain.$mode"; awk '{print ($1+$2)*1000}' cpu >> "plain.$mode.cpu"
     fresh_fs "$mode"

@@ -233,7 +233,7 @@ replay() {  # replay TRACE T [extra args] -> the replay's JSON summary
 # --- the bench ------------------------------------------------------------------
 calc() { awk "BEGIN {printf \"%.6f\", $*}"; }
 median() { awk 'NF' | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print 0}'; }
-declare -A U R S D O X A  # per workload/target: untraced, replay, span, divergent ops %, ops, uncorrected, afap
+declare -A U R S D X A  # per workload/target: untraced, replay, span, divergent ops %, uncorrected, afap
 IFS=, read -ra W <<< "$workloads"
 IFS=, read -ra T <<< "$targets"
 for k in "${T[@]}"; do

@@ -113,7 +113,7 @@ WL
 # runs, is recorded and is replayed in $MNT/w: the same depth on the mount.
 mount_fresh() {
   local d=$WORK/$1
-  rm -rf "$d/backing" "$d/mnt"
+  rm -rf "${d:?}/backing" "${d:?}/mnt"
   mkdir -p "$d/backing/w" "$d/mnt"
   [[ ${2:-} == empty ]] || cp -a "$d/tree/." "$d/backing/w/"
   "$SLOWFS" "$d/backing" "$d/mnt" --lat "all=$lat" --attr-timeout 0 --entry-timeout 0 --negative-timeout 0 \

@@ -39,6 +39,7 @@ done
 for t in jq cc git python3; do command -v $t > /dev/null || { echo "stat-state: $t missing (tools/install-deps)" >&2; exit 1; }; done
 
 WORK=$(mktemp -d /var/tmp/fsr-stat-state.XXXXXX)
+# shellcheck disable=SC2034 # read by fresh-fs.sh, sourced next
 CLONES=1 FRESH_FS_MIB=1024
 # shellcheck source=fresh-fs.sh
 source "$here/fresh-fs.sh"
@@ -63,11 +64,11 @@ out=$WORK/shim.out
 du_shim() { : > "$out"; FSR_SHIM_OUT=$out LD_PRELOAD=$WORK/shim.so du -sh g > /dev/null; cat "$out"; }
 spin() { local end=$((${EPOCHREALTIME/./} + 100000)); while ((${EPOCHREALTIME/./} < end)); do :; done; }
 "$bin" record -q -o "$WORK/du.trace" -- du -sh g > /dev/null 2>&1
-for i in 1 2 3; do du_shim > /dev/null; done  # warm-up
+for _ in 1 2 3; do du_shim > /dev/null; done  # warm-up
 declare -A rows
 add() { rows[$1]+="$2"$'\n'; }
-for r in $(seq "$rounds"); do
-  for i in 1 2 3 4 5 6 7; do du_shim > /dev/null; done
+for _ in $(seq "$rounds"); do
+  for _ in 1 2 3 4 5 6 7; do du_shim > /dev/null; done
   add back-to-back "$(du_shim)"
   spin; add after-spin "$(du_shim)"
   sleep 1; add after-idle "$(du_shim)"

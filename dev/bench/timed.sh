@@ -5,7 +5,7 @@
 # clone: $CLONES clones of ./repo, each timed alone, into the fresh file
 # systems of fresh-fs.sh when they are mounted.
 out=$1; mode=$2; shift 2
-cd "$(dirname "$out")"
+cd "$(dirname "$out")" || exit 1
 case $mode in
   status) start=$(date +%s%N); for i in $(seq "$LOOP"); do git -C repo status > /dev/null; done; end=$(date +%s%N) ;;
   clone) total=0; for i in $(seq "$CLONES"); do

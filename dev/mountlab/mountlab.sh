@@ -181,8 +181,7 @@ mountlab_down() {
     mountlab_die "$mnt is not mounted and not known to mountlab"
   fi
   if [[ -n $pid ]]; then  # wait for the slowfs daemon to finish
-    local i
-    for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
   fi
   [[ -n $imgdir ]] && rm -rf -- "$imgdir"
   [[ $created_mnt -eq 1 ]] && rmdir -- "$mnt" 2>/dev/null
@@ -194,6 +193,7 @@ mountlab_list() {
   local f
   for f in "$(mountlab_state_dir)"/*.state; do
     [[ -f $f ]] || continue
+    # shellcheck disable=SC1090 # a state file written by mountlab_up, one per mount
     ( source "$f"; printf '%s\t%s\n' "$kind" "$mnt" )
   done
 }

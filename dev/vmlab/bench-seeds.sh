@@ -38,7 +38,8 @@ if [[ $generated = 0 && -d $mirror ]]; then
   # down: a whole git/git clone over 9p takes ~30 min under TCG), one commit.
   mkdir -p "$work/gen"
   git --git-dir="$mirror" ls-tree -r --name-only HEAD | sed -n "1,${repo_files}p" > "$work/paths"
-  git --git-dir="$mirror" archive HEAD $(cat "$work/paths") | tar -x -C "$work/gen"
+  mapfile -t paths < "$work/paths"
+  git --git-dir="$mirror" archive HEAD "${paths[@]}" | tar -x -C "$work/gen"
   git -C "$work/gen" init -q && git -C "$work/gen" add -A &&
     git -C "$work/gen" -c user.email=lab@fsreplay -c user.name=lab commit -qm "git/git subset"
   repo="the first $repo_files files of git/git $(git --git-dir="$mirror" rev-parse --short HEAD), one commit"

@@ -82,6 +82,7 @@ initramfs_ensure() {
   key=$( (cat "$init"; echo "${VMLAB_MODULES[*]}"; echo "$KVER") | sha256sum | cut -c1-16)
   out=$(dirname "$KERNEL")/../../initramfs-$key.cpio.gz
   out=$(readlink -f "$(dirname "$out")")/initramfs-$key.cpio.gz
+  # shellcheck disable=SC2034 # read by vmlab, which sources this file
   INITRAMFS=$out
   [[ -f $out ]] && return 0
   work=$(mktemp -d /tmp/fsr-vmlab-initramfs.XXXXXX)

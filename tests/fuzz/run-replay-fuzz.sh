@@ -35,6 +35,7 @@ ninja -C "$work/build" ${FSREPLAY_FUZZ_JOBS:+-j"$FSREPLAY_FUZZ_JOBS"} replay_fuz
 mkdir -p "$work/corpus" "$work/artifacts" "$work/run"
 # The checked-in seeds: hand-made edit programs and every input that once failed.
 cp -n "$here"/replay-seeds/* "$work/corpus/" 2>/dev/null || true
+# shellcheck disable=SC2206 # extra libFuzzer flags from the environment, split on purpose
 fuzz=("$work/build/replay_fuzz" "$work/corpus" -max_total_time="$seconds" -timeout="$timeout_s"
   -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=1024 -artifact_prefix="$work/artifacts/"
   -print_final_stats=1 ${FSREPLAY_REPLAY_FUZZ_ARGS:-})

@@ -32,7 +32,7 @@ fstype_of() { awk -v m="$1" '$5 == m { for (i = 7; i <= NF; i++) if ($i == "-") 
 check_clean() {  # NAME MNT
   if mounted "$2"; then fail "$1: $2 still mounted"; else ok "$1: $2 unmounted"; fi
   [[ -e $2 ]] && fail "$1: mount point $2 left behind"
-  [[ -n $(ls -A "$MOUNTLAB_STATE" 2>/dev/null | grep -v '\.pid$') ]] && fail "$1: state left: $(ls "$MOUNTLAB_STATE")"
+  [[ -n $(find "$MOUNTLAB_STATE" -mindepth 1 -maxdepth 1 ! -name '*.pid' 2>/dev/null) ]] && fail "$1: state left: $(ls "$MOUNTLAB_STATE")"
   [[ -n $(ls -A "$TMPDIR") ]] && fail "$1: temporary files left: $(ls "$TMPDIR")"
   losetup -a | grep -q "$WORK" && fail "$1: loop device left: $(losetup -a | grep "$WORK")"
   return 0

@@ -21,6 +21,7 @@ check "--version says static" '"$static" --version | grep -q "static build"'
 root=$(mktemp -d /tmp/fsr-pkg-empty.XXXXXX)
 cp "$static" "$root/fsreplay"; cp "$fixture" "$root/t.trace"
 out=$(chroot "$root" /fsreplay inspect t.trace 2>&1); rc=$?
+# shellcheck disable=SC2034 # want is read in check's eval'd condition below
 want=$(cd "$root" && "$dyn" inspect t.trace 2>&1)
 echo "$out" | head -3 | sed 's/^/info  in an empty chroot: /'
 check "runs in an empty chroot (nothing but the binary) and inspects a trace" \

@@ -13,6 +13,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck disable=SC2034 # static is read as ${!b} in the replay loop
 dyn=$(realpath "$1") static=$(realpath "$2") harness=$(realpath "$3"); shift 3
 workloads=("${@:-demo}")
 work=$(mktemp -d "${WORKLOAD_TMPDIR:-/var/tmp}/fsr-pkg-wsl1.XXXXXX")

@@ -2,12 +2,13 @@
 # End-to-end through the fsreplay command on result files written with
 # TraceWriter: report and compare in every format, golden text, exit codes.
 set -u
+# shellcheck disable=SC2034 # golden is read in check's eval'd conditions
 fsreplay=$1 fixture=$2 out=$3 golden=$4
 fail=0
 check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
 rm -rf "$out" && mkdir -p "$out"
 "$fixture" "$out" || { echo "FAIL: fixture"; exit 1; }
-cd "$out"
+cd "$out" || exit 1
 
 "$fsreplay" report slow.result --baseline base.result --top 5 >report.txt; rc=$?
 check "report exit $rc" '[ $rc -eq 0 ]'

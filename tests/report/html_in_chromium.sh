@@ -12,6 +12,7 @@ html="$out/report.html"
 "$fixture" "$out" || { echo "FAIL: fixture could not write into $out"; exit 1; }
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
+# shellcheck disable=SC2054 # --window-size=W,H is one argument
 flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
        --disable-background-networking --disable-component-update --disable-sync
        --user-data-dir="$profile" --window-size=1200,1600)

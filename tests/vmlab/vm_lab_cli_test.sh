@@ -8,7 +8,8 @@ vmlab=$1
 export VMLAB_CACHE=$2
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit 77; }
 command -v qemu-system-x86_64 > /dev/null || { echo "SKIP: qemu-system-x86_64 missing (tools/install-deps)"; exit 77; }
-export VMLAB_TMPDIR=$(mktemp -d /var/tmp/fsr-vm-cli.XXXXXX)
+VMLAB_TMPDIR=$(mktemp -d /var/tmp/fsr-vm-cli.XXXXXX)
+export VMLAB_TMPDIR
 trap 'rm -rf "$VMLAB_TMPDIR"' EXIT
 fails=0
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi; }

@@ -15,5 +15,5 @@ perl -MFile::Find -MFile::Copy -e 'find(sub { copy($_, "/dev/null") if -f }, $AR
   for (grep { -f } glob "$ARGV[0]/*") { copy($_, "pc/") or die "$_: $!" }' "$third"
 git -C g clean -q -fdx; echo junk > g/junk.o; git -C g clean -q -fdX; git -C g clean -q -fd
 ln -s nowhere dangling; ls -l dangling > /dev/null; rm dangling
-find "$third" -type f | xargs -P2 -n 50 md5sum > sums; md5sum -c --quiet sums
+find "$third" -type f -print0 | xargs -0 -P2 -n 50 md5sum > sums; md5sum -c --quiet sums
 du -s --apparent-size "$third" gdoc > /dev/null; rm -rf "$third" gdoc gl pc
