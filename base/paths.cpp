@@ -60,18 +60,22 @@ PathTail path_tail(std::string_view raw) {
   while (n > 0 && raw[n - 1] == '/') --n;
   if (n == 0) return PathTail::kNone;  // "" or the root
   const size_t k = raw.rfind('/', n - 1);
-  const std::string_view last = raw.substr(k == std::string_view::npos ? 0 : k + 1, n - (k == std::string_view::npos ? 0 : k + 1));
+  const std::string_view last =
+      raw.substr(k == std::string_view::npos ? 0 : k + 1, n - (k == std::string_view::npos ? 0 : k + 1));
   if (last == ".") return PathTail::kDot;
   if (last == "..") return PathTail::kDotDot;
   return n < raw.size() ? PathTail::kSlash : PathTail::kNone;
 }
 
 std::string_view tail_text(PathTail t) {
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (t) {
     case PathTail::kSlash: return "/";
     case PathTail::kDot: case PathTail::kDotDot: return "/.";
     case PathTail::kNone: break;
   }
+  // clang-format on
   return {};
 }
 

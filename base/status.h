@@ -97,16 +97,14 @@ Status status_of(const Result<T>& r) {
 
 // Returns the error of `expr` (a Status or a Result) from the enclosing
 // function (which returns Status or Result<U>); goes on when it is OK.
-#define FSR_RETURN_IF_ERROR(expr)                                                  \
-  do {                                                                             \
-    if (::fsr::Status fsr_status_ = ::fsr::status_of(expr); !fsr_status_.is_ok()) \
-      return fsr_status_;                                                          \
+#define FSR_RETURN_IF_ERROR(expr)                                                                     \
+  do {                                                                                                \
+    if (::fsr::Status fsr_status_ = ::fsr::status_of(expr); !fsr_status_.is_ok()) return fsr_status_; \
   } while (0)
 
 // `FSR_ASSIGN_OR_RETURN(auto x, f());`: evaluates the Result `f()`, returns
 // its error from the enclosing function, else moves its value into `x`.
-#define FSR_ASSIGN_OR_RETURN(lhs, expr) \
-  FSR_ASSIGN_OR_RETURN_IMPL_(FSR_STATUS_CONCAT_(fsr_result_, __LINE__), lhs, expr)
+#define FSR_ASSIGN_OR_RETURN(lhs, expr) FSR_ASSIGN_OR_RETURN_IMPL_(FSR_STATUS_CONCAT_(fsr_result_, __LINE__), lhs, expr)
 #define FSR_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                               \
   if (!tmp) return tmp.status();                   \

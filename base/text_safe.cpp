@@ -11,10 +11,14 @@ size_t utf8_len(std::string_view s, size_t i) {
   const uint8_t c = b(i);
   size_t n;
   uint32_t cp;
-  if (c >= 0xc2 && c <= 0xdf) n = 2, cp = c & 0x1f;
-  else if (c >= 0xe0 && c <= 0xef) n = 3, cp = c & 0x0f;
-  else if (c >= 0xf0 && c <= 0xf4) n = 4, cp = c & 0x07;
-  else return 0;
+  if (c >= 0xc2 && c <= 0xdf)
+    n = 2, cp = c & 0x1f;
+  else if (c >= 0xe0 && c <= 0xef)
+    n = 3, cp = c & 0x0f;
+  else if (c >= 0xf0 && c <= 0xf4)
+    n = 4, cp = c & 0x07;
+  else
+    return 0;
   if (i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k) {
     if ((b(i + k) & 0xc0) != 0x80) return 0;
@@ -44,10 +48,18 @@ std::string escaped(std::string_view s, bool quotes) {
       continue;
     }
     switch (c) {
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
-      case '\0': o += "\\0"; break;
+      case '\n':
+        o += "\\n";
+        break;
+      case '\t':
+        o += "\\t";
+        break;
+      case '\r':
+        o += "\\r";
+        break;
+      case '\0':
+        o += "\\0";
+        break;
       default:
         o += "\\x";
         o += hex[c >> 4];

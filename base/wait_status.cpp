@@ -14,8 +14,10 @@ std::string signal_name(int sig) {
 
 WaitOutcome decode_wait_status(int st) {
   WaitOutcome o;
-  if (WIFEXITED(st)) o.exit_code = WEXITSTATUS(st);
-  else if (WIFSIGNALED(st)) o.signal = WTERMSIG(st);
+  if (WIFEXITED(st))
+    o.exit_code = WEXITSTATUS(st);
+  else if (WIFSIGNALED(st))
+    o.signal = WTERMSIG(st);
   return o;
 }
 

@@ -12,12 +12,10 @@
 #include "record_fault.bpf.h"
 
 SEC("fentry/filemap_fault")
-int BPF_PROG(on_fentry_filemap_fault, struct vm_fault *vmf)
-{
+int BPF_PROG(on_fentry_filemap_fault, struct vm_fault* vmf) {
   __u64 t0 = fault_clock_start();
-  struct file *f = BPF_CORE_READ(vmf, vma, vm_file);
-  if (f)
-    emit_file_fault(BPF_CORE_READ(f, f_mapping), BPF_CORE_READ(vmf, pgoff));
+  struct file* f = BPF_CORE_READ(vmf, vma, vm_file);
+  if (f) emit_file_fault(BPF_CORE_READ(f, f_mapping), BPF_CORE_READ(vmf, pgoff));
   fault_clock_stop(t0);
   return 0;
 }
@@ -25,12 +23,10 @@ int BPF_PROG(on_fentry_filemap_fault, struct vm_fault *vmf)
 /* Fault-around [start_pgoff, end_pgoff] of cached pages around the faulting
  * one; the window's first page stands for it, as with the tracepoint. */
 SEC("fentry/filemap_map_pages")
-int BPF_PROG(on_fentry_filemap_map_pages, struct vm_fault *vmf, unsigned long start_pgoff, unsigned long end_pgoff)
-{
+int BPF_PROG(on_fentry_filemap_map_pages, struct vm_fault* vmf, unsigned long start_pgoff, unsigned long end_pgoff) {
   __u64 t0 = fault_clock_start();
-  struct file *f = BPF_CORE_READ(vmf, vma, vm_file);
-  if (f)
-    emit_file_fault(BPF_CORE_READ(f, f_mapping), start_pgoff);
+  struct file* f = BPF_CORE_READ(vmf, vma, vm_file);
+  if (f) emit_file_fault(BPF_CORE_READ(f, f_mapping), start_pgoff);
   fault_clock_stop(t0);
   return 0;
 }

@@ -13,20 +13,20 @@
 #include <linux/types.h>
 #endif
 
-#define FSR_MAX_NR 512        /* syscall numbers indexed by the rodata tables */
-#define FSR_PATH_MAX 4096     /* bytes per path string, NUL included */
-#define FSR_CLASS_MAX 32      /* >= fsr::kClassCount, size of the counter array */
+#define FSR_MAX_NR 512    /* syscall numbers indexed by the rodata tables */
+#define FSR_PATH_MAX 4096 /* bytes per path string, NUL included */
+#define FSR_CLASS_MAX 32  /* >= fsr::kClassCount, size of the counter array */
 
 /* Per-nr rodata flag bits (sys_flags[nr]). */
-#define FSR_SF_RECORD 0x01    /* record this syscall */
-#define FSR_SF_RET_FD 0x02    /* non-negative return is a new fd: read its inode */
-#define FSR_SF_STAT 0x04      /* struct stat buffer at sys_statbuf[nr] */
-#define FSR_SF_STATX 0x08     /* struct statx buffer at sys_statbuf[nr] */
-#define FSR_SF_EXEC 0x10      /* execve/execveat: path unreadable after success */
-#define FSR_SF_IO_URING 0x20  /* counted in the io_uring counter */
-#define FSR_SF_FD_INODE 0x40  /* read the inode of the fd operand (mmap) */
-#define FSR_SF_FD_PAIR 0x80   /* int[2] of new fds at sys_statbuf[nr]: stored in that arg as fd0 | fd1 << 32 */
-#define FSR_NO_ARG 0xff       /* "no such argument" in sys_path0/1, sys_statbuf, sys_fd */
+#define FSR_SF_RECORD 0x01   /* record this syscall */
+#define FSR_SF_RET_FD 0x02   /* non-negative return is a new fd: read its inode */
+#define FSR_SF_STAT 0x04     /* struct stat buffer at sys_statbuf[nr] */
+#define FSR_SF_STATX 0x08    /* struct statx buffer at sys_statbuf[nr] */
+#define FSR_SF_EXEC 0x10     /* execve/execveat: path unreadable after success */
+#define FSR_SF_IO_URING 0x20 /* counted in the io_uring counter */
+#define FSR_SF_FD_INODE 0x40 /* read the inode of the fd operand (mmap) */
+#define FSR_SF_FD_PAIR 0x80  /* int[2] of new fds at sys_statbuf[nr]: stored in that arg as fd0 | fd1 << 32 */
+#define FSR_NO_ARG 0xff      /* "no such argument" in sys_path0/1, sys_statbuf, sys_fd */
 
 /* Record kinds */
 #define FSR_REC_SYSCALL 1
@@ -42,17 +42,17 @@
 #define FSR_RF_THREAD 0x0010
 #define FSR_RF_SHARED_FILES 0x0020
 #define FSR_RF_FD_IS_PIPE 0x0040
-#define FSR_RF_SHARED_FS 0x0100   /* fork: child shares cwd (CLONE_FS) */
-#define FSR_RF_HAS_INODE 0x0200   /* dev/ino/size/mode are valid */
+#define FSR_RF_SHARED_FS 0x0100 /* fork: child shares cwd (CLONE_FS) */
+#define FSR_RF_HAS_INODE 0x0200 /* dev/ino/size/mode are valid */
 
 /* Counter slots beyond the classes (index in the per-CPU counter array). */
 #define FSR_CNT_STRING_DROPS 0
 #define FSR_CNT_IO_URING 1
-#define FSR_CNT_ENTER_MISS 2      /* sys_exit without task storage (entered before tracking) */
-#define FSR_CNT_FOREIGN 3         /* children of tracked tasks outside the recording's PID namespace: not followed */
-#define FSR_CNT_STOLEN_NS 4       /* ns the recorder's threads ran in place of a runnable tracked task (on_switch) */
-#define FSR_CNT_FAULTS 5          /* user page faults of tracked tasks that exited, recorded or not */
-#define FSR_CNT_FAULT_SKIPS 6     /* of those, file faults fault_skip left out (record_fault.bpf.h) */
+#define FSR_CNT_ENTER_MISS 2  /* sys_exit without task storage (entered before tracking) */
+#define FSR_CNT_FOREIGN 3     /* children of tracked tasks outside the recording's PID namespace: not followed */
+#define FSR_CNT_STOLEN_NS 4   /* ns the recorder's threads ran in place of a runnable tracked task (on_switch) */
+#define FSR_CNT_FAULTS 5      /* user page faults of tracked tasks that exited, recorded or not */
+#define FSR_CNT_FAULT_SKIPS 6 /* of those, file faults fault_skip left out (record_fault.bpf.h) */
 #define FSR_CNT_EXTRA 7
 
 struct fsr_counters {
@@ -72,21 +72,21 @@ struct fsr_counters {
  * Every record is written into ring memory (cold: a cache line per 64
  * bytes), so nothing goes in that the decoder does not read. */
 struct fsr_rec {
-  __u64 ts;       /* enter time, CLOCK_MONOTONIC ns (event time for non-syscalls) */
-  __u64 end;      /* exit time; records of one CPU are submitted in `end` order */
+  __u64 ts;  /* enter time, CLOCK_MONOTONIC ns (event time for non-syscalls) */
+  __u64 end; /* exit time; records of one CPU are submitted in `end` order */
   __s64 ret;
-  __u32 pid;      /* tgid */
+  __u32 pid; /* tgid */
   __u32 tid;
   __u16 nr;
-  __u8 kind;      /* FSR_REC_* */
-  __u8 arg_mask;  /* bit i: args[i] follows (section 1) */
-  __u16 flags;    /* FSR_RF_* */
-  __u16 len0;     /* bytes of path0 incl. NUL, 0 = none */
+  __u8 kind;     /* FSR_REC_* */
+  __u8 arg_mask; /* bit i: args[i] follows (section 1) */
+  __u16 flags;   /* FSR_RF_* */
+  __u16 len0;    /* bytes of path0 incl. NUL, 0 = none */
 };
 
 /* Section 2: inode facts of the event's file. */
 struct fsr_inode {
-  __u64 dev;      /* user-space st_dev encoding */
+  __u64 dev; /* user-space st_dev encoding */
   __u64 ino;
   __u64 size;
   __u32 mode;
@@ -99,14 +99,14 @@ struct fsr_inode {
  * records' pid and tid). User space writes one when it seeds a task through
  * a pidfd: zeros but pid and tid. */
 struct fsr_task {
-  __u64 ts;          /* enter time of the call in progress */
+  __u64 ts; /* enter time of the call in progress */
   __u64 args[6];
   __u32 nr;
-  __u32 active;      /* a call is in progress */
-  __u64 fault_addr;  /* page_fault_user, for the page cache's fault tracepoints */
+  __u32 active;     /* a call is in progress */
+  __u64 fault_addr; /* page_fault_user, for the page cache's fault tracepoints */
   __u32 fault_err;
   __u32 fault_armed;
-  __u32 pid;         /* tgid in the recording's PID namespace */
+  __u32 pid; /* tgid in the recording's PID namespace */
   __u32 tid;
   /* The task's user page faults, and the file faults of them fault_skip
    * left out: added to the counters at its exit (FSR_CNT_FAULTS), for the
@@ -194,58 +194,50 @@ struct fsr_task {
 #define FSR_FRAME_MAX (FSR_FRAME_HDR + ((FSR_REC_MAX + 7) & ~7))
 
 struct fsr_lane_ctl {
-  __u64 head;      /* written by the BPF side */
-  __u64 nested;    /* records refused because a lane write was in progress (never expected) */
-  __u64 floor;     /* the last rewind's target: free space counts from max(tail, floor) */
-  __u64 rewind_from; /* the head that the last rewind left */
-  __u64 lap_ns;    /* when the writer began its current lap: a rewind or a wrap (CLOCK_MONOTONIC ns) */
+  __u64 head;          /* written by the BPF side */
+  __u64 nested;        /* records refused because a lane write was in progress (never expected) */
+  __u64 floor;         /* the last rewind's target: free space counts from max(tail, floor) */
+  __u64 rewind_from;   /* the head that the last rewind left */
+  __u64 lap_ns;        /* when the writer began its current lap: a rewind or a wrap (CLOCK_MONOTONIC ns) */
   __u64 early_rewinds; /* rewinds of a lane that was not empty */
   __u64 pad0[2];
-  __u64 tail;      /* written by user space */
+  __u64 tail; /* written by user space */
   __u64 pad1[7];
-  __u64 busy;      /* set while a BPF program writes the lane */
+  __u64 busy; /* set while a BPF program writes the lane */
   __u64 pad2[7];
 };
 
 /* Where a frame that would start at `pos` starts. */
-static inline __u64 fsr_frame_at(__u64 pos)
-{
+static inline __u64 fsr_frame_at(__u64 pos) {
   return (pos & (FSR_SEG_SIZE - 1)) > FSR_SEG_SIZE - FSR_FRAME_MAX ? (pos | (FSR_SEG_SIZE - 1)) + 1 : pos;
 }
 
 /* Bytes a frame of a `len`-byte record takes: its length word and the record, padded to 8. */
-static inline __u64 fsr_frame_size(__u64 len)
-{
-  return FSR_FRAME_HDR + ((len + 7) & ~7ULL);
-}
+static inline __u64 fsr_frame_size(__u64 len) { return FSR_FRAME_HDR + ((len + 7) & ~7ULL); }
 
 /* Where a rewind at `pos` continues, for a lane of `capacity` bytes (a power of two). */
-static inline __u64 fsr_rewind_to(__u64 pos, __u64 capacity)
-{
-  return (pos | (capacity - 1)) + 1;
-}
+static inline __u64 fsr_rewind_to(__u64 pos, __u64 capacity) { return (pos | (capacity - 1)) + 1; }
 
 /* Where free space counts from: `tail` while the reader has a rewind ahead of
  * it (tail < rewind_from), else max(tail, floor). */
-static inline __u64 fsr_space_from(__u64 tail, __u64 floor, __u64 rewind_from)
-{
+static inline __u64 fsr_space_from(__u64 tail, __u64 floor, __u64 rewind_from) {
   return tail < rewind_from ? tail : (tail > floor ? tail : floor);
 }
 
 /* The writer's next frame, from the lane's control block as it found it. */
 struct fsr_lane_plan {
-  __u64 start;       /* where the frame starts */
-  __u64 space_from;  /* the frame fits if start + frame - space_from <= capacity */
-  __u64 rewind;      /* rewind first (rewind_from = head, floor = start): 1 empty, 2 early */
-  __u64 new_lap;     /* 1: the frame begins a lap (a rewind, or a wrap): lap_ns = now */
+  __u64 start;      /* where the frame starts */
+  __u64 space_from; /* the frame fits if start + frame - space_from <= capacity */
+  __u64 rewind;     /* rewind first (rewind_from = head, floor = start): 1 empty, 2 early */
+  __u64 new_lap;    /* 1: the frame begins a lap (a rewind, or a wrap): lap_ns = now */
 };
 
 /* The early-rewind rule's settings (see "Early rewind" above). */
 struct fsr_lane_early {
-  __u64 window;        /* bytes; 0: only empty lanes rewind */
-  __u64 min_cycle_ns;  /* least time since the last rewind */
-  __u64 now;           /* the time now (a record's timestamp) */
-  __u64 lap_ns;        /* fsr_lane_ctl.lap_ns */
+  __u64 window;       /* bytes; 0: only empty lanes rewind */
+  __u64 min_cycle_ns; /* least time since the last rewind */
+  __u64 now;          /* the time now (a record's timestamp) */
+  __u64 lap_ns;       /* fsr_lane_ctl.lap_ns */
 };
 
 /* Plans the next frame of a lane of `capacity` bytes whose control block
@@ -253,8 +245,7 @@ struct fsr_lane_early {
  * byte rewinds, and so does a busy one the reader keeps up with and the
  * writer fills slowly enough (`early`). */
 static inline struct fsr_lane_plan fsr_plan_frame(__u64 head, __u64 tail, __u64 floor, __u64 rewind_from,
-                                                  __u64 capacity, struct fsr_lane_early early)
-{
+                                                  __u64 capacity, struct fsr_lane_early early) {
   struct fsr_lane_plan p;
   __u64 mask = capacity - 1;
   p.start = fsr_frame_at(head);
@@ -263,8 +254,8 @@ static inline struct fsr_lane_plan fsr_plan_frame(__u64 head, __u64 tail, __u64 
     if (tail == head)
       p.rewind = 1;
     else if (early.window && tail >= floor && tail < head && head - tail <= early.window / 2 &&
-             (tail & ~mask) == (p.start & ~mask) && (tail & mask) >= early.window &&
-             early.now >= early.lap_ns && early.now - early.lap_ns >= early.min_cycle_ns)
+             (tail & ~mask) == (p.start & ~mask) && (tail & mask) >= early.window && early.now >= early.lap_ns &&
+             early.now - early.lap_ns >= early.min_cycle_ns)
       p.rewind = 2;
   }
   p.new_lap = p.rewind || (p.start & mask) == 0;

@@ -4,8 +4,7 @@
 #include "record_fault.bpf.h"
 
 SEC("tp_btf/mm_filemap_fault")
-int BPF_PROG(on_filemap_fault, struct address_space *mapping, unsigned long index)
-{
+int BPF_PROG(on_filemap_fault, struct address_space* mapping, unsigned long index) {
   __u64 t0 = fault_clock_start();
   emit_file_fault(mapping, index);
   fault_clock_stop(t0);

@@ -5,8 +5,7 @@
 #include "record_fault.bpf.h"
 
 SEC("tp_btf/mm_filemap_map_pages")
-int BPF_PROG(on_filemap_map_pages, struct address_space *mapping, unsigned long start, unsigned long last)
-{
+int BPF_PROG(on_filemap_map_pages, struct address_space* mapping, unsigned long start, unsigned long last) {
   __u64 t0 = fault_clock_start();
   emit_file_fault(mapping, start);
   fault_clock_stop(t0);

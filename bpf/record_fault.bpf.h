@@ -43,52 +43,43 @@ struct {
 __weak __u32 time_faults = 0;
 __weak __u64 fault_run_ns = 0;
 
-static __always_inline __u64 fault_clock_start(void)
-{
-  return time_faults ? bpf_ktime_get_ns() : 0;
+static __always_inline __u64 fault_clock_start(void) { return time_faults ? bpf_ktime_get_ns() : 0; }
+
+static __always_inline void fault_clock_stop(__u64 t0) {
+  if (t0) __sync_fetch_and_add(&fault_run_ns, bpf_ktime_get_ns() - t0);
 }
 
-static __always_inline void fault_clock_stop(__u64 t0)
-{
-  if (t0)
-    __sync_fetch_and_add(&fault_run_ns, bpf_ktime_get_ns() - t0);
-}
-
-static __always_inline void emit_file_fault(struct address_space *mapping, __u64 pgoff)
-{
-  struct task_struct *task = bpf_get_current_task_btf();
-  struct fsr_task *s = task_get(task);
-  struct scratch *sc;
-  struct fsr_rec *r;
-  struct fsr_inode *in;
-  struct inode *ino;
+static __always_inline void emit_file_fault(struct address_space* mapping, __u64 pgoff) {
+  struct task_struct* task = bpf_get_current_task_btf();
+  struct fsr_task* s = task_get(task);
+  struct scratch* sc;
+  struct fsr_rec* r;
+  struct fsr_inode* in;
+  struct inode* ino;
   __u64 magic = 0;
   __u32 mode = 0;
   /* Only a fault a user access started: populate, mlock and GUP from
    * syscalls reach the page cache without one and are the syscall's work. */
-  if (!s || !s->fault_armed)
-    return;
+  if (!s || !s->fault_armed) return;
   s->fault_armed = 0;
   ino = BPF_CORE_READ(mapping, host);
-  if (!ino)
-    return;
-  struct fault_skip_key k = {
-      .ino = BPF_CORE_READ(ino, i_ino), .dev = (__u32)user_dev(BPF_CORE_READ(ino, i_sb, s_dev)), .gen = BPF_CORE_READ(ino, i_generation)};
+  if (!ino) return;
+  struct fault_skip_key k = {.ino = BPF_CORE_READ(ino, i_ino),
+                             .dev = (__u32)user_dev(BPF_CORE_READ(ino, i_sb, s_dev)),
+                             .gen = BPF_CORE_READ(ino, i_generation)};
   if (bpf_map_lookup_elem(&fault_skip, &k)) {
     s->fault_skips++;
     return;
   }
   sc = get_scratch();
-  if (!sc)
-    return;
+  if (!sc) return;
   r = begin_rec(sc, FSR_REC_FAULT, s->pid, s->tid, 4);
   sc->args[0] = pgoff << 12;
   sc->args[1] = s->fault_addr;
   sc->args[2] = s->fault_err;
   sc->args[3] = k.gen; /* (for the skip key user space makes; not in the trace) */
   in = inode_at(sc, 4 * 8);
-  if (inode_facts(in, ino, &mode, &magic) == 0)
-    r->flags |= FSR_RF_HAS_INODE;
+  if (inode_facts(in, ino, &mode, &magic) == 0) r->flags |= FSR_RF_HAS_INODE;
   emit(sc, sizeof(*r) + 4 * 8 + ((r->flags & FSR_RF_HAS_INODE) ? sizeof(*in) : 0), class_mmap);
 }
 

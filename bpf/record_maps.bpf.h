@@ -28,7 +28,7 @@ __weak const volatile __u32 class_process = 0;
 __weak const volatile __u32 class_mmap = 0;
 /* Knobs. */
 __weak const volatile __u32 record_faults = 1;
-__weak const volatile __u32 mmap_real_inode = 0;  /* bpf_find_vma is there (record_inode.bpf.h) */
+__weak const volatile __u32 mmap_real_inode = 0; /* bpf_find_vma is there (record_inode.bpf.h) */
 
 /* Segments per lane minus one (a power of two minus one). */
 __weak const volatile __u32 lane_seg_mask = 0;
@@ -41,11 +41,11 @@ __weak const volatile __u64 lane_min_cycle_ns = 0;
  * syscall argument (newer libbpf defines PT_REGS_PARM6_SYSCALL) and the
  * syscall number at sys_exit. */
 #if defined(__TARGET_ARCH_x86)
-#define FSR_SYSCALL_NR(regs) ((const struct pt_regs *)(regs))->orig_ax
-#define FSR_PARM6_SYSCALL(regs) ((const struct pt_regs *)(regs))->r9
+#define FSR_SYSCALL_NR(regs) ((const struct pt_regs*)(regs))->orig_ax
+#define FSR_PARM6_SYSCALL(regs) ((const struct pt_regs*)(regs))->r9
 #elif defined(__TARGET_ARCH_arm64)
-#define FSR_SYSCALL_NR(regs) ((const struct pt_regs *)(regs))->syscallno
-#define FSR_PARM6_SYSCALL(regs) ((const struct pt_regs *)(regs))->regs[5]
+#define FSR_SYSCALL_NR(regs) ((const struct pt_regs*)(regs))->syscallno
+#define FSR_PARM6_SYSCALL(regs) ((const struct pt_regs*)(regs))->regs[5]
 #else
 #error "give the registers of the syscall number and sixth argument for this architecture"
 #endif
@@ -63,7 +63,7 @@ struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 65536);
   __type(key, __u32);
-  __type(value, __u32);  /* address-space generation: new at fork and exec */
+  __type(value, __u32); /* address-space generation: new at fork and exec */
 } tracked __weak SEC(".maps");
 
 /* Set by user space when some tracked task may lack task state (--pid:
@@ -93,10 +93,7 @@ struct {
   __type(value, __u8);
 } faulted __weak SEC(".maps");
 
-static __always_inline __u32 new_gen(void)
-{
-  return __sync_fetch_and_add(&next_gen, 1) & 0x7fffffff;
-}
+static __always_inline __u32 new_gen(void) { return __sync_fetch_and_add(&next_gen, 1) & 0x7fffffff; }
 
 /* A record in its lane layout. Syscall records are built in the lane itself
  * when a frame of the largest size fits there; the others (fork, exec, exit,
@@ -104,7 +101,7 @@ static __always_inline __u32 new_gen(void)
  * and copied into the lane with one bpf_probe_read_kernel of their length. */
 struct scratch {
   struct fsr_rec rec;
-  __u64 args[FSR_ARGS_MAX];  /* section 1, packed (the first popcount(arg_mask)) */
+  __u64 args[FSR_ARGS_MAX]; /* section 1, packed (the first popcount(arg_mask)) */
   /* the inode facts and strings: at an offset that depends on the sections before */
   char tail[FSR_INODE_SIZE + 2 * FSR_PATH_MAX];
 };
@@ -134,7 +131,7 @@ struct fsr_seg {
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
   __uint(map_flags, BPF_F_MMAPABLE);
-  __uint(max_entries, 1);  /* CPUs x segments per lane */
+  __uint(max_entries, 1); /* CPUs x segments per lane */
   __type(key, __u32);
   __type(value, struct fsr_seg);
 } lanes __weak SEC(".maps");
@@ -142,26 +139,21 @@ struct {
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
   __uint(map_flags, BPF_F_MMAPABLE);
-  __uint(max_entries, 1);  /* CPUs */
+  __uint(max_entries, 1); /* CPUs */
   __type(key, __u32);
   __type(value, struct fsr_lane_ctl);
 } lane_ctl __weak SEC(".maps");
 
-static __always_inline struct fsr_counters *get_counters(void)
-{
+static __always_inline struct fsr_counters* get_counters(void) {
   __u32 zero = 0;
   return bpf_map_lookup_elem(&counters, &zero);
 }
 
-static __always_inline struct scratch *get_scratch(void)
-{
+static __always_inline struct scratch* get_scratch(void) {
   __u32 zero = 0;
   return bpf_map_lookup_elem(&scratch, &zero);
 }
 
-static __always_inline int is_tracked(__u32 tgid)
-{
-  return bpf_map_lookup_elem(&tracked, &tgid) != 0;
-}
+static __always_inline int is_tracked(__u32 tgid) { return bpf_map_lookup_elem(&tracked, &tgid) != 0; }
 
 #endif

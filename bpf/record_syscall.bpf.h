@@ -9,20 +9,15 @@
 #include "record_lane.bpf.h"
 #include "record_task.bpf.h"
 
-static __always_inline __u32 read_path(char *dst, __u64 uptr, struct fsr_rec *r,
-                                       struct fsr_counters *c)
-{
+static __always_inline __u32 read_path(char* dst, __u64 uptr, struct fsr_rec* r, struct fsr_counters* c) {
   long n;
-  if (!uptr)
-    return 0;
-  n = bpf_probe_read_user_str(dst, FSR_PATH_MAX, (const void *)uptr);
+  if (!uptr) return 0;
+  n = bpf_probe_read_user_str(dst, FSR_PATH_MAX, (const void*)uptr);
   if (n <= 0) {
-    if (c)
-      c->extra[FSR_CNT_STRING_DROPS]++;
+    if (c) c->extra[FSR_CNT_STRING_DROPS]++;
     return 0;
   }
-  if (n >= FSR_PATH_MAX)
-    r->flags |= FSR_RF_PATH_TRUNC;
+  if (n >= FSR_PATH_MAX) r->flags |= FSR_RF_PATH_TRUNC;
   return n;
 }
 
@@ -30,8 +25,7 @@ static __always_inline __u32 read_path(char *dst, __u64 uptr, struct fsr_rec *r,
  * bytes used. Branch-free, so the verifier walks one path instead of 64:
  * every argument is stored, the cursor moves only past those in the mask
  * (a later one overwrites a skipped one). */
-static __always_inline __u32 put_args(struct scratch *sc, const __u64 *args, __u32 mask)
-{
+static __always_inline __u32 put_args(struct scratch* sc, const __u64* args, __u32 mask) {
   __u32 j = 0;
 #pragma unroll
   for (int i = 0; i < FSR_ARGS_MAX; i++) {
@@ -42,19 +36,16 @@ static __always_inline __u32 put_args(struct scratch *sc, const __u64 *args, __u
 }
 
 /* The inode section's place: right after `args_bytes` of arguments. */
-static __always_inline struct fsr_inode *inode_at(struct scratch *sc, __u32 args_bytes)
-{
-  return (struct fsr_inode *)((char *)sc->args + args_bytes);
+static __always_inline struct fsr_inode* inode_at(struct scratch* sc, __u32 args_bytes) {
+  return (struct fsr_inode*)((char*)sc->args + args_bytes);
 }
 
 /* Builds the record of the syscall saved in `s` at `sc` (this CPU's lane, or
  * the scratch slot) but its `end`, and returns its length. */
-static __always_inline __u32 build_syscall(struct scratch *sc, struct task_struct *task,
-                                           struct fsr_task *s, long ret, __u16 extra_flags,
-                                           struct fsr_counters *c)
-{
-  struct fsr_rec *r = &sc->rec;
-  struct fsr_inode *in;
+static __always_inline __u32 build_syscall(struct scratch* sc, struct task_struct* task, struct fsr_task* s, long ret,
+                                           __u16 extra_flags, struct fsr_counters* c) {
+  struct fsr_rec* r = &sc->rec;
+  struct fsr_inode* in;
   __u32 nr = s->nr & (FSR_MAX_NR - 1), off, n0 = 0, n1 = 0;
   __u8 f = sys_flags[nr], idx;
   /* Every header field is set here (no memset of the record). */
@@ -76,8 +67,7 @@ static __always_inline __u32 build_syscall(struct scratch *sc, struct task_struc
       file_facts(r, in, fd_file(task, ret), 1);
     } else if ((f & (FSR_SF_STAT | FSR_SF_STATX)) && ret == 0) {
       idx = sys_statbuf[nr];
-      if (idx < 6)
-        read_stat(r, in, s->args[idx], f);
+      if (idx < 6) read_stat(r, in, s->args[idx], f);
     }
     idx = sys_fd[nr];
     if (idx < 6 && !(r->flags & FSR_RF_HAS_INODE) &&
@@ -87,20 +77,18 @@ static __always_inline __u32 build_syscall(struct scratch *sc, struct task_struc
       mapped_file_facts(r, in, task, ret);
   }
   off += sizeof(*r);
-  if (r->flags & FSR_RF_HAS_INODE)
-    off += sizeof(*in);
+  if (r->flags & FSR_RF_HAS_INODE) off += sizeof(*in);
 
   /* A successful exec replaced the address space: the path is in the
    * exec record instead. */
   if (!((f & FSR_SF_EXEC) && ret == 0) && !extra_flags) {
     idx = sys_path0[nr];
     if (idx < 6) {
-      n0 = read_path((char *)sc + off, s->args[idx], r, c);
+      n0 = read_path((char*)sc + off, s->args[idx], r, c);
       r->len0 = n0;
     }
     idx = sys_path1[nr];
-    if (idx < 6 && n0 <= FSR_PATH_MAX)
-      n1 = read_path((char *)sc + off + n0, s->args[idx], r, c);
+    if (idx < 6 && n0 <= FSR_PATH_MAX) n1 = read_path((char*)sc + off + n0, s->args[idx], r, c);
   }
   return off + n0 + n1;
 }
@@ -108,44 +96,38 @@ static __always_inline __u32 build_syscall(struct scratch *sc, struct task_struc
 /* Builds and submits the record of the syscall saved in `s`: in place, in
  * this CPU's lane, when a frame of the largest size fits there (saves a
  * copy of every record), else in the scratch slot, copied if it fits. */
-static __always_inline void emit_syscall(struct task_struct *task, struct fsr_task *s, long ret,
-                                         __u16 extra_flags)
-{
-  struct fsr_counters *c = get_counters();
+static __always_inline void emit_syscall(struct task_struct* task, struct fsr_task* s, long ret, __u16 extra_flags) {
+  struct fsr_counters* c = get_counters();
   struct lane_pos lp;
-  struct scratch *at;
+  struct scratch* at;
   __u32 nr = s->nr & (FSR_MAX_NR - 1), len, cls = sys_class[nr] & (FSR_CLASS_MAX - 1);
   __u8 f = sys_flags[nr], idx;
   s->active = 0;
 
-  if ((f & FSR_SF_IO_URING) && c)
-    c->extra[FSR_CNT_IO_URING]++;
+  if ((f & FSR_SF_IO_URING) && c) c->extra[FSR_CNT_IO_URING]++;
 
   if (!extra_flags && (f & FSR_SF_FD_PAIR) && ret == 0) {
     __u32 fds[2] = {};
     idx = sys_statbuf[nr];
     /* The pointer is never stored (ptr_mask); the slot carries the new fds.
      * `s` is done with (active = 0): its copy of the argument is the one sent. */
-    if (idx < 6 && bpf_probe_read_user(fds, sizeof(fds), (const void *)s->args[idx]) == 0)
+    if (idx < 6 && bpf_probe_read_user(fds, sizeof(fds), (const void*)s->args[idx]) == 0)
       s->args[idx] = fds[0] | ((__u64)fds[1] << 32);
   }
 
-  if (lane_open(&lp, s->ts))
-    goto drop;
+  if (lane_open(&lp, s->ts)) goto drop;
   at = lane_frame(&lp, FSR_FRAME_MAX);
   if (at) {
     len = build_syscall(at, task, s, ret, extra_flags, c);
     at->rec.end = bpf_ktime_get_ns();
     lane_publish(&lp, at, len);
-    if (c)
-      c->seen[cls]++;
+    if (c) c->seen[cls]++;
     return;
   }
   lane_close(&lp);
   /* Less than the largest frame is free: build aside, copy if it fits. */
   at = get_scratch();
-  if (!at)
-    goto drop;
+  if (!at) goto drop;
   emit_c(c, at, build_syscall(at, task, s, ret, extra_flags, c), cls);
   return;
 drop:
@@ -159,10 +141,9 @@ drop:
  * at time `ts`. These carry the first `nargs` arguments
  * (sc->args[0..nargs)), set by the caller; the record's sections start at
  * FSR_REC_SIZE + 8 * nargs. */
-static __always_inline struct fsr_rec *begin_rec_at(struct scratch *sc, __u32 kind, __u32 pid, __u32 tid,
-                                                    __u32 nargs, __u64 ts)
-{
-  struct fsr_rec *r = &sc->rec;
+static __always_inline struct fsr_rec* begin_rec_at(struct scratch* sc, __u32 kind, __u32 pid, __u32 tid, __u32 nargs,
+                                                    __u64 ts) {
+  struct fsr_rec* r = &sc->rec;
   __builtin_memset(r, 0, sizeof(*r));
   r->ts = ts;
   r->kind = kind;
@@ -172,9 +153,7 @@ static __always_inline struct fsr_rec *begin_rec_at(struct scratch *sc, __u32 ki
   return r;
 }
 
-static __always_inline struct fsr_rec *begin_rec(struct scratch *sc, __u32 kind, __u32 pid, __u32 tid,
-                                                 __u32 nargs)
-{
+static __always_inline struct fsr_rec* begin_rec(struct scratch* sc, __u32 kind, __u32 pid, __u32 tid, __u32 nargs) {
   return begin_rec_at(sc, kind, pid, tid, nargs, bpf_ktime_get_ns());
 }
 
@@ -183,9 +162,6 @@ static __always_inline struct fsr_rec *begin_rec(struct scratch *sc, __u32 kind,
  * sits before that call instead of inside it (a thread's records never
  * overlap: the replay relies on it); now, when that call was not recorded.
  * Its `end` stays its submission time: lanes are in `end` order. */
-static __always_inline __u64 marker_ts(const struct fsr_task *s)
-{
-  return s && s->active ? s->ts : bpf_ktime_get_ns();
-}
+static __always_inline __u64 marker_ts(const struct fsr_task* s) { return s && s->active ? s->ts : bpf_ktime_get_ns(); }
 
 #endif

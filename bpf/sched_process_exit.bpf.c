@@ -6,20 +6,17 @@
 #include "record_syscall.bpf.h"
 
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit, struct task_struct *p)
-{
-  struct task_struct *task = bpf_get_current_task_btf();
-  struct fsr_task *s = task_get_or_lazy(task, class_process);
-  struct scratch *sc;
-  struct fsr_rec *r;
-  struct fsr_counters *c;
+int BPF_PROG(on_exit, struct task_struct* p) {
+  struct task_struct* task = bpf_get_current_task_btf();
+  struct fsr_task* s = task_get_or_lazy(task, class_process);
+  struct scratch* sc;
+  struct fsr_rec* r;
+  struct fsr_counters* c;
   __u32 tgid;
   int live;
-  if (!s)
-    return 0;
+  if (!s) return 0;
   tgid = s->pid;
-  if (s->active)
-    emit_syscall(task, s, 0, FSR_RF_UNFINISHED);
+  if (s->active) emit_syscall(task, s, 0, FSR_RF_UNFINISHED);
   live = BPF_CORE_READ(p, signal, live.counter);
   c = get_counters();
   if (c) {
@@ -34,8 +31,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
     sc->args[1] = live == 0;
     emit(sc, sizeof(*r) + 2 * 8, class_process);
   }
-  if (live == 0)
-    bpf_map_delete_elem(&tracked, &tgid);
+  if (live == 0) bpf_map_delete_elem(&tracked, &tgid);
   task_drop(task);
   return 0;
 }

@@ -16,9 +16,9 @@
  * Every other switch costs two loads and a compare. */
 #include "record_task.bpf.h"
 
-__weak const volatile __u32 rec_ns_tgid = 0;  /* the recorder's pid in its namespace */
-__weak const volatile __u64 pidns_dev = 0;    /* st_dev of that namespace's nsfs file */
-__u32 rec_tgid = 0;                           /* the recorder's kernel tgid (0: not known yet) */
+__weak const volatile __u32 rec_ns_tgid = 0; /* the recorder's pid in its namespace */
+__weak const volatile __u64 pidns_dev = 0;   /* st_dev of that namespace's nsfs file */
+__u32 rec_tgid = 0;                          /* the recorder's kernel tgid (0: not known yet) */
 
 struct fsr_switch {
   __u64 since;     /* a recorder thread came on this CPU then (0: none is on it) */
@@ -36,27 +36,22 @@ struct {
  * which takes the CPU after it, was queued: its queueing time and the
  * recorder's arrival are both on the run queue's clock (sched_info, where
  * the kernel has it). */
-static __always_inline __u64 queued_behind(struct task_struct *prev, struct task_struct *next, __u64 ran)
-{
+static __always_inline __u64 queued_behind(struct task_struct* prev, struct task_struct* next, __u64 ran) {
   __u64 queued, arrived;
-  if (!bpf_core_field_exists(next->sched_info.last_queued))
-    return 0;
+  if (!bpf_core_field_exists(next->sched_info.last_queued)) return 0;
   queued = BPF_CORE_READ(next, sched_info.last_queued);
   arrived = BPF_CORE_READ(prev, sched_info.last_arrival);
-  if (!queued)
-    return 0; /* (not waiting: woken just now, or no sched_info) */
-  if (queued <= arrived)
-    return ran;
+  if (!queued) return 0; /* (not waiting: woken just now, or no sched_info) */
+  if (queued <= arrived) return ran;
   return queued - arrived < ran ? ran - (queued - arrived) : 0;
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state)
-{
+int BPF_PROG(on_switch, bool preempt, struct task_struct* prev, struct task_struct* next, unsigned int prev_state) {
   struct bpf_pidns_info ns;
-  struct fsr_switch *sw;
-  struct fsr_counters *c;
-  struct fsr_task *s;
+  struct fsr_switch* sw;
+  struct fsr_counters* c;
+  struct fsr_task* s;
   __u32 zero = 0, rt = rec_tgid;
   __u64 now, ran, took;
   int from_rec, to_rec;
@@ -69,11 +64,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   }
   from_rec = prev->tgid == rt;
   to_rec = next->tgid == rt;
-  if (from_rec == to_rec)
-    return 0; /* neither, or one recorder thread after another */
+  if (from_rec == to_rec) return 0; /* neither, or one recorder thread after another */
   sw = bpf_map_lookup_elem(&switch_state, &zero);
-  if (!sw)
-    return 0;
+  if (!sw) return 0;
   now = bpf_ktime_get_ns();
   if (to_rec) {
     s = task_get(prev);
@@ -81,8 +74,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     sw->preempted = (preempt || prev_state == 0 /* TASK_RUNNING */) && s && !s->active;
     return 0;
   }
-  if (!sw->since)
-    return 0;
+  if (!sw->since) return 0;
   ran = now - sw->since;
   /* A tracked task it preempted waited all along; one that takes the CPU
    * from it waited for as long as it was queued behind it. Only waits
@@ -93,8 +85,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   sw->since = 0;
   if (took) {
     c = get_counters();
-    if (c)
-      c->extra[FSR_CNT_STOLEN_NS] += took;
+    if (c) c->extra[FSR_CNT_STOLEN_NS] += took;
   }
   return 0;
 }

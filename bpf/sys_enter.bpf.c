@@ -8,25 +8,21 @@
 char LICENSE[] SEC("license") = "GPL";
 
 SEC("tp_btf/sys_enter")
-int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
-{
-  struct fsr_task *s;
+int BPF_PROG(sys_enter, struct pt_regs* regs, long id) {
+  struct fsr_task* s;
   __u8 f;
   /* Cheapest test first: a rodata byte, no map. Most syscalls system-wide
    * (futex, epoll, clock_*, ...) of untracked tasks leave here. */
-  if (id < 0 || id >= FSR_MAX_NR)
-    return 0;
+  if (id < 0 || id >= FSR_MAX_NR) return 0;
   f = sys_flags[id];
-  if (!(f & FSR_SF_RECORD))
-    return 0;
+  if (!(f & FSR_SF_RECORD)) return 0;
   /* Tracked tasks carry their state from birth (on_fork; user space seeds
    * the first one through a pidfd); with lazy tracking, a task of a tracked
    * process gets it at its first recorded call. */
   s = task_get_or_lazy(bpf_get_current_task_btf(), sys_class[id]);
-  if (!s)
-    return 0;
+  if (!s) return 0;
   s->nr = id;
-  s->fault_armed = 0;  /* a user fault noted earlier has been handled */
+  s->fault_armed = 0; /* a user fault noted earlier has been handled */
   /* The syscall-argument macros name the registers of the target
    * architecture; on the tp_btf pointer they are plain loads, at CO-RE
    * offsets (vmlinux.h's structs preserve access indices). */

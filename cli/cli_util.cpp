@@ -29,12 +29,17 @@ int write_output(std::string_view verb, const std::string& path, std::string_vie
 
 int exit_code_for(const Status& s) {
   switch (s.code()) {
-    case StatusCode::kOk: return kExitOk;
+    case StatusCode::kOk:
+      return kExitOk;
     case StatusCode::kNoPrivilege:
-    case StatusCode::kUnsupported: return kExitNoPrivilege;
-    case StatusCode::kInvalidInput: return kExitUsage;
-    case StatusCode::kDamaged: return kExitIncomplete;
-    default: return kExitError;
+    case StatusCode::kUnsupported:
+      return kExitNoPrivilege;
+    case StatusCode::kInvalidInput:
+      return kExitUsage;
+    case StatusCode::kDamaged:
+      return kExitIncomplete;
+    default:
+      return kExitError;
   }
 }
 

@@ -15,12 +15,13 @@ namespace fsr::cli {
 // replay's kExitDiverged (replayer/session/replay.h). Where two apply: record's 3
 // before 128+N before 7; replay's 6 before 4 (the damage is said on stderr).
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitError = 1;       // bad input, I/O error
-inline constexpr int kExitUsage = 2;       // bad command line
-inline constexpr int kExitDrops = 3;       // record: events were lost (without --allow-drops)
-inline constexpr int kExitIncomplete = 4;  // any verb: input damaged or truncated (partial output, or none readable)
-inline constexpr int kExitNoPrivilege = 5; // record: not root / no CAP_BPF, no BTF
-inline constexpr int kExitWorkloadFailed = 7;  // record: the trace is complete, the workload exited non-zero or by a signal
+inline constexpr int kExitError = 1;        // bad input, I/O error
+inline constexpr int kExitUsage = 2;        // bad command line
+inline constexpr int kExitDrops = 3;        // record: events were lost (without --allow-drops)
+inline constexpr int kExitIncomplete = 4;   // any verb: input damaged or truncated (partial output, or none readable)
+inline constexpr int kExitNoPrivilege = 5;  // record: not root / no CAP_BPF, no BTF
+inline constexpr int kExitWorkloadFailed =
+    7;  // record: the trace is complete, the workload exited non-zero or by a signal
 // 128 + N: stopped by signal N (SIGINT, SIGTERM, SIGHUP) after cleaning up.
 inline constexpr int kExitSignalBase = 128;
 
@@ -54,8 +55,8 @@ int write_output(std::string_view verb, const std::string& path, std::string_vie
 // True when stderr is a terminal (progress is shown only then).
 bool stderr_is_tty();
 
-std::string human_ns(uint64_t ns);      // "1.23 ms"
-std::string human_bytes(uint64_t bytes); // "12.3 MiB"
+std::string human_ns(uint64_t ns);        // "1.23 ms"
+std::string human_bytes(uint64_t bytes);  // "12.3 MiB"
 
 // "300us", "1.5ms", "2s", "750ns" or a plain number of ns; false on anything else.
 bool parse_duration_ns(std::string_view text, uint64_t& ns);

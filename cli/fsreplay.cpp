@@ -10,8 +10,9 @@
 #include "cli/verbs.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"fsreplay: record a workload's file-system syscalls with eBPF, replay them on "
-               "another mount, and attribute the slowdown per syscall class"};
+  CLI::App app{
+      "fsreplay: record a workload's file-system syscalls with eBPF, replay them on "
+      "another mount, and attribute the slowdown per syscall class"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("fsreplay ") + FSREPLAY_VERSION);
   app.footer(std::string(fsr::cli::kExitCodesHelp) + "\nRun 'fsreplay VERB --help' for a verb's options.");

@@ -52,7 +52,8 @@ void add_compare_options(CLI::App* sub, CompareOpts* o) {
                   "interval excludes 1")
       ->check(CLI::Range(1, 1000));
   sub->add_flag("--quiet,-q", o->quiet, "No progress line (shown only on a terminal anyway)");
-  sub->add_flag("--force", o->force, "--target only: take targets holding files fsreplay did not make (replay --force)");
+  sub->add_flag("--force", o->force,
+                "--target only: take targets holding files fsreplay did not make (replay --force)");
   sub->add_flag("--allow-different-traces", o->allow_different_traces,
                 "Compare results of different traces (refused by default: their ratios compare two workloads); "
                 "their columns are labelled as a different trace");
@@ -69,10 +70,10 @@ ReplayOptions target_replay_options(const CompareOpts& o, size_t i, size_t n, co
   ro.on_warning = [said](const std::string& w) {
     if (said->insert(w).second) std::cerr << "fsreplay compare: warning: " << w << "\n";
   };
-  ro.output = (std::filesystem::path(o.results_dir) /
-               (o.runs == 1 ? fmt::format("{}.{}.result", stem, i + 1)
-                            : fmt::format("{}.{}.run{}.result", stem, i + 1, n + 1)))
-                  .string();
+  ro.output =
+      (std::filesystem::path(o.results_dir) /
+       (o.runs == 1 ? fmt::format("{}.{}.result", stem, i + 1) : fmt::format("{}.{}.run{}.result", stem, i + 1, n + 1)))
+          .string();
   ro.environment_json = detect_environment_json(ro.target);
   wire_progress(ro, o.quiet);
   return ro;
@@ -99,7 +100,7 @@ int replay_on_targets(const CompareOpts& o, std::vector<std::string>& files, boo
         return fail("compare", summary.message() + " (the results of the targets before it are kept)",
                     stop_exit_code());
       if (!summary) return fail_input("compare", summary.status());  // 4: no readable event
-      if (!summary->trace_problems.empty()) {  // replayed what was readable: the table is of that
+      if (!summary->trace_problems.empty()) {                        // replayed what was readable: the table is of that
         damaged = true;
         if (i == 0 && n == 0)
           std::cerr << "fsreplay compare: " << o.inputs[0] << ": damaged (" << summary->trace_problems.size()

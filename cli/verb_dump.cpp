@@ -26,8 +26,10 @@ Action add_dump_verb(CLI::App& app) {
     if (!rr) return fail("dump", rr.message());
     TraceReader& r = **rr;
     if (r.kind() == PayloadKind::kProfile)  // one frame of cases: inspect shows it
-      return fail("dump", *file + ": is a profile, not a trace or a replay result: it has no events or prestate; "
-                          "show it with 'fsreplay inspect " + *file + "'");
+      return fail("dump", *file +
+                              ": is a profile, not a trace or a replay result: it has no events or prestate; "
+                              "show it with 'fsreplay inspect " +
+                              *file + "'");
     if (*prestate) {
       auto pre = r.prestate();
       if (!pre) return fail("dump", pre.message());

@@ -11,7 +11,8 @@
 namespace fsr::cli {
 
 Action add_inspect_verb(CLI::App& app) {
-  auto* sub = app.add_subcommand("inspect", "Summarise a trace or result file (header, span, events by class, drops, size), or show a profile");
+  auto* sub = app.add_subcommand(
+      "inspect", "Summarise a trace or result file (header, span, events by class, drops, size), or show a profile");
   auto file = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   sub->add_option("FILE", *file, "Trace, result or profile file")->required();
@@ -38,7 +39,8 @@ Action add_inspect_verb(CLI::App& app) {
                    s->footer->io_uring_submissions);
     }
     if (!s->problems.complete() || !s->footer) {
-      fmt::print(stderr, "fsreplay inspect: {}: damaged or incomplete ({} problem(s)); the summary covers what was readable\n",
+      fmt::print(stderr,
+                 "fsreplay inspect: {}: damaged or incomplete ({} problem(s)); the summary covers what was readable\n",
                  *file, s->problems.messages.size());
       return kExitIncomplete;
     }

@@ -43,8 +43,9 @@ Action add_predict_verb(CLI::App& app) {
   sub->add_option("--window", o->window,
                   "Ops in the planner's window, as replay --window (memory follows it, not the trace)");
   sub->add_flag("--timing", o->timing, "Print how long each phase took (and events/s) on stderr");
-  sub->footer("Exit codes: 0 ok, 1 nothing could be predicted, 2 usage, 4 a profile was left out or the trace is "
-              "damaged (prediction of what was readable, or none when no event was readable).");
+  sub->footer(
+      "Exit codes: 0 ok, 1 nothing could be predicted, 2 usage, 4 a profile was left out or the trace is "
+      "damaged (prediction of what was readable, or none when no event was readable).");
   return [o]() -> int {
     PredictOptions po;
     po.profiles = o->profiles;
@@ -64,12 +65,13 @@ Action add_predict_verb(CLI::App& app) {
       const double sim_s = double(pr->simulate_ns) / 1e9;
       const double runs = double(pr->columns.size());
       const double all_s = double(pr->load_ns + pr->plan_ns + pr->simulate_ns + pr->summary_ns + pr->report_ns) / 1e9;
-      fmt::print(stderr, "fsreplay predict: {} events, CPU: survey {:.2f} s, plan {:.2f} s, simulate {:.2f} s ({:.1f} M events/s "
-                         "over {} runs), summaries {:.2f} s, report {:.2f} s; {:.1f} M events/s in all\n",
-                 pr->events, double(pr->load_ns) / 1e9, double(pr->plan_ns) / 1e9, sim_s,
-                 sim_s > 0 ? double(pr->events) * runs / sim_s / 1e6 : 0.0, pr->columns.size(),
-                 double(pr->summary_ns) / 1e9, double(pr->report_ns) / 1e9,
-                 all_s > 0 ? double(pr->events) / all_s / 1e6 : 0.0);
+      fmt::print(
+          stderr,
+          "fsreplay predict: {} events, CPU: survey {:.2f} s, plan {:.2f} s, simulate {:.2f} s ({:.1f} M events/s "
+          "over {} runs), summaries {:.2f} s, report {:.2f} s; {:.1f} M events/s in all\n",
+          pr->events, double(pr->load_ns) / 1e9, double(pr->plan_ns) / 1e9, sim_s,
+          sim_s > 0 ? double(pr->events) * runs / sim_s / 1e6 : 0.0, pr->columns.size(), double(pr->summary_ns) / 1e9,
+          double(pr->report_ns) / 1e9, all_s > 0 ? double(pr->events) / all_s / 1e6 : 0.0);
     }
     auto text = render_prediction(*pr, *parse_output_format(o->format), po.report);
     if (!text) return fail("predict", text.message());

@@ -34,10 +34,12 @@ Action add_prepare_verb(CLI::App& app) {
   sub->add_flag("--force", a->opt.force,
                 "Take a --target (or --scratch) that holds files fsreplay did not make: the trace's paths there "
                 "are listed, then overwritten with filler or removed (without it such a directory is refused)");
-  sub->footer("The target must be an empty directory or one fsreplay prepared (marked by .fsreplay-target); "
-              "anything else is refused unless --force. Exit status: 0 ok; 1 error; 2 usage; 4 the trace is damaged "
-              "or truncated (what was readable is prepared, and said on stderr; none readable: nothing); 128+N stopped by signal N: a target that held only "
-              "fsreplay's files is emptied again");
+  sub->footer(
+      "The target must be an empty directory or one fsreplay prepared (marked by .fsreplay-target); "
+      "anything else is refused unless --force. Exit status: 0 ok; 1 error; 2 usage; 4 the trace is damaged "
+      "or truncated (what was readable is prepared, and said on stderr; none readable: nothing); 128+N stopped by "
+      "signal N: a target that held only "
+      "fsreplay's files is emptied again");
   return [a] {
     wire_progress(a->opt, a->quiet);
     a->opt.on_warning = [](const std::string& w) { fmt::print(stderr, "fsreplay prepare: warning: {}\n", w); };
@@ -49,11 +51,15 @@ Action add_prepare_verb(CLI::App& app) {
     fmt::print("prepared {}: {} dirs, {} files ({}), {} symlinks, {} hard links made; {} kept; {} removed\n",
                a->opt.target, s.dirs, s.files, human_bytes(s.bytes), s.symlinks, s.links, s.kept, s.removed);
     if (s.unmade)
-      fmt::print(stderr, "fsreplay prepare: {} path(s) not made: their parent is not a directory here (first: {}); "
-                 "ops on them will diverge\n", s.unmade, s.first_unmade);
+      fmt::print(stderr,
+                 "fsreplay prepare: {} path(s) not made: their parent is not a directory here (first: {}); "
+                 "ops on them will diverge\n",
+                 s.unmade, s.first_unmade);
     if (!s.trace_problems.empty()) {  // (a recorder killed, a chunk unreadable)
-      fmt::print(stderr, "fsreplay prepare: {}: damaged ({} problem(s), first: {}); prepared the tree of what was "
-                 "readable\n", a->trace, s.trace_problems.size(), s.trace_problems.front());
+      fmt::print(stderr,
+                 "fsreplay prepare: {}: damaged ({} problem(s), first: {}); prepared the tree of what was "
+                 "readable\n",
+                 a->trace, s.trace_problems.size(), s.trace_problems.front());
       return kExitIncomplete;
     }
     return kExitOk;

@@ -29,9 +29,12 @@ Action add_probe_verb(CLI::App& app) {
     bool no_drop = false, json = false, busy = false;
   };
   auto o = std::make_shared<Opts>();
-  auto* sub = app.add_subcommand("probe", "Measure a mount's latencies (stat, open, read, write, readdir, ...) into a profile");
-  sub->add_option("DIR", o->dir, "A writable directory on the mount (the probe works in a private subdirectory "
-                                 "and removes it)")->required();
+  auto* sub =
+      app.add_subcommand("probe", "Measure a mount's latencies (stat, open, read, write, readdir, ...) into a profile");
+  sub->add_option("DIR", o->dir,
+                  "A writable directory on the mount (the probe works in a private subdirectory "
+                  "and removes it)")
+      ->required();
   sub->add_option("--output,-o", o->output, "Profile to write (default: NAME.profile)");
   sub->add_option("--duration", o->duration,
                   fmt::format("Time budget in seconds (default 60; at least {:g}: the stale-entry cases stat files up "
@@ -40,23 +43,27 @@ Action add_probe_verb(CLI::App& app) {
       ->check(CLI::Range(1.0, 3600.0));
   sub->add_option("--name", o->name, "Name of the profile (default: the mount kind, e.g. 9p-drvfs)");
   sub->add_option("--samples", o->samples, "Samples per case and round (default 8)")->check(CLI::Range(1, 64));
-  sub->add_flag("--no-drop-caches", o->no_drop, "Never drop the kernel's caches (as root they are dropped before cold rounds)");
+  sub->add_flag("--no-drop-caches", o->no_drop,
+                "Never drop the kernel's caches (as root they are dropped before cold rounds)");
   sub->add_flag("--busy-cpus", o->busy,
                 "Keep the other CPUs busy with spinners at nice 19 while measuring, as a replay's own threads keep "
                 "them: a server in another process (FUSE, sshfs) wakes faster on a busy CPU than on a halted vCPU "
                 "(bindfs on a 2-vCPU VM: 4-6x); the profile says so. Which state a workload and its replay run in "
                 "varies (dev/bench/idle-cpu.sh); off by default");
   sub->add_flag("--json", o->json, "Print the profile as JSON instead of a table");
-  sub->footer("Exit codes: 0 ok, 1 error, 2 usage, 128+N stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129; "
-              "the private directory is removed first, no profile is written).");
+  sub->footer(
+      "Exit codes: 0 ok, 1 error, 2 usage, 128+N stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129; "
+      "the private directory is removed first, no profile is written).");
   return [o]() -> int {
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
     if (o->duration < kProbeMinDurationS) {
-      fmt::print(stderr, "fsreplay probe: --duration {:g} is below the probe's floor: probing for {:g} s (the "
-                 "stale-entry cases stat files up to 4 s after their last use)\n", o->duration, kProbeMinDurationS);
+      fmt::print(stderr,
+                 "fsreplay probe: --duration {:g} is below the probe's floor: probing for {:g} s (the "
+                 "stale-entry cases stat files up to 4 s after their last use)\n",
+                 o->duration, kProbeMinDurationS);
       o->duration = kProbeMinDurationS;
     }
     ProbeOptions po;

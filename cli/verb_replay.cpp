@@ -39,16 +39,17 @@ void print_summary(const ReplaySummary& s) {
   fmt::print("divergences  {}{}\n", s.divergences,
              s.ops ? fmt::format(" ({:.3f}%)", 100.0 * s.divergences / s.ops) : "");
   if (s.short_reads)
-    fmt::print("short reads  {} ({} fewer than recorded: files the replay read were smaller; /proc and /sys ones are "
-               "prepared empty)\n",
-               s.short_reads, human_bytes(s.short_read_bytes));
+    fmt::print(
+        "short reads  {} ({} fewer than recorded: files the replay read were smaller; /proc and /sys ones are "
+        "prepared empty)\n",
+        s.short_reads, human_bytes(s.short_read_bytes));
   fmt::print("approx deps  {}\n", s.approx_deps);
   fmt::print("lock waits   {} (no edge: the lock was taken after the holder's call)\n", s.lock_waits);
   fmt::print("file orders  {} (a file's reads after another thread's writes, and its writes after reads)\n",
              s.file_data_deps);
-  fmt::print("mappings     {} at most ({:.1f}% of vm.max_map_count {}), {} address spaces at once\n",
-             s.peak_mappings, s.max_map_count ? 100.0 * double(s.peak_mappings) / double(s.max_map_count) : 0.0,
-             s.max_map_count, s.peak_spaces);
+  fmt::print("mappings     {} at most ({:.1f}% of vm.max_map_count {}), {} address spaces at once\n", s.peak_mappings,
+             s.max_map_count ? 100.0 * double(s.peak_mappings) / double(s.max_map_count) : 0.0, s.max_map_count,
+             s.peak_spaces);
   if (!s.fallbacks.empty()) {
     fmt::print("fallbacks   ");
     for (auto& f : s.fallbacks) fmt::print(" [{}]", f);
@@ -82,8 +83,9 @@ void print_clock(const std::string& text) {
     fmt::print("\n");
   }
   if (j.contains("recorder_stolen_ppm") && j["recorder_stolen_ppm"].get<uint64_t>() > 0)
-    fmt::print("             recorder's threads and fault programs took {:.2f}% of every gap from the workload: taken out\n",
-               j["recorder_stolen_ppm"].get<uint64_t>() / 1e4);
+    fmt::print(
+        "             recorder's threads and fault programs took {:.2f}% of every gap from the workload: taken out\n",
+        j["recorder_stolen_ppm"].get<uint64_t>() / 1e4);
   const auto& rep = j["replayer"];
   fmt::print("             replayer: syscall round trip {} ns", rep["syscall_ns"].get<uint64_t>());
   std::vector<std::pair<uint64_t, std::string>> issue;
@@ -94,11 +96,12 @@ void print_clock(const std::string& text) {
     fmt::print(", executor beyond the plain call:");
     for (size_t i = 0; i < issue.size() && i < 6; ++i) fmt::print(" {} {}", issue[i].second, human_ns(issue[i].first));
   }
-  fmt::print("\n             taken out: recorder {} from gaps; paid back: round trips {}, executor {}, "
-             "late wake-ups and own work {}; emulated calls' kernel work slept {}; unpaid {}\n",
-             human_ns(tot["recorder_gap"].get<uint64_t>()), human_ns(tot["syscall"].get<uint64_t>()),
-             human_ns(tot["issue"].get<uint64_t>()), human_ns(tot["late"].get<uint64_t>()),
-             human_ns(tot["emulated_work_slept"].get<uint64_t>()), human_ns(tot["unpaid"].get<uint64_t>()));
+  fmt::print(
+      "\n             taken out: recorder {} from gaps; paid back: round trips {}, executor {}, "
+      "late wake-ups and own work {}; emulated calls' kernel work slept {}; unpaid {}\n",
+      human_ns(tot["recorder_gap"].get<uint64_t>()), human_ns(tot["syscall"].get<uint64_t>()),
+      human_ns(tot["issue"].get<uint64_t>()), human_ns(tot["late"].get<uint64_t>()),
+      human_ns(tot["emulated_work_slept"].get<uint64_t>()), human_ns(tot["unpaid"].get<uint64_t>()));
 }
 
 void print_divergence(const ReplaySummary& s) {
@@ -108,7 +111,9 @@ void print_divergence(const ReplaySummary& s) {
              s.divergences, s.ops, s.ops ? 100.0 * s.divergences / s.ops : 0.0, s.max_divergence_pct);
   for (const DivergenceRow& d : s.top_divergences)
     fmt::print(stderr, "  {:>8}x {:<14} recorded {:<10} replayed {}\n", d.count, d.call, d.recorded, d.replayed);
-  fmt::print(stderr, "  (check the target is the right, writable, prepared tree; 'fsreplay report' shows the result marked diverged)\n");
+  fmt::print(stderr,
+             "  (check the target is the right, writable, prepared tree; 'fsreplay report' shows the result marked "
+             "diverged)\n");
 }
 
 void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
@@ -135,7 +140,8 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
   sub->add_flag("--no-verify", a.no_verify,
                 "With --no-prepare: trust the prepared tree without checking it (its stat walk would warm the "
                 "target's caches before the clock; for benches that remount the target after preparing)");
-  sub->add_flag("--keep-tree", a.keep_tree, "Leave the tree as the replay left it (default: reset to the initial state)");
+  sub->add_flag("--keep-tree", a.keep_tree,
+                "Leave the tree as the replay left it (default: reset to the initial state)");
   sub->add_flag("--json", a.json, "Print the summary as JSON");
   sub->add_option("--runs", a.runs,
                   "Replay N times, each on a freshly reset tree, results in RESULT.1 ... RESULT.N (before the "
@@ -185,7 +191,8 @@ Status parse_injections(const std::vector<std::string>& items, ReplayOptions& op
     auto cls = class_from_name(it.substr(0, eq));
     uint64_t ns = 0;
     if (eq == std::string::npos || !cls || !parse_duration_ns(std::string_view(it).substr(eq + 1), ns))
-      return Status::error("--inject-latency " + it + ": want CLASS=DURATION, e.g. stat=300us (classes as in 'fsreplay report')");
+      return Status::error("--inject-latency " + it +
+                           ": want CLASS=DURATION, e.g. stat=300us (classes as in 'fsreplay report')");
     opt.inject_ns[static_cast<size_t>(*cls)] = ns;
   }
   return Status::ok();
@@ -206,8 +213,8 @@ int replay_runs(ReplayArgs& a) {
   bool any_diverged = false, damaged = false;
   for (size_t k = 0; k < a.warmup + a.runs; ++k) {
     const bool warm = k < a.warmup;
-    const std::string which = warm ? fmt::format("warm-up {} of {}", k + 1, a.warmup)
-                                   : fmt::format("run {} of {}", k - a.warmup + 1, a.runs);
+    const std::string which =
+        warm ? fmt::format("warm-up {} of {}", k + 1, a.warmup) : fmt::format("run {} of {}", k - a.warmup + 1, a.runs);
     if (!a.prepare_cmd.empty()) {
       const int st = std::system(a.prepare_cmd.c_str());
       if (st != 0)
@@ -221,8 +228,8 @@ int replay_runs(ReplayArgs& a) {
     if (!r && r.code() == StatusCode::kInterrupted) return fail("replay", r.message(), stop_exit_code());
     if (!r) return fail_input("replay", r.status());
     damaged = damaged || !r->trace_problems.empty();
-    fmt::print(stderr, "fsreplay replay: {}: wall {}, {} divergences{}\n", which, human_ns(r->wall_ns),
-               r->divergences, r->diverged ? " (DIVERGED)" : "");
+    fmt::print(stderr, "fsreplay replay: {}: wall {}, {} divergences{}\n", which, human_ns(r->wall_ns), r->divergences,
+               r->diverged ? " (DIVERGED)" : "");
     if (warm) {
       std::remove(o.output.c_str());
       continue;
@@ -283,17 +290,18 @@ void wire_progress(ReplayOptions& o, bool quiet) {
 Action add_replay_verb(CLI::App& app) {
   auto a = std::make_shared<ReplayArgs>();
   auto* sub = app.add_subcommand("replay", "Replay a trace on a target directory and measure each syscall class");
-  sub->footer("The target must be an empty directory or one fsreplay prepared (it holds .fsreplay-target, which "
-              "names the trace and is locked while a replay runs there); anything else is refused unless --force. "
-              "/, home directories, /tmp itself and the system's directories (/etc, /usr, /var but /var/tmp, ...) "
-              "are always refused.\n"
-              "Exit status: 0 ok; 1 error (e.g. a read-only, full, occupied or non-writable target); 2 usage; 4 the "
-              "trace is damaged (what was readable is replayed and its result written; none readable: nothing "
-              "replayed); 6 the replay diverged: more than --max-divergence of its ops returned another result than "
-              "recorded (the result is still written, marked diverged, and the most frequent divergent calls are "
-              "printed); 128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP): the target was reset, the scratch "
-              "removed and no result written (a second signal aborts at once and says what it left). 6 goes "
-              "before 4");
+  sub->footer(
+      "The target must be an empty directory or one fsreplay prepared (it holds .fsreplay-target, which "
+      "names the trace and is locked while a replay runs there); anything else is refused unless --force. "
+      "/, home directories, /tmp itself and the system's directories (/etc, /usr, /var but /var/tmp, ...) "
+      "are always refused.\n"
+      "Exit status: 0 ok; 1 error (e.g. a read-only, full, occupied or non-writable target); 2 usage; 4 the "
+      "trace is damaged (what was readable is replayed and its result written; none readable: nothing "
+      "replayed); 6 the replay diverged: more than --max-divergence of its ops returned another result than "
+      "recorded (the result is still written, marked diverged, and the most frequent divergent calls are "
+      "printed); 128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP): the target was reset, the scratch "
+      "removed and no result written (a second signal aborts at once and says what it left). 6 goes "
+      "before 4");
   add_replay_options(sub, *a, true);
   return [a] {
     auto t = timing_from_name(a->timing);
@@ -313,20 +321,26 @@ Action add_replay_verb(CLI::App& app) {
     a->opt.on_warning = [](const std::string& w) { fmt::print(stderr, "fsreplay replay: warning: {}\n", w); };
     install_stop_handlers("replay");
     if (a->runs > 1 || a->warmup > 0 || !a->prepare_cmd.empty()) {
-      if (a->keep_tree) return fail("replay", "--keep-tree keeps one run's tree: leave it out with --runs, --warmup "
-                                              "or --prepare-cmd (each run starts from the reset tree)", kExitUsage);
+      if (a->keep_tree)
+        return fail("replay",
+                    "--keep-tree keeps one run's tree: leave it out with --runs, --warmup "
+                    "or --prepare-cmd (each run starts from the reset tree)",
+                    kExitUsage);
       return replay_runs(*a);
     }
     auto r = run_replay(a->trace, a->opt);
     if (!r && r.code() == StatusCode::kInterrupted) return fail("replay", r.message(), stop_exit_code());
     if (!r) return fail_input("replay", r.status());  // 4: a trace with no readable event
-    if (a->json) fmt::print("{}\n", summary_to_json(r.value()));
-    else print_summary(r.value());
+    if (a->json)
+      fmt::print("{}\n", summary_to_json(r.value()));
+    else
+      print_summary(r.value());
     // A damaged trace (a recorder killed, a chunk unreadable) replayed what
     // was readable: said on stderr and exit 4, unless it diverged (6 first).
     const std::vector<std::string>& damage = r.value().trace_problems;
     if (!damage.empty())
-      fmt::print(stderr, "fsreplay replay: {}: damaged ({} problem(s), first: {}); replayed what was readable into {}\n",
+      fmt::print(stderr,
+                 "fsreplay replay: {}: damaged ({} problem(s), first: {}); replayed what was readable into {}\n",
                  a->trace, damage.size(), damage.front(), r.value().result_path);
     if (r.value().diverged) {
       print_divergence(r.value());

@@ -50,8 +50,7 @@ Action add_report_verb(CLI::App& app) {
       // Read chunk by chunk: memory bounded whatever the result's length.
       auto read = [&](const std::string& f) {
         ProgressLine line("report " + f, "ops", o->quiet);
-        return summarize_result(f, {.dir_depth = o->depth},
-                                [&](uint64_t d, uint64_t t) { line.update(d, t); });
+        return summarize_result(f, {.dir_depth = o->depth}, [&](uint64_t d, uint64_t t) { line.update(d, t); });
       };
       // A baseline of another trace is refused before the long reads (same_trace.h).
       bool different_trace = false;

@@ -62,8 +62,8 @@ Result<Environment> detect_environment(const std::string& path) {
   std::string osrelease;
   if (read_text("/proc/sys/kernel/osrelease", osrelease)) env.kernel_release = trim_newline(osrelease);
   const char* interop_env = std::getenv("WSL_INTEROP");
-  bool interop = exists("/proc/sys/fs/binfmt_misc/WSLInterop") ||
-                 exists("/proc/sys/fs/binfmt_misc/WSLInterop-late") || (interop_env && *interop_env);
+  bool interop = exists("/proc/sys/fs/binfmt_misc/WSLInterop") || exists("/proc/sys/fs/binfmt_misc/WSLInterop-late") ||
+                 (interop_env && *interop_env);
   env.platform = classify_platform(env.kernel_release, interop);
 
   struct statfs sfs {};

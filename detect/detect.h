@@ -23,11 +23,11 @@ std::string_view platform_name(Platform p);  // "linux", "wsl1", "wsl2"
 
 // Mount kinds the reports name. "9p-drvfs" is WSL2's /mnt/c over 9p.
 struct MountClass {
-  std::string kind;                           // "9p-drvfs", "virtiofs", "drvfs", "ext4", "tmpfs", "fuse", ...
-  std::string fuse_subtype;                   // for fuse.*: "sshfs", "bindfs", "slowfs"
-  std::map<std::string, std::string> options; // parsed mount + super options (cache, msize, trans, case, ...)
-  std::string windows_path;                   // "C:\\" where known (9p path=, drvfs source, virtiofs tag)
-  bool wsl_share = false;                     // a Windows drive shared by WSL (9p-drvfs, drvfs, WSL virtiofs tag)
+  std::string kind;                            // "9p-drvfs", "virtiofs", "drvfs", "ext4", "tmpfs", "fuse", ...
+  std::string fuse_subtype;                    // for fuse.*: "sshfs", "bindfs", "slowfs"
+  std::map<std::string, std::string> options;  // parsed mount + super options (cache, msize, trans, case, ...)
+  std::string windows_path;                    // "C:\\" where known (9p path=, drvfs source, virtiofs tag)
+  bool wsl_share = false;                      // a Windows drive shared by WSL (9p-drvfs, drvfs, WSL virtiofs tag)
 };
 
 struct Environment {
@@ -35,11 +35,11 @@ struct Environment {
   std::string kernel_release;
   std::string hostname;
   uint32_t cpu_count = 0;
-  std::string path;        // the path asked about (absolute)
-  MountEntry mount;        // the mount entry that holds it
+  std::string path;  // the path asked about (absolute)
+  MountEntry mount;  // the mount entry that holds it
   MountClass mount_class;
   uint64_t statfs_type = 0;
-  std::string wsl_distro;  // WSL_DISTRO_NAME when set
+  std::string wsl_distro;             // WSL_DISTRO_NAME when set
   std::string wsl_automount_options;  // [automount] options= from /etc/wsl.conf (the drvfs options under virtiofs)
 };
 

@@ -12,9 +12,9 @@ namespace fsr {
 namespace {
 
 // The options a slowdown report should carry (WSL's mount options and wsl.conf).
-constexpr std::array<std::string_view, 16> kKeyOptions = {
-    "aname", "cache", "msize", "trans", "rfd", "wfd", "access", "case",
-    "metadata", "uid", "gid", "umask", "fmask", "dmask", "symlinkroot", "ro"};
+constexpr std::array<std::string_view, 16> kKeyOptions = {"aname",  "cache", "msize",       "trans", "rfd", "wfd",
+                                                          "access", "case",  "metadata",    "uid",   "gid", "umask",
+                                                          "fmask",  "dmask", "symlinkroot", "ro"};
 
 std::string hex(uint64_t v) { return fmt::format("{:#010x}", v); }
 

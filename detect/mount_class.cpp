@@ -34,9 +34,12 @@ std::string_view trim(std::string_view s) {
 
 std::string_view platform_name(Platform p) {
   switch (p) {
-    case Platform::kWsl1: return "wsl1";
-    case Platform::kWsl2: return "wsl2";
-    case Platform::kLinux: break;
+    case Platform::kWsl1:
+      return "wsl1";
+    case Platform::kWsl2:
+      return "wsl2";
+    case Platform::kLinux:
+      break;
   }
   return "linux";
 }
@@ -71,24 +74,42 @@ std::map<std::string, std::string> parse_mount_options(std::string_view text) {
 
 std::string_view statfs_type_name(uint64_t magic) {
   switch (magic) {
-    case 0xEF53: return "ext4";
-    case 0x58465342: return "xfs";
-    case 0x9123683E: return "btrfs";
-    case 0x01021994: return "tmpfs";
-    case 0x794C7630: return "overlay";
-    case 0x6969: return "nfs";
-    case 0x65735546: return "fuse";
-    case 0x01021997: return "v9fs";
-    case 0xFF534D42: return "cifs";
-    case 0xFE534D42: return "smb2";
-    case 0x53464846: return "wslfs";  // WSL1: drvfs and the root fs alike
-    case 0x9FA0: return "proc";
-    case 0x62656572: return "sysfs";
-    case 0x2FC12FC1: return "zfs";
-    case 0xF15F: return "ecryptfs";
-    case 0x5346544E: return "ntfs";
-    case 0x4D44: return "vfat";
-    case 0x858458F6: return "ramfs";
+    case 0xEF53:
+      return "ext4";
+    case 0x58465342:
+      return "xfs";
+    case 0x9123683E:
+      return "btrfs";
+    case 0x01021994:
+      return "tmpfs";
+    case 0x794C7630:
+      return "overlay";
+    case 0x6969:
+      return "nfs";
+    case 0x65735546:
+      return "fuse";
+    case 0x01021997:
+      return "v9fs";
+    case 0xFF534D42:
+      return "cifs";
+    case 0xFE534D42:
+      return "smb2";
+    case 0x53464846:
+      return "wslfs";  // WSL1: drvfs and the root fs alike
+    case 0x9FA0:
+      return "proc";
+    case 0x62656572:
+      return "sysfs";
+    case 0x2FC12FC1:
+      return "zfs";
+    case 0xF15F:
+      return "ecryptfs";
+    case 0x5346544E:
+      return "ntfs";
+    case 0x4D44:
+      return "vfat";
+    case 0x858458F6:
+      return "ramfs";
   }
   return "";
 }
@@ -142,7 +163,8 @@ std::string wsl_conf_automount_options(std::string_view text) {
   size_t start = 0;
   while (start < text.size()) {
     size_t nl = text.find('\n', start);
-    std::string_view line = trim(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    std::string_view line =
+        trim(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
     start = nl == std::string_view::npos ? text.size() : nl + 1;
     if (line.empty() || line.front() == '#' || line.front() == ';') continue;
     if (line.front() == '[') {

@@ -106,7 +106,8 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   // A cached answer does not renew the mount's cache entry (an attribute
   // cache's clock runs from the last reply of the server, not the last hit).
   after(i, pr, now, pr.meta != kMeta || t == Temp::kCold);
-  if (pr.kind == ProbeKind::kStatWritten) path_bits_[p] &= ~kAttrStale, touched_[p] = now + 1;  // an fstat has no op path
+  if (pr.kind == ProbeKind::kStatWritten)
+    path_bits_[p] &= ~kAttrStale, touched_[p] = now + 1;  // an fstat has no op path
   ++notes_.modeled;
   idle_from_ = std::max(idle_from_, now + ns);
   return ns;
@@ -162,6 +163,8 @@ bool OpCost::classify(uint32_t i, Priced& pr) {
               k != ProbeKind::kMunmap && k != ProbeKind::kFd;
     return true;
   };
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_stat: case SYS_lstat: case SYS_newfstatat: case SYS_statx: case SYS_access:
     case SYS_faccessat: case SYS_faccessat2: case SYS_readlink: case SYS_readlinkat: case SYS_statfs:
@@ -217,6 +220,7 @@ bool OpCost::classify(uint32_t i, Priced& pr) {
       return set(ProbeKind::kFd, kNoTemp);
     default: return false;
   }
+  // clang-format on
 }
 
 void OpCost::after(uint32_t i, const Priced& pr, uint64_t now, bool fetched) {
@@ -228,12 +232,14 @@ void OpCost::after(uint32_t i, const Priced& pr, uint64_t now, bool fetched) {
     if (q == kNoPath || (k == 0 && pr.kind == ProbeKind::kSymlink)) continue;
     if (fetched) touched_[q] = now + 1, path_bits_[q] &= ~kAttrStale;
     if (!ok) continue;
-    const bool gone = pr.kind == ProbeKind::kUnlink || pr.kind == ProbeKind::kRmdir ||
-                      (pr.kind == ProbeKind::kRename && k == 0);
+    const bool gone =
+        pr.kind == ProbeKind::kUnlink || pr.kind == ProbeKind::kRmdir || (pr.kind == ProbeKind::kRename && k == 0);
     path_bits_[q] = gone ? 0 : (path_bits_[q] | kExists);
   }
   if (op.ofd == kNoOfd) return;
   const uint32_t p = v_.plan().ofds[op.ofd].path;
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (pr.kind) {
     case ProbeKind::kWrite: case ProbeKind::kAttrFd:
       ofd_bits_[op.ofd] |= kDirty;
@@ -243,8 +249,9 @@ void OpCost::after(uint32_t i, const Priced& pr, uint64_t now, bool fetched) {
     case ProbeKind::kCloseClean: case ProbeKind::kCloseWrite: ofd_bits_[op.ofd] = 0; break;
     default: break;
   }
-  if (p != kNoPath && (pr.kind == ProbeKind::kWrite || pr.kind == ProbeKind::kRead ||
-                       pr.kind == ProbeKind::kReadSeq || pr.kind == ProbeKind::kPageFault))
+  // clang-format on
+  if (p != kNoPath && (pr.kind == ProbeKind::kWrite || pr.kind == ProbeKind::kRead || pr.kind == ProbeKind::kReadSeq ||
+                       pr.kind == ProbeKind::kPageFault))
     path_bits_[p] |= kData | kExists;
 }
 

@@ -30,13 +30,13 @@
 namespace fsr {
 
 struct CostNotes {
-  uint64_t modeled = 0;                                // ops priced from the profile
-  uint64_t local = 0;                                  // scratch or device ops: recorded duration
-  std::array<uint64_t, kClassCount> unmeasured{};      // per class: no case in the profile, recorded duration
-  std::array<uint64_t, kProbeKindCount> missing_kind{};// which cases were missing, per kind
-  uint64_t cold_as_warm = 0;                           // cold ops priced as warm (no cold case)
-  uint64_t copy_as_read_write = 0;                     // copy_file_range/sendfile priced as a read plus a write
-  uint64_t stat_written_unprobed = 0;                  // stats of just-written files, no kStatWritten case (old profile)
+  uint64_t modeled = 0;                                  // ops priced from the profile
+  uint64_t local = 0;                                    // scratch or device ops: recorded duration
+  std::array<uint64_t, kClassCount> unmeasured{};        // per class: no case in the profile, recorded duration
+  std::array<uint64_t, kProbeKindCount> missing_kind{};  // which cases were missing, per kind
+  uint64_t cold_as_warm = 0;                             // cold ops priced as warm (no cold case)
+  uint64_t copy_as_read_write = 0;                       // copy_file_range/sendfile priced as a read plus a write
+  uint64_t stat_written_unprobed = 0;  // stats of just-written files, no kStatWritten case (old profile)
 };
 
 class OpCost {
@@ -54,8 +54,8 @@ class OpCost {
   struct Priced {
     ProbeKind kind;
     uint64_t param;
-    uint8_t meta;     // temperature from: 0 none (always warm), 1 the path's metadata state, 2 its data state
-    bool walk;        // path op: move from the probe's depth to the op's
+    uint8_t meta;  // temperature from: 0 none (always warm), 1 the path's metadata state, 2 its data state
+    bool walk;     // path op: move from the probe's depth to the op's
   };
   bool classify(uint32_t i, Priced& out);
   Temp temperature(uint32_t path, bool meta, bool ok, bool creates, uint64_t now);

@@ -66,8 +66,8 @@ class OpWindow {
 
  private:
   struct Entry {
-    uint64_t done = 0;         // completion + 1; 0 = pending
-    uint32_t waiter = kNone;   // first worker waiting for it
+    uint64_t done = 0;        // completion + 1; 0 = pending
+    uint32_t waiter = kNone;  // first worker waiting for it
   };
   Entry& slot(uint32_t i) { return ring_[i & (ring_.size() - 1)]; }
 
@@ -85,8 +85,8 @@ class OpWindow {
 
   std::vector<Entry> ring_;
   uint64_t retain_;
-  uint32_t base_ = 0;   // oldest op kept
-  uint32_t high_ = 0;   // one past the newest op set
+  uint32_t base_ = 0;  // oldest op kept
+  uint32_t high_ = 0;  // one past the newest op set
   uint64_t released_max_ = 0;
   uint64_t released_lookups_ = 0;
 };

@@ -55,7 +55,7 @@ std::string probed_line(const Profile& p) {
   char when[32] = "?";
   if (p.started_wall_ns) {
     const time_t s = static_cast<time_t>(p.started_wall_ns / 1'000'000'000ull);
-    struct tm tm{};
+    struct tm tm {};
     gmtime_r(&s, &tm);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
   }
@@ -68,33 +68,39 @@ std::vector<std::string> assumptions(const std::string& name, const CostNotes& n
   std::vector<std::string> out;
   for (int c = 0; c < kClassCount; ++c) {
     if (!n.unmeasured[c]) continue;
-    out.push_back(fmt::format("profile {} never measured {} ops of class {}: assumed their recorded duration (as on "
-                              "the traced mount)",
-                              name, n.unmeasured[c], class_name(static_cast<SyscallClass>(c))));
+    out.push_back(
+        fmt::format("profile {} never measured {} ops of class {}: assumed their recorded duration (as on "
+                    "the traced mount)",
+                    name, n.unmeasured[c], class_name(static_cast<SyscallClass>(c))));
   }
   for (int k = 0; k < kProbeKindCount; ++k)
     if (n.missing_kind[k])
-      out.push_back(fmt::format("profile {} has no '{}' case ({} ops)", name, probe_kind_name(static_cast<ProbeKind>(k)),
-                                n.missing_kind[k]));
+      out.push_back(fmt::format("profile {} has no '{}' case ({} ops)", name,
+                                probe_kind_name(static_cast<ProbeKind>(k)), n.missing_kind[k]));
   if (n.cold_as_warm)
-    out.push_back(fmt::format("{} ops found the mount's caches cold but profile {} has no cold case for them: "
-                              "assumed warm (probe as root to measure cold)",
-                              n.cold_as_warm, name));
+    out.push_back(
+        fmt::format("{} ops found the mount's caches cold but profile {} has no cold case for them: "
+                    "assumed warm (probe as root to measure cold)",
+                    n.cold_as_warm, name));
   if (n.stat_written_unprobed)
-    out.push_back(fmt::format("profile {} has no 'stat-written' case (profiles before version 2 lack it): {} stats of files "
-                              "written since their last lookup priced as lookups (probe again to measure them)",
-                              name, n.stat_written_unprobed));
+    out.push_back(
+        fmt::format("profile {} has no 'stat-written' case (profiles before version 2 lack it): {} stats of files "
+                    "written since their last lookup priced as lookups (probe again to measure them)",
+                    name, n.stat_written_unprobed));
   if (n.copy_as_read_write)
     out.push_back(fmt::format("{} copy ops priced as a read plus a write of their bytes", n.copy_as_read_write));
   if (n.local)
-    out.push_back(fmt::format("{} ops outside the recorded root (scratch) or on devices: their recorded duration, as "
-                              "the replay runs them on the local disk",
-                              n.local));
-  if (st.forced) out.push_back(fmt::format("{} ops ran before a dependency that was never simulated (damaged plan)", st.forced));
+    out.push_back(
+        fmt::format("{} ops outside the recorded root (scratch) or on devices: their recorded duration, as "
+                    "the replay runs them on the local disk",
+                    n.local));
+  if (st.forced)
+    out.push_back(fmt::format("{} ops ran before a dependency that was never simulated (damaged plan)", st.forced));
   if (st.window_lookups)
-    out.push_back(fmt::format("{} dependencies lay more than {} ops back: taken as done at the latest completion "
-                              "released (an upper bound)",
-                              st.window_lookups, retained));
+    out.push_back(
+        fmt::format("{} dependencies lay more than {} ops back: taken as done at the latest completion "
+                    "released (an upper bound)",
+                    st.window_lookups, retained));
   return out;
 }
 
@@ -184,14 +190,16 @@ PlanInputs plan_inputs(const TraceHeader& h) {
 // The plan's own approximations, as replay warns of them (replay.cpp).
 void add_plan_assumptions(const StreamStats& st, std::vector<std::string>& out) {
   if (st.beyond_window)
-    out.push_back(fmt::format("{} waits found their waker only beyond the {}-event lookahead: "
-                              "simulated with an approximate dependency, as the replay runs them",
-                              st.beyond_window, st.lookahead));
+    out.push_back(
+        fmt::format("{} waits found their waker only beyond the {}-event lookahead: "
+                    "simulated with an approximate dependency, as the replay runs them",
+                    st.beyond_window, st.lookahead));
   if (st.moves_beyond_window)
-    out.push_back(fmt::format("{} overlapping calls' order (by their results) came more than the "
-                              "{}-event lookahead after the earlier call: simulated in the order "
-                              "they returned, as the replay runs them",
-                              st.moves_beyond_window, st.lookahead));
+    out.push_back(
+        fmt::format("{} overlapping calls' order (by their results) came more than the "
+                    "{}-event lookahead after the earlier call: simulated in the order "
+                    "they returned, as the replay runs them",
+                    st.moves_beyond_window, st.lookahead));
 }
 
 // Each column's figures into `pr`, in column order, and its summary (the
@@ -217,9 +225,8 @@ std::vector<ResultSummary> finish_columns(std::vector<Column>& cols, const std::
     }
     // The original's overlap, as a replay's result holds it, for the dependency-wait table.
     ResultMeta& m = c.sum->meta();
-    m.header.options_json = json_text(nlohmann::json{{"predicted", true},
-                                                     {"profile", c.col.profile_file},
-                                                     {"overlap", {{"recorded", st.recorded_overlap}}}});
+    m.header.options_json = json_text(nlohmann::json{
+        {"predicted", true}, {"profile", c.col.profile_file}, {"overlap", {{"recorded", st.recorded_overlap}}}});
     TraceFooter f;
     f.wall_ns = f.end_ns = c.col.sim.wall_ns;
     m.footer = f;
@@ -277,19 +284,18 @@ Result<Prediction> run_predict(const std::string& trace_path, const PredictOptio
   };
   const PlanInputs in = plan_inputs(h);
   // (The summaries read an op's path string only for an exec or a string they have not met.)
-  const PathOf path_of = [&cur](StrId id) {
-    return id != kNoStr ? cur->str(id) : std::string_view();
-  };
+  const PathOf path_of = [&cur](StrId id) { return id != kNoStr ? cur->str(id) : std::string_view(); };
   std::vector<size_t> draw_of;  // per further draw: its column
   std::vector<StreamColumn> sc = stream_columns(cols, path_of, opt, draw_of);
-  FSR_ASSIGN_OR_RETURN(const StreamStats st, simulate_stream(in, [&cur](StrId id) { return cur->str(id); },
-                                                             survey_pass, plan_pass, sc, so_run));
+  FSR_ASSIGN_OR_RETURN(const StreamStats st,
+                       simulate_stream(
+                           in, [&cur](StrId id) { return cur->str(id); }, survey_pass, plan_pass, sc, so_run));
   if (st.events == 0 && read_problems.empty())
     return Status::error(trace_path + ": the trace holds no events: nothing to predict");
   if (st.events == 0)  // damaged past use: exit 4 like every verb on damaged input
-    return Status::error(trace_path + ": no readable events (" + read_problems.front() +
-                             "); check it with 'fsreplay inspect'",
-                         StatusCode::kDamaged);
+    return Status::error(
+        trace_path + ": no readable events (" + read_problems.front() + "); check it with 'fsreplay inspect'",
+        StatusCode::kDamaged);
   for (const std::string& m : read_problems) pr.problems.push_back(m + " (predicted what was readable)");
   for (std::string& m : profile_problems) pr.problems.push_back(std::move(m));
   pr.events = st.events;

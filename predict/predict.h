@@ -27,8 +27,8 @@ namespace fsr {
 
 struct PredictOptions {
   std::vector<std::string> profiles;
-  bool recorded_column = true;   // false: the first profile is the baseline
-  StreamOptions stream;          // the window (as replay --window), seed, cold caches, simulator
+  bool recorded_column = true;  // false: the first profile is the baseline
+  StreamOptions stream;         // the window (as replay --window), seed, cold caches, simulator
   ReportOptions report;
   // Simulations of each profile column, each drawing its latencies with
   // another seed: their spread is the profile's sampling noise (one plan
@@ -37,8 +37,8 @@ struct PredictOptions {
 };
 
 struct PredictColumn {
-  std::string label;             // "predicted: NAME (KIND)", "recorded: ..."
-  std::string profile_file;      // "" for the recorded column
+  std::string label;         // "predicted: NAME (KIND)", "recorded: ..."
+  std::string profile_file;  // "" for the recorded column
   std::string profile_name;
   std::string fingerprint_json;  // the profile's environment, "" for the recorded column
   std::string probed;            // "2026-12-01 14:02 UTC on HOST, 31 rounds"
@@ -50,15 +50,15 @@ struct PredictColumn {
 struct Prediction {
   std::string trace;
   uint64_t events = 0;
-  std::vector<PredictColumn> columns;   // first = baseline
-  Comparison comparison;                // one column each, as `compare` builds it
-  std::vector<Report> reports;          // each column after the first against the first
-  std::vector<std::string> problems;    // unreadable profiles, trace damage: one line each
+  std::vector<PredictColumn> columns;  // first = baseline
+  Comparison comparison;               // one column each, as `compare` builds it
+  std::vector<Report> reports;         // each column after the first against the first
+  std::vector<std::string> problems;   // unreadable profiles, trace damage: one line each
   // Calls of the trace that depend on the mount it was recorded on
   // (replayer/plan/speed_hazards.h): predicted as recorded, said once each.
   std::vector<std::string> warnings;
-  uint64_t window = 0;                  // the planner's, rounded up to a power of two
-  uint64_t view_bytes = 0;              // the workers' op lists at their largest
+  uint64_t window = 0;      // the planner's, rounded up to a power of two
+  uint64_t view_bytes = 0;  // the workers' op lists at their largest
   // CPU time: survey pass (load_ns), planning, the simulators, the summaries, the tables at the end
   uint64_t load_ns = 0, plan_ns = 0, simulate_ns = 0, summary_ns = 0, report_ns = 0;
 };

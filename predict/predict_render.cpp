@@ -33,8 +33,8 @@ std::string fingerprint_line(const std::string& json) {
   };
   const nlohmann::json m = j.contains("mount") ? j["mount"] : nlohmann::json();
   std::string fs = s(m, "fs_type");
-  if (m.is_object() && m.contains("fuse_subtype") && m["fuse_subtype"].is_string() && !m["fuse_subtype"].get<std::string>().empty() &&
-      fs.find('.') == std::string::npos)
+  if (m.is_object() && m.contains("fuse_subtype") && m["fuse_subtype"].is_string() &&
+      !m["fuse_subtype"].get<std::string>().empty() && fs.find('.') == std::string::npos)
     fs += "." + m["fuse_subtype"].get<std::string>();
   return fmt::format("{}, {} on {} ({}), kernel {}", s(j, "platform"), s(m, "mount_point"), fs, s(m, "kind"),
                      s(j, "kernel_release"));
@@ -80,7 +80,8 @@ std::string draws_line(const std::vector<double>& walls) {
   using fmtx::ns_of;
   return fmt::format("{} draws of the profile's latency sampling: wall median {}, range {}..{} ({:+.1f}%..{:+.1f}%)",
                      walls.size(), ns_of(s.median), ns_of(s.min), ns_of(s.max),
-                     s.median > 0 ? 100 * (s.min / s.median - 1) : 0.0, s.median > 0 ? 100 * (s.max / s.median - 1) : 0.0);
+                     s.median > 0 ? 100 * (s.min / s.median - 1) : 0.0,
+                     s.median > 0 ? 100 * (s.max / s.median - 1) : 0.0);
 }
 
 std::string text(const Prediction& p) {
@@ -147,8 +148,10 @@ std::string html_escape(std::string_view s) {
   std::string o;
   for (char ch : s) {
     const char* rep = ch == '&' ? "&amp;" : ch == '<' ? "&lt;" : ch == '>' ? "&gt;" : ch == '"' ? "&quot;" : nullptr;
-    if (rep) o += rep;
-    else o += ch;
+    if (rep)
+      o += rep;
+    else
+      o += ch;
   }
   return o;
 }
@@ -162,8 +165,9 @@ std::string html(const Prediction& p, const ReportOptions& opt) {
   for (size_t i = 0; i < p.columns.size(); ++i) {
     const PredictColumn& c = p.columns[i];
     std::string n = fmt::format("[{}] {}: ", i + 1, c.label);
-    n += c.profile_file.empty() ? c.probed
-                                : "profile " + c.profile_file + ", probed " + c.probed + "; " + fingerprint_line(c.fingerprint_json);
+    n += c.profile_file.empty()
+             ? c.probed
+             : "profile " + c.profile_file + ", probed " + c.probed + "; " + fingerprint_line(c.fingerprint_json);
     notes.push_back(n);
     if (!c.draw_walls_ns.empty()) notes.push_back(fmt::format("[{}] {}", i + 1, draws_line(c.draw_walls_ns)));
     if (!c.profile_file.empty())
@@ -183,19 +187,24 @@ std::string html(const Prediction& p, const ReportOptions& opt) {
 
 Result<std::string> render_prediction(const Prediction& p, OutputFormat format, const ReportOptions& opt) {
   switch (format) {
-    case OutputFormat::kText: return text(p);
-    case OutputFormat::kJson: return json_text(json(p), 2) + "\n";
-    case OutputFormat::kHtml: return html(p, opt);
+    case OutputFormat::kText:
+      return text(p);
+    case OutputFormat::kJson:
+      return json_text(json(p), 2) + "\n";
+    case OutputFormat::kHtml:
+      return html(p, opt);
     case OutputFormat::kMarkdown: {  // the columns' table, then what the prediction could not price
       std::string out = "Predicted for " + p.trace + "\n\n" + render_compare_markdown(p.comparison);
       for (size_t i = 0; i < p.columns.size(); ++i)
         if (!p.columns[i].profile_file.empty())
-          out += fmt::format("\n- [{}] validated error {}", i + 1, validated_error_line(column_validation(p.columns[i])));
+          out +=
+              fmt::format("\n- [{}] validated error {}", i + 1, validated_error_line(column_validation(p.columns[i])));
       out += "\n";
       for (const std::string& w : p.warnings) out += "- warning: " + w + "\n";
       return out;
     }
-    case OutputFormat::kCsv: return render_compare_csv(p.comparison);
+    case OutputFormat::kCsv:
+      return render_compare_csv(p.comparison);
     case OutputFormat::kPerfetto:
       return Status::error("predict: --format perfetto is a replay's timeline; use text, json or html");
   }

@@ -83,8 +83,7 @@ class PlanFeeder {
 // One simulator per column, each with its own cost model, over the one view.
 class ColumnSims {
  public:
-  ColumnSims(const WindowView& view, const std::vector<StreamColumn>& cols, const StreamOptions& opt,
-             uint64_t window) {
+  ColumnSims(const WindowView& view, const std::vector<StreamColumn>& cols, const StreamOptions& opt, uint64_t window) {
     for (const StreamColumn& c : cols) {
       costs_.push_back(std::make_unique<OpCost>(view, c.model, c.seed ? c.seed : opt.seed, opt.cold_start));
       sims_.push_back(std::make_unique<Simulator>(view, *costs_.back(), opt.sim, window));
@@ -146,7 +145,8 @@ EventChunks chunks_of(const std::vector<Event>& events, size_t chunk) {
   return [&events, chunk, at](std::vector<Event>& out) -> Result<bool> {
     if (*at >= events.size()) return false;
     const size_t n = std::min(chunk, events.size() - *at);
-    out.assign(events.begin() + static_cast<std::ptrdiff_t>(*at), events.begin() + static_cast<std::ptrdiff_t>(*at + n));
+    out.assign(events.begin() + static_cast<std::ptrdiff_t>(*at),
+               events.begin() + static_cast<std::ptrdiff_t>(*at + n));
     *at += n;
     return true;
   };
@@ -172,7 +172,7 @@ Result<StreamStats> simulate_stream(const PlanInputs& in, const StringLookup& st
   st.lookahead = st.window / 4;
 
   WindowSync sync(st.window, /*records=*/false);  // (each simulator keeps its own)
-  sync.waiters = false;  // the simulators run in this thread
+  sync.waiters = false;                           // the simulators run in this thread
   PlanStream ps(in, str, &survey, st.window, st.lookahead, &sync);
   const Plan& plan = ps.plan();
   WindowView view(plan, sync, survey);

@@ -30,28 +30,28 @@ EventChunks chunks_of(const std::vector<Event>& events, size_t chunk = 4096);
 
 struct StreamColumn {
   const LatencyModel* model = nullptr;  // null: every op its recorded duration
-  uint64_t seed = 0;                     // its latency draws' seed; 0: StreamOptions::seed
+  uint64_t seed = 0;                    // its latency draws' seed; 0: StreamOptions::seed
   // Each op's record, in event order, with its event and plan (none: its
   // SimStats only).
   std::function<void(const OpRecord&, const Event&, const PlanOp&)> sink;
-  SimStats sim;                          // out
-  CostNotes notes;                       // out
+  SimStats sim;     // out
+  CostNotes notes;  // out
 };
 
 struct StreamOptions {
   uint64_t window = kDefaultWindow;  // ops in the planner's window (plan_window: a power of two, >= 1,024)
   uint64_t seed = 0x5eed;
-  bool cold_start = false;           // caches cold at the start (no prepare just before)
+  bool cold_start = false;  // caches cold at the start (no prepare just before)
   SimOptions sim;
 };
 
 struct StreamStats {
   uint64_t events = 0;
   uint64_t window = 0, lookahead = 0;
-  double recorded_overlap = 0;   // the original's calls in flight (replay's options "overlap")
-  uint64_t view_bytes = 0;       // the workers' FIFOs at their largest (the plan's rings are fixed by the window)
+  double recorded_overlap = 0;  // the original's calls in flight (replay's options "overlap")
+  uint64_t view_bytes = 0;      // the workers' FIFOs at their largest (the plan's rings are fixed by the window)
   uint64_t approx_deps = 0, beyond_window = 0, moves_beyond_window = 0;  // the plan's (plan.h)
-  uint64_t survey_ns = 0, plan_ns = 0, simulate_ns = 0, sink_ns = 0;  // CPU time of each phase
+  uint64_t survey_ns = 0, plan_ns = 0, simulate_ns = 0, sink_ns = 0;     // CPU time of each phase
 };
 
 // Fails on a read error of either pass or a trace of 4G events or more.

@@ -14,8 +14,14 @@ constexpr uint32_t kNone = OpWindow::kNone;
 }  // namespace
 
 Simulator::Simulator(const WindowView& v, OpCost& cost, const SimOptions& o, uint64_t slots)
-    : v_(v), cost_(cost), opt_(o), ws_(v.worker_count()), win_(o.window_ops ? o.window_ops : slots),
-      rec_(slots), tag_(slots, 0), mask_(slots - 1) {
+    : v_(v),
+      cost_(cost),
+      opt_(o),
+      ws_(v.worker_count()),
+      win_(o.window_ops ? o.window_ops : slots),
+      rec_(slots),
+      tag_(slots, 0),
+      mask_(slots - 1) {
   heap_.reserve(ws_.size());
 }
 
@@ -83,10 +89,9 @@ void Simulator::wake(uint32_t i) {
 }
 
 void Simulator::release(uint64_t low) {
-  st_.window_bytes = std::max<uint64_t>(st_.window_bytes, win_.bytes() + rec_.size() * sizeof(OpRecord) +
-                                                              tag_.size() * sizeof(uint64_t) +
-                                                              heap_.capacity() * sizeof(Item) +
-                                                              ws_.size() * sizeof(WorkerState));
+  st_.window_bytes = std::max<uint64_t>(st_.window_bytes,
+                                        win_.bytes() + rec_.size() * sizeof(OpRecord) + tag_.size() * sizeof(uint64_t) +
+                                            heap_.capacity() * sizeof(Item) + ws_.size() * sizeof(WorkerState));
   win_.release_below(static_cast<uint32_t>(low));
 }
 
@@ -158,14 +163,18 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
   s.prev_done = end;
   s.carry = 0;
   if (fault) {
-    if (lat < fault_gap) s.carry = fault_gap - lat;
-    else s.debt += lat - fault_gap;
+    if (lat < fault_gap)
+      s.carry = fault_gap - lat;
+    else
+      s.debt += lat - fault_gap;
   } else if (issued) {
     s.debt += std::min(cost_.syscall_overhead_ns(), lat);
   }
   uint64_t completes = end;
-  if (e.nr == kEvProcExit) completes += op.own_ns;
-  else if (op.own_ns) s.carry = op.own_ns > lat ? op.own_ns - lat : 0;
+  if (e.nr == kEvProcExit)
+    completes += op.own_ns;
+  else if (op.own_ns)
+    s.carry = op.own_ns > lat ? op.own_ns - lat : 0;
   win_.set_done(i, completes);
   wake(i);  // (kPfNotify: the plan's engine waits only on these; the waiters are known here)
   ++st_.ops;
@@ -177,7 +186,8 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
     r.event_index = i;
     r.start = start;
     r.latency = lat;
-    r.lateness = static_cast<int64_t>(start) - static_cast<int64_t>(want != UINT64_MAX ? want : std::max(target, dep_done));
+    r.lateness =
+        static_cast<int64_t>(start) - static_cast<int64_t>(want != UINT64_MAX ? want : std::max(target, dep_done));
     r.dep_wait = dep_wait;
     r.gap = slept;
     r.ret = e.ret;

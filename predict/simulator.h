@@ -78,7 +78,7 @@ class Simulator {
     uint64_t pos = 0;        // next position in its FIFO
     uint32_t blocked_on = OpWindow::kNone;
     uint32_t next_waiter = OpWindow::kNone;
-    bool queued = false;     // in the heap
+    bool queued = false;  // in the heap
   };
   using Item = std::pair<uint32_t, uint32_t>;  // (next op index, worker)
 

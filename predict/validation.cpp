@@ -15,7 +15,8 @@ namespace {
 std::vector<std::string_view> split_tabs(std::string_view line) {
   std::vector<std::string_view> f;
   size_t at = 0;
-  for (size_t tab; (tab = line.find('\t', at)) != std::string_view::npos; at = tab + 1) f.push_back(line.substr(at, tab - at));
+  for (size_t tab; (tab = line.find('\t', at)) != std::string_view::npos; at = tab + 1)
+    f.push_back(line.substr(at, tab - at));
   f.push_back(line.substr(at));
   return f;
 }
@@ -49,9 +50,10 @@ Result<std::vector<ValidationRow>> parse_validation_table(std::string_view tsv) 
     ValidationRow r;
     if (f.size() != 9 || !to_double(f[4], r.truth_s) || !to_double(f[5], r.predicted_s) ||
         !to_double(f[6], r.error_pct) || r.truth_s <= 0 || (f[3] != "replay" && f[3] != "untraced"))
-      return Status::error(fmt::format("validation table line {}: want 9 tab-separated fields (profile, fs_type, "
-                                         "workload, replay|untraced, truth s, predicted s, error %, date, source)",
-                                         line_no));
+      return Status::error(
+          fmt::format("validation table line {}: want 9 tab-separated fields (profile, fs_type, "
+                      "workload, replay|untraced, truth s, predicted s, error %, date, source)",
+                      line_no));
     // The bench computed its error from unrounded times: allow the rounding
     // of both printed times, and of the printed error itself.
     const double computed = 100.0 * (r.predicted_s / r.truth_s - 1.0);
@@ -59,7 +61,7 @@ Result<std::vector<ValidationRow>> parse_validation_table(std::string_view tsv) 
                          100.0 * (r.predicted_s - half_unit(f[5])) / (r.truth_s + half_unit(f[4]));
     if (std::fabs(computed - r.error_pct) > slack / 2 + half_unit(f[6]))
       return Status::error(fmt::format("validation table line {}: error {:+.1f}% but {} s against {} s is {:+.1f}%",
-                                         line_no, r.error_pct, r.predicted_s, r.truth_s, computed));
+                                       line_no, r.error_pct, r.predicted_s, r.truth_s, computed));
     r.profile = f[0];
     r.fs_type = f[1];
     r.workload = f[2];
@@ -109,16 +111,19 @@ std::string validated_error_line(const ValidatedError& v) {
   if (v.rows.empty())
     return "none on record for this profile or its file-system type: the model's error here is unmeasured "
            "(predict/validation.tsv)";
-  const bool replays = std::all_of(v.rows.begin(), v.rows.end(), [](const ValidationRow& r) { return r.truth == "replay"; });
-  const bool untraced = std::all_of(v.rows.begin(), v.rows.end(), [](const ValidationRow& r) { return r.truth == "untraced"; });
+  const bool replays =
+      std::all_of(v.rows.begin(), v.rows.end(), [](const ValidationRow& r) { return r.truth == "replay"; });
+  const bool untraced =
+      std::all_of(v.rows.begin(), v.rows.end(), [](const ValidationRow& r) { return r.truth == "untraced"; });
   const char* against = replays ? "replays" : untraced ? "untraced runs" : "replays and untraced runs";
   const std::string dates = v.first_date == v.last_date ? v.first_date : v.first_date + ".." + v.last_date;
   if (v.rows.size() == 1)
     return fmt::format("{:+.1f}% on 1 workload ({}) against {} on {}, {} (predict/validation.tsv)", v.median_pct,
                        v.rows[0].workload, against, v.basis, dates);
-  return fmt::format("{:+.1f}%..{:+.1f}% (median {:+.1f}%) over {} workloads against {} on {}, {} "
-                     "(predict/validation.tsv)",
-                     v.min_pct, v.max_pct, v.median_pct, v.rows.size(), against, v.basis, dates);
+  return fmt::format(
+      "{:+.1f}%..{:+.1f}% (median {:+.1f}%) over {} workloads against {} on {}, {} "
+      "(predict/validation.tsv)",
+      v.min_pct, v.max_pct, v.median_pct, v.rows.size(), against, v.basis, dates);
 }
 
 }  // namespace fsr

@@ -19,8 +19,8 @@ struct ValidationRow {
   std::string workload;  // "git-clone"
   std::string truth;     // "replay" or "untraced"
   double truth_s = 0, predicted_s = 0, error_pct = 0;
-  std::string date;      // "2026-12-01"
-  std::string source;    // the result file or document the row is copied from
+  std::string date;    // "2026-12-01"
+  std::string source;  // the result file or document the row is copied from
 };
 
 struct ValidatedError {

@@ -27,7 +27,11 @@ class WindowView {
  public:
   // `survey`: the plan's table sizes and workers (the pass before, survey.h).
   WindowView(const Plan& plan, const WindowSync& sync, const PlanSurvey& survey)
-      : plan_(plan), sync_(sync), fifo_(survey.workers), map_path_(survey.maps, kNoPath), paths_(survey.paths),
+      : plan_(plan),
+        sync_(sync),
+        fifo_(survey.workers),
+        map_path_(survey.maps, kNoPath),
+        paths_(survey.paths),
         ofds_(survey.ofds) {}
 
   // Op i (the planner's newest) was added: onto its worker's FIFO.

@@ -224,9 +224,11 @@ void round_measure(ProbeScript& s, const RoundSpec& r) {
 void stale_setup(ProbeScript& s) {
   s.mkdir("stale", untimed());
   for (uint64_t ms : kStaleDelaysMs)
-    for (size_t j = 0; j < kStalePerDelay; ++j) s.make_file("stale/t" + std::to_string(ms) + "_" + std::to_string(j), 0);
+    for (size_t j = 0; j < kStalePerDelay; ++j)
+      s.make_file("stale/t" + std::to_string(ms) + "_" + std::to_string(j), 0);
   for (uint64_t ms : kStaleDelaysMs)
-    for (size_t j = 0; j < kStalePerDelay; ++j) s.stat("stale/t" + std::to_string(ms) + "_" + std::to_string(j), true, untimed());
+    for (size_t j = 0; j < kStalePerDelay; ++j)
+      s.stat("stale/t" + std::to_string(ms) + "_" + std::to_string(j), true, untimed());
 }
 
 void stale_measure(ProbeScript& s, size_t k) {

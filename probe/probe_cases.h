@@ -34,7 +34,7 @@ void round_measure(ProbeScript& s, const RoundSpec& r);
 // Files of the round whose page cache a cold round drops (relative to P).
 std::vector<std::string> round_data_files(const RoundSpec& r);
 std::string round_dir(const RoundSpec& r);
-void stale_setup(ProbeScript& s);            // makes and touches the stale sets
+void stale_setup(ProbeScript& s);  // makes and touches the stale sets
 void stale_measure(ProbeScript& s, size_t delay_index);
 
 }  // namespace fsr

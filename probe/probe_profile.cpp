@@ -45,7 +45,8 @@ void finish_profile(ProbeSamples& s, uint32_t ref_depth, Profile& p) {
         cold.temp = Temp::kCold;
         cold.param = ref_depth;
         p.cases.push_back(std::move(cold));
-        p.notes.push_back(fmt::format("cold stat taken from the stat {} ms after a touch (caches not dropped)", c.param));
+        p.notes.push_back(
+            fmt::format("cold stat taken from the stat {} ms after a touch (caches not dropped)", c.param));
         break;
       }
   }

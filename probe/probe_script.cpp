@@ -175,7 +175,8 @@ Plan ProbeScript::plan(const std::string& target_dir, const std::string& scratch
   in.scratch_dir = scratch_dir;
   in.initial.pid = kPid;
   in.initial.cwd = std::string(kRoot) + "/" + dir_;
-  return build_plan(ev_, [this](StrId id) { return str(id); }, in);
+  return build_plan(
+      ev_, [this](StrId id) { return str(id); }, in);
 }
 
 }  // namespace fsr

@@ -34,8 +34,8 @@ namespace fsr {
 namespace {
 
 struct Session {
-  std::string dir;        // the probed directory (real path)
-  std::string priv;       // P, relative to dir
+  std::string dir;           // the probed directory (real path)
+  std::string priv;          // P, relative to dir
   UniqueFd dir_fd, priv_fd;  // closed after ~Session's remove(), priv_fd first
   Features features;
   const std::atomic<bool>* stop = nullptr;
@@ -101,9 +101,11 @@ Status run_script(Session& s, const ProbeScript& script) {
     const bool as_recorded = tag.any_result || (ret < 0) == (ev[i].ret < 0);
     if (!tag.timed) {
       if (!as_recorded && ev[i].ret >= 0)
-        st = Status::error(fmt::format("cannot prepare the probe's files in {}/{}: {} of {} failed: {}", s.dir, s.priv,
-                                       syscall_name(ev[i].nr), script.str(ev[i].path[0] ? ev[i].path[0] : ev[i].path[1]),
-                                       std::strerror(static_cast<int>(-ret))) + last_failure);
+        st =
+            Status::error(fmt::format("cannot prepare the probe's files in {}/{}: {} of {} failed: {}", s.dir, s.priv,
+                                      syscall_name(ev[i].nr), script.str(ev[i].path[0] ? ev[i].path[0] : ev[i].path[1]),
+                                      std::strerror(static_cast<int>(-ret))) +
+                          last_failure);
       continue;
     }
     if (!issued || (flags & kOfSkipped) || !as_recorded) {
@@ -112,7 +114,8 @@ Status run_script(Session& s, const ProbeScript& script) {
                                  script.str(ev[i].path[0] ? ev[i].path[0] : ev[i].path[1]), ret);
       continue;
     }
-    s.samples.add(tag.kind, tag.temp, tag.param_is_ret ? static_cast<uint64_t>(std::max<int64_t>(ret, 0)) : tag.param, ns);
+    s.samples.add(tag.kind, tag.temp, tag.param_is_ret ? static_cast<uint64_t>(std::max<int64_t>(ret, 0)) : tag.param,
+                  ns);
   }
   release_all(env);
   return st;
@@ -182,14 +185,16 @@ void clear_stale_probe_dirs(const ProbeOptions& o, Session& s) {
     o.on_notice(fmt::format("could not remove {} private director{} of probes killed earlier from {}: {}",
                             failed.size(), failed.size() == 1 ? "y" : "ies", s.dir, list(failed)));
   if (!running.empty())
-    o.on_notice(fmt::format("{} has the private director{} of a probe still running: {}; left in place (its I/O "
-                            "disturbs this probe's timings: let it finish first)",
-                            s.dir, running.size() == 1 ? "y" : "ies", list(running)));
+    o.on_notice(
+        fmt::format("{} has the private director{} of a probe still running: {}; left in place (its I/O "
+                    "disturbs this probe's timings: let it finish first)",
+                    s.dir, running.size() == 1 ? "y" : "ies", list(running)));
 }
 
 Status open_session(const ProbeOptions& o, Session& s) {
   char* real = realpath(o.dir.c_str(), nullptr);
-  if (!real) return Status::error(o.dir + ": " + std::strerror(errno) + " (give an existing directory on the mount to probe)");
+  if (!real)
+    return Status::error(o.dir + ": " + std::strerror(errno) + " (give an existing directory on the mount to probe)");
   s.dir = real;
   free(real);
   s.dir_fd.reset(::open(s.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));

@@ -25,12 +25,12 @@ inline constexpr double kProbeMinDurationS = 5;
 
 struct ProbeOptions {
   std::string dir;
-  std::string name;            // profile name; "" = the mount kind
-  double duration_s = 60;      // time budget (the probe may end sooner; below kProbeMinDurationS, later)
-  bool drop_caches = true;     // cold rounds when root
+  std::string name;         // profile name; "" = the mount kind
+  double duration_s = 60;   // time budget (the probe may end sooner; below kProbeMinDurationS, later)
+  bool drop_caches = true;  // cold rounds when root
   uint32_t max_rounds = 200;
   uint32_t cold_rounds = 6;
-  uint32_t samples = 8;        // per case and round
+  uint32_t samples = 8;  // per case and round
   // Keep every other CPU busy with a spinner at nice 19 while measuring,
   // as some replays' own threads keep them: a file system served by another
   // process (FUSE, sshfs) answers faster when its server wakes on a busy CPU

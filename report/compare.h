@@ -23,7 +23,7 @@ struct CompareColumn {
   ResultStats stats;
   PathAttribution path;
   DepWaitSummary dep_wait;
-  std::vector<double> walls_ns;                          // per run
+  std::vector<double> walls_ns;                           // per run
   std::vector<std::array<double, kClassCount>> class_ns;  // per run: each class's summed latency
 };
 
@@ -35,7 +35,7 @@ struct CompareColumn {
 // mount sends (issue 41: git re-reads racily clean files on a slow mount,
 // `ls -l` stops its xattr probes after the first EOPNOTSUPP).
 struct BehaviourRow {
-  std::string kind;             // "class", "process", "directory"
+  std::string kind;  // "class", "process", "directory"
   std::string key;
   std::vector<uint64_t> calls;  // per column (0 for a column that is no recording)
 };
@@ -50,8 +50,8 @@ struct Comparison {
   // (at most kBehaviourMaxRows), and how many rows passed in all.
   std::vector<BehaviourRow> behaviour;
   size_t behaviour_rows = 0;
-  bool behaviour_compared = false;  // two recordings or more were compared
-  size_t runs = 1;                    // runs per column (the fewest any column has)
+  bool behaviour_compared = false;        // two recordings or more were compared
+  size_t runs = 1;                        // runs per column (the fewest any column has)
   std::vector<std::string> run_warnings;  // wide spreads, cold first runs (run_spread.h)
 };
 

@@ -52,8 +52,7 @@ CriticalPathBuilder::~CriticalPathBuilder() = default;
 // slept right after the worker's previous op; when a dependency released the
 // op instead, the gap is not on the path, but for a thread's first op, whose
 // start-up gap follows its creator.
-void CriticalPathBuilder::extend(const OpRecord& op, size_t position, const Done* pred, bool via_dep,
-                                 Done& d) const {
+void CriticalPathBuilder::extend(const OpRecord& op, size_t position, const Done* pred, bool via_dep, Done& d) const {
   d.event_index = op.event_index;
   d.start = op.start;
   d.end = op.start + op.latency;
@@ -93,8 +92,8 @@ const CriticalPathBuilder::Done& CriticalPathBuilder::best() const {
 void CriticalPathBuilder::add(const OpRecord& op, size_t position) {
   Last& last = last_[op.worker];
   const Done* prev = last.event_index == UINT64_MAX ? nullptr
-                     : last.spilled                ? last.spilled.get()
-                                                   : &window_[last.event_index % window_.size()];
+                     : last.spilled                 ? last.spilled.get()
+                                                    : &window_[last.event_index % window_.size()];
   const Done* pred = prev && prev->start <= op.start ? prev : nullptr;
   bool via_dep = false;
   if (op.dep_wait > 0 && op.waited_on > 0 && op.waited_on - 1 < op.event_index) {

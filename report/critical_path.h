@@ -29,12 +29,13 @@ struct PathAttribution {
   std::array<uint64_t, kClassCount> class_ns{};
   uint64_t compute_ns = 0;
   uint64_t unexplained_ns = 0;
-  uint64_t wall_ns = 0;             // max(given wall, last op end)
-  uint64_t path_ops = 0;            // ops on the path
-  std::vector<size_t> path;         // their positions, last op first (only when asked for: tests)
-  uint64_t window_misses = 0;       // first ops of a worker that waited on an op older than the builder's window (unexplained instead)
+  uint64_t wall_ns = 0;      // max(given wall, last op end)
+  uint64_t path_ops = 0;     // ops on the path
+  std::vector<size_t> path;  // their positions, last op first (only when asked for: tests)
+  uint64_t window_misses =
+      0;  // first ops of a worker that waited on an op older than the builder's window (unexplained instead)
 
-  uint64_t total() const;           // sum of all parts; == wall_ns
+  uint64_t total() const;  // sum of all parts; == wall_ns
 };
 
 class CriticalPathBuilder {
@@ -61,10 +62,10 @@ class CriticalPathBuilder {
   // An op's state is copied out of the window only when its slot is about
   // to be reused while it is still its worker's last op or the best one.
   bool keep_path_;
-  std::vector<Done> window_;                   // by event index modulo its size
-  std::unordered_map<uint32_t, Last> last_;    // per worker: its last op so far (never erased)
-  uint64_t best_index_ = UINT64_MAX;           // the op that ended last so far (UINT64_MAX: none)
-  std::unique_ptr<Done> best_;                 // ... once its slot was reused (else event_index UINT64_MAX)
+  std::vector<Done> window_;                 // by event index modulo its size
+  std::unordered_map<uint32_t, Last> last_;  // per worker: its last op so far (never erased)
+  uint64_t best_index_ = UINT64_MAX;         // the op that ended last so far (UINT64_MAX: none)
+  std::unique_ptr<Done> best_;               // ... once its slot was reused (else event_index UINT64_MAX)
   uint64_t misses_ = 0;
 };
 

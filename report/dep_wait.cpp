@@ -29,8 +29,7 @@ DepWaitSummary DepWaitAccumulator::finish(const TraceHeader& header, uint64_t wa
   d.worker_ns = uint64_t(workers_) * wall_ns;
   const double replayed = in_flight_.finish();
   if (!in_flight_.empty()) d.overlap_replayed = replayed;
-  const auto opts = nlohmann::json::parse(header.options_json.empty() ? "{}" : header.options_json,
-                                          nullptr, false);
+  const auto opts = nlohmann::json::parse(header.options_json.empty() ? "{}" : header.options_json, nullptr, false);
   if (opts.is_object() && opts.contains("overlap") && opts["overlap"].contains("recorded") &&
       opts["overlap"]["recorded"].is_number())
     d.overlap_recorded = opts["overlap"]["recorded"].get<double>();

@@ -6,7 +6,7 @@
 
 namespace fsr {
 namespace {
-constexpr unsigned kSubBits = 6;                 // 64 sub-buckets per octave
+constexpr unsigned kSubBits = 6;  // 64 sub-buckets per octave
 constexpr uint64_t kSub = uint64_t{1} << kSubBits;
 }  // namespace
 

@@ -23,11 +23,16 @@ std::optional<OutputFormat> parse_output_format(std::string_view name) {
 std::string render_report(const ResultSummary& target, const ResultSummary* baseline, OutputFormat format,
                           const ReportOptions& opt) {
   switch (format) {
-    case OutputFormat::kText: return render_report_text(build_report(target, baseline, opt));
-    case OutputFormat::kJson: return json_text(report_to_json(build_report(target, baseline, opt)), 2) + "\n";
-    case OutputFormat::kMarkdown: return render_report_markdown(build_report(target, baseline, opt));
-    case OutputFormat::kCsv: return render_report_csv(build_report(target, baseline, opt));
-    case OutputFormat::kPerfetto: return {};  // a timeline needs every op: see the ResultSet overload
+    case OutputFormat::kText:
+      return render_report_text(build_report(target, baseline, opt));
+    case OutputFormat::kJson:
+      return json_text(report_to_json(build_report(target, baseline, opt)), 2) + "\n";
+    case OutputFormat::kMarkdown:
+      return render_report_markdown(build_report(target, baseline, opt));
+    case OutputFormat::kCsv:
+      return render_report_csv(build_report(target, baseline, opt));
+    case OutputFormat::kPerfetto:
+      return {};  // a timeline needs every op: see the ResultSet overload
     case OutputFormat::kHtml: {
       std::vector<const ResultSummary*> cols;
       if (baseline) cols.push_back(baseline);
@@ -49,13 +54,19 @@ Result<std::string> render_compare(const std::vector<std::vector<const ResultSum
                                    const ReportOptions& opt) {
   const Comparison c = compare_runs(runs);
   switch (format) {
-    case OutputFormat::kText: return render_compare_text(c);
-    case OutputFormat::kJson: return json_text(compare_to_json(c), 2) + "\n";
-    case OutputFormat::kMarkdown: return render_compare_markdown(c);
-    case OutputFormat::kCsv: return render_compare_csv(c);
-    case OutputFormat::kHtml: return render_html(c, {.title = "fsreplay compare", .top = opt.top});
+    case OutputFormat::kText:
+      return render_compare_text(c);
+    case OutputFormat::kJson:
+      return json_text(compare_to_json(c), 2) + "\n";
+    case OutputFormat::kMarkdown:
+      return render_compare_markdown(c);
+    case OutputFormat::kCsv:
+      return render_compare_csv(c);
+    case OutputFormat::kHtml:
+      return render_html(c, {.title = "fsreplay compare", .top = opt.top});
     case OutputFormat::kPerfetto:
-      return Status::error("compare: --format perfetto shows one replay's timeline; use `fsreplay report RESULT --format perfetto`");
+      return Status::error(
+          "compare: --format perfetto shows one replay's timeline; use `fsreplay report RESULT --format perfetto`");
   }
   return Status::error("compare: unknown format");
 }

@@ -15,21 +15,29 @@ std::string esc(std::string_view s) {
   std::string o;
   for (char ch : s) {
     switch (ch) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += ch;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += ch;
     }
   }
   return o;
 }
 
 // One colour per class (ColorBrewer-like, readable on white), then compute, unexplained.
-const char* kClassColors[kClassCount] = {
-    "#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6", "#bcf60c",
-    "#fabebe", "#008080", "#e6beff", "#9a6324", "#800000", "#aaffc3", "#808000", "#ffd8b1", "#000075",
-    "#a9a9a9", "#5f5f5f"};
+const char* kClassColors[kClassCount] = {"#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4", "#46f0f0",
+                                         "#f032e6", "#bcf60c", "#fabebe", "#008080", "#e6beff", "#9a6324", "#800000",
+                                         "#aaffc3", "#808000", "#ffd8b1", "#000075", "#a9a9a9", "#5f5f5f"};
 constexpr const char* kComputeColor = "#cfcfcf";
 constexpr const char* kUnexplainedColor = "#f2f2f2";
 const char* kLineColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
@@ -57,8 +65,8 @@ std::string stacked_bars(const std::string& id, const std::vector<std::string>& 
       id, label_w + bar_w + 110, h);
   for (size_t i = 0; i < bars.size(); ++i) {
     const int y = top + int(i) * row_h;
-    o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"lbl\">{}</text>\n", label_w - 8,
-                     y + 18, esc(fmtx::fit_left(labels[i], 28)));
+    o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"lbl\">{}</text>\n", label_w - 8, y + 18,
+                     esc(fmtx::fit_left(labels[i], 28)));
     double x = label_w;
     uint64_t total = 0;
     for (const Segment& s : bars[i]) {
@@ -73,8 +81,8 @@ std::string stacked_bars(const std::string& id, const std::vector<std::string>& 
     }
     o += fmt::format("<text x=\"{:.2f}\" y=\"{}\" class=\"val\">{}</text>\n", x + 6, y + 18, fmtx::ns(total));
   }
-  o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n", label_w, top - 2,
-                   label_w, h - 20);
+  o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n", label_w, top - 2, label_w,
+                   h - 20);
   o += "</svg>\n";
   return o;
 }
@@ -110,14 +118,16 @@ std::string cdf_chart(SyscallClass cls, const Comparison& c) {
       class_name(cls), w, h, l, class_name(cls));
   for (double e = llo; e <= lhi; e += 1) {
     const double x = X(uint64_t(std::pow(10.0, e)));
-    o += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"grid\"/>"
-                     "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" class=\"ax\">{4}</text>\n",
-                     x, t, h - b, h - b + 14, fmtx::ns(uint64_t(std::pow(10.0, e))));
+    o += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"grid\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" class=\"ax\">{4}</text>\n",
+        x, t, h - b, h - b + 14, fmtx::ns(uint64_t(std::pow(10.0, e))));
   }
   for (double f : {0.0, 0.5, 0.9, 1.0})
-    o += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" class=\"grid\"/>"
-                     "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\" class=\"ax\">{5}</text>\n",
-                     l, Y(f), w - r, l - 4, Y(f) + 4, fmt::format("{:.0f}%", f * 100));
+    o += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" class=\"grid\"/>"
+        "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\" class=\"ax\">{5}</text>\n",
+        l, Y(f), w - r, l - 4, Y(f) + 4, fmt::format("{:.0f}%", f * 100));
   for (size_t i = 0; i < c.columns.size(); ++i) {
     const LogHistogram& hg = c.columns[i].stats.by_class[size_t(cls)];
     if (hg.count() == 0) continue;
@@ -129,10 +139,11 @@ std::string cdf_chart(SyscallClass cls, const Comparison& c) {
       pts += fmt::format(" {0:.1f},{1:.1f} {0:.1f},{2:.1f}", X(bk.value), y0, Y(double(seen) / double(hg.count())));
     }
     // Later mounts dashed, so identical distributions stay visible.
-    o += fmt::format("<polyline class=\"cdfline\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} points=\"{}\">"
-                     "<title>{}</title></polyline>\n",
-                     kLineColors[i % std::size(kLineColors)], i ? " stroke-dasharray=\"6 4\"" : "", pts,
-                     esc(c.columns[i].run.label));
+    o += fmt::format(
+        "<polyline class=\"cdfline\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} points=\"{}\">"
+        "<title>{}</title></polyline>\n",
+        kLineColors[i % std::size(kLineColors)], i ? " stroke-dasharray=\"6 4\"" : "", pts,
+        esc(c.columns[i].run.label));
   }
   o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"ax\">latency (log)</text>\n",
                    (l + w - r) / 2, h - 4);
@@ -158,7 +169,8 @@ std::string group_table(const std::string& id, const char* title, const char* ke
   auto key = [&](const std::vector<uint64_t>& v) {
     return c.columns.size() > 1 ? int64_t(v.back()) - int64_t(v.front()) : int64_t(v.front());
   };
-  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return key(a.second) > key(b.second); });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const auto& a, const auto& b) { return key(a.second) > key(b.second); });
   if (rows.size() > top) rows.resize(top);
   std::string o = fmt::format("<h2>{}</h2>\n<table id=\"{}\"><tr><th>{}</th>", title, id, key_name);
   for (const CompareColumn& col : c.columns) o += "<th>" + esc(column_head(col.run)) + "</th>";
@@ -215,19 +227,49 @@ svg .grid{stroke:#e4e4e4}.cdfs svg{margin:4px 8px 4px 0;border:1px solid #eee}
 </style>
 )";
 
+// Where two recordings or more did different work (compare.h): the
+// behaviour diff's table, or that there is none.
+std::string behaviour_html(const Comparison& c) {
+  std::string o;
+  o += fmt::format(
+      "<h2>Behaviour diff: where the recordings did different work</h2>\n<p>Calls; rows where a "
+      "recording differs from the first one by at least {} calls and {:.0f}%. A replay of one "
+      "recording sends what that run did, not what a run on the other mount does.</p>\n",
+      kBehaviourMinCalls, kBehaviourMinShare * 100);
+  if (c.behaviour.empty()) {
+    o += "<p id=\"behaviour-diff\">None: the recordings made the same calls.</p>\n";
+  } else {
+    o += "<table id=\"behaviour-diff\"><tr><th>kind</th><th>key</th>";
+    for (size_t i = 0; i < c.columns.size(); ++i)
+      if (c.columns[i].run.recording) o += fmt::format("<th>[{}] {}</th>", i + 1, esc(c.columns[i].run.short_label));
+    o += "</tr>\n";
+    for (const BehaviourRow& r : c.behaviour) {
+      o += fmt::format("<tr><td class=\"k\">{}</td><td class=\"k\">{}</td>", esc(r.kind), esc(r.key));
+      for (size_t i = 0; i < c.columns.size(); ++i)
+        if (c.columns[i].run.recording) o += fmt::format("<td>{}</td>", r.calls[i]);
+      o += "</tr>\n";
+    }
+    o += "</table>\n";
+  }
+  return o;
+}
+
 }  // namespace
 
 std::string render_html(const Comparison& c, const HtmlOptions& opt) {
   std::string o = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" + esc(opt.title) +
-                  "</title>\n" + kStyle + "</head><body>\n<h1>" + esc(opt.title) + "</h1>\n<table id=\"runs\">"
+                  "</title>\n" + kStyle + "</head><body>\n<h1>" + esc(opt.title) +
+                  "</h1>\n<table id=\"runs\">"
                   "<tr><th>#</th><th>mount</th><th>wall</th><th>ops</th><th>wall vs first</th></tr>\n";
   for (size_t i = 0; i < c.columns.size(); ++i) {
     const RunInfo& ri = c.columns[i].run;
     const uint64_t first = c.columns[0].run.wall_ns;
-    o += fmt::format("<tr><td>{}</td><td class=\"k\">{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", i + 1,
-                     esc(ri.label) + (ri.different_trace ? " <b class=\"diverged\">DIFFERENT TRACE: " + esc(ri.source_trace) + "</b>" : ""),
-                     ri.diverged ? " <b class=\"diverged\">DIVERGED</b>" : "", fmtx::ns(ri.wall_ns), ri.ops,
-                     first ? fmtx::ratio(double(ri.wall_ns) / double(first)) : "-");
+    o += fmt::format(
+        "<tr><td>{}</td><td class=\"k\">{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", i + 1,
+        esc(ri.label) +
+            (ri.different_trace ? " <b class=\"diverged\">DIFFERENT TRACE: " + esc(ri.source_trace) + "</b>" : ""),
+        ri.diverged ? " <b class=\"diverged\">DIVERGED</b>" : "", fmtx::ns(ri.wall_ns), ri.ops,
+        first ? fmtx::ratio(double(ri.wall_ns) / double(first)) : "-");
   }
   o += "</table>\n";
 
@@ -293,27 +335,7 @@ std::string render_html(const Comparison& c, const HtmlOptions& opt) {
   o += dep_wait_html(c);
   o += group_table("top-processes", "Top processes", "process", c, &ResultStats::by_process, opt.top);
   o += group_table("top-dirs", "Top directories", "directory", c, &ResultStats::by_dir, opt.top);
-  if (c.behaviour_compared) {  // two recordings or more (compare.h)
-    o += fmt::format("<h2>Behaviour diff: where the recordings did different work</h2>\n<p>Calls; rows where a "
-                     "recording differs from the first one by at least {} calls and {:.0f}%. A replay of one "
-                     "recording sends what that run did, not what a run on the other mount does.</p>\n",
-                     kBehaviourMinCalls, kBehaviourMinShare * 100);
-    if (c.behaviour.empty()) {
-      o += "<p id=\"behaviour-diff\">None: the recordings made the same calls.</p>\n";
-    } else {
-      o += "<table id=\"behaviour-diff\"><tr><th>kind</th><th>key</th>";
-      for (size_t i = 0; i < c.columns.size(); ++i)
-        if (c.columns[i].run.recording) o += fmt::format("<th>[{}] {}</th>", i + 1, esc(c.columns[i].run.short_label));
-      o += "</tr>\n";
-      for (const BehaviourRow& r : c.behaviour) {
-        o += fmt::format("<tr><td class=\"k\">{}</td><td class=\"k\">{}</td>", esc(r.kind), esc(r.key));
-        for (size_t i = 0; i < c.columns.size(); ++i)
-          if (c.columns[i].run.recording) o += fmt::format("<td>{}</td>", r.calls[i]);
-        o += "</tr>\n";
-      }
-      o += "</table>\n";
-    }
-  }
+  if (c.behaviour_compared) o += behaviour_html(c);  // two recordings or more (compare.h)
   o += "</body></html>\n";
   return o;
 }

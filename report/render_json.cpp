@@ -210,10 +210,12 @@ nlohmann::ordered_json compare_to_json(const Comparison& c) {
     r["ratio_to_first"] = ratios;
     rows.push_back(std::move(r));
   };
-  row("wall", [](const CompareColumn& col) { return col.run.wall_ns; },
+  row(
+      "wall", [](const CompareColumn& col) { return col.run.wall_ns; },
       [](const CompareColumn& col) { return col.run.ops; });
   for (SyscallClass cls : c.classes)
-    row(std::string(class_name(cls)), [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].sum(); },
+    row(
+        std::string(class_name(cls)), [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].sum(); },
         [cls](const CompareColumn& col) { return col.stats.by_class[size_t(cls)].count(); });
   if (c.runs > 1) {  // every row's runs: each mount's spread, and its ratio to the first's
     auto runs_of = [&](size_t k, const CompareColumn& col) {

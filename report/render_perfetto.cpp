@@ -17,7 +17,9 @@ namespace {
 std::string json_str(std::string_view s) { return json_text(nlohmann::json(std::string(s))); }
 
 // Trace-event times are microseconds; print ns exactly as a 3-digit fraction.
-void append_us(std::string& out, uint64_t ns) { fmt::format_to(std::back_inserter(out), "{}.{:03}", ns / 1000, ns % 1000); }
+void append_us(std::string& out, uint64_t ns) {
+  fmt::format_to(std::back_inserter(out), "{}.{:03}", ns / 1000, ns % 1000);
+}
 
 }  // namespace
 
@@ -25,7 +27,7 @@ std::string perfetto_trace(const ResultSet& rs) {
   const ProcessNaming pn = name_processes(rs);
   std::unordered_map<StrId, std::string> path_json;
   std::unordered_map<uint16_t, std::pair<std::string, std::string>> nr_json;  // name, class
-  std::map<uint32_t, uint32_t> pid_name;  // pid -> name index (first seen)
+  std::map<uint32_t, uint32_t> pid_name;                                      // pid -> name index (first seen)
   std::set<std::pair<uint32_t, uint32_t>> tracks;
   std::string out = "{\"traceEvents\":[\n";
   bool first = true;
@@ -62,12 +64,14 @@ std::string perfetto_trace(const ResultSet& rs) {
                    json_str(pn.names[name] + " (pid " + std::to_string(pid) + ")"));
   }
   for (const auto& [pid, worker] : tracks)
-    fmt::format_to(std::back_inserter(out),
-                   ",\n{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"worker {}\"}}}}",
-                   pid, worker, worker);
-  fmt::format_to(std::back_inserter(out),
-                 "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{{\"target\":{},\"source_trace\":{},\"wall_ns\":{}}}}}\n",
-                 json_str(rs.header.target), json_str(rs.header.source_trace), rs.wall_ns());
+    fmt::format_to(
+        std::back_inserter(out),
+        ",\n{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"worker {}\"}}}}", pid,
+        worker, worker);
+  fmt::format_to(
+      std::back_inserter(out),
+      "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{{\"target\":{},\"source_trace\":{},\"wall_ns\":{}}}}}\n",
+      json_str(rs.header.target), json_str(rs.header.source_trace), rs.wall_ns());
   return out;
 }
 

@@ -16,9 +16,12 @@ using fmtx::ratio;
 std::string cell(std::string_view s) {
   std::string out;
   for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else out += ch;
+    if (ch == '|')
+      out += "\\|";
+    else if (ch == '\n' || ch == '\r')
+      out += ' ';
+    else
+      out += ch;
   }
   return out;
 }
@@ -84,17 +87,18 @@ std::string render_compare_markdown(const Comparison& c) {
                               : fmt::format(" {} |", ns_d(s.median));
       if (i == 0) continue;
       const RatioSpread r = ratio_of(per[i], per[0]);
-      out += r.has_interval ? fmt::format(" {} [{}, {}]{} |", ratio(r.ratio), ratio(r.lo), ratio(r.hi),
-                                          r.significant ? " \\*" : "")
-                            : fmt::format(" {} |", per[0].empty() || spread_of(per[0]).median <= 0 ? "-" : ratio(r.ratio));
+      out +=
+          r.has_interval
+              ? fmt::format(" {} [{}, {}]{} |", ratio(r.ratio), ratio(r.lo), ratio(r.hi), r.significant ? " \\*" : "")
+              : fmt::format(" {} |", per[0].empty() || spread_of(per[0]).median <= 0 ? "-" : ratio(r.ratio));
     }
     out += "\n";
   }
-  out += c.runs > 1
-             ? fmt::format("\nMedians of {} runs per mount, [{:.0f}% interval of the median, bootstrap]; ratios "
-                           "against [1], \\* where the ratio's interval excludes 1.\n",
-                           c.runs, kConfidence * 100)
-             : "\nOne run per mount: no interval (`--runs N` gives them).\n";
+  out += c.runs > 1 ? fmt::format(
+                          "\nMedians of {} runs per mount, [{:.0f}% interval of the median, bootstrap]; ratios "
+                          "against [1], \\* where the ratio's interval excludes 1.\n",
+                          c.runs, kConfidence * 100)
+                    : "\nOne run per mount: no interval (`--runs N` gives them).\n";
   out += "Class rows: summed op latencies; wall: the replay's wall time (a recording's span).\n";
   return out;
 }
@@ -105,8 +109,8 @@ std::string render_compare_csv(const Comparison& c) {
   for (const auto& [name, per] : compare_rows(c)) {
     for (size_t i = 0; i < per.size(); ++i) {
       const Spread s = spread_of(per[i]);
-      out += fmt::format("{},{},{},{},{:.0f},", csv_field(name), i + 1, csv_field(c.columns[i].run.label), s.n,
-                         s.median);
+      out +=
+          fmt::format("{},{},{},{},{:.0f},", csv_field(name), i + 1, csv_field(c.columns[i].run.label), s.n, s.median);
       out += s.has_interval() ? fmt::format("{:.0f},{:.0f},", s.lo, s.hi) : ",,";
       if (i == 0 || spread_of(per[0]).median <= 0) {
         out += ",,,\n";

@@ -16,8 +16,8 @@ using fmtx::ratio;
 using fmtx::signed_ns;
 
 std::string run_line(const char* role, const RunInfo& ri) {
-  std::string s = fmt::format("  {:<9} {:<40} wall {:>9}  ops {}", role, fmtx::fit_left(ri.label, 40),
-                              ns(ri.wall_ns), ri.ops);
+  std::string s =
+      fmt::format("  {:<9} {:<40} wall {:>9}  ops {}", role, fmtx::fit_left(ri.label, 40), ns(ri.wall_ns), ri.ops);
   if (ri.skipped || ri.divergent) s += fmt::format(" ({} skipped, {} divergent)", ri.skipped, ri.divergent);
   s += "\n";
   if (ri.divergent_mount)
@@ -25,20 +25,22 @@ std::string run_line(const char* role, const RunInfo& ri) {
                      ri.divergent_mount, ri.divergent);
   for (const auto& [why, n] : ri.mount_why) s += fmt::format("  {:<9}   {} ops: {}\n", "", n, why);
   if (ri.different_trace)
-    s += fmt::format("  {:<9} DIFFERENT TRACE (a different workload): its ratios compare different work\n"
-                     "  {:<9} replays {} (trace id {})\n",
-                     "", "", fmtx::fit_left(ri.source_trace.empty() ? std::string("?") : ri.source_trace, 50),
-                     format_trace_id(ri.source_trace_id));
+    s += fmt::format(
+        "  {:<9} DIFFERENT TRACE (a different workload): its ratios compare different work\n"
+        "  {:<9} replays {} (trace id {})\n",
+        "", "", fmtx::fit_left(ri.source_trace.empty() ? std::string("?") : ri.source_trace, 50),
+        format_trace_id(ri.source_trace_id));
   if (ri.diverged)
-    s += fmt::format("  DIVERGED: more than {}% of its ops returned another result than recorded; "
-                     "its times measure something else than the original\n",
-                     ri.max_divergence_pct);
+    s += fmt::format(
+        "  DIVERGED: more than {}% of its ops returned another result than recorded; "
+        "its times measure something else than the original\n",
+        ri.max_divergence_pct);
   // The replayer's mappings, when they came near the kernel's limit (replay.h).
-  if (const auto& a = ri.address_space; a && a->max_map_count &&
-      (a->enomem || a->peak_mappings * 2 >= a->max_map_count)) {
+  if (const auto& a = ri.address_space;
+      a && a->max_map_count && (a->enomem || a->peak_mappings * 2 >= a->max_map_count)) {
     s += fmt::format("  {:<9} {} at most, {:.0f}% of vm.max_map_count {}; {} address spaces at once", "mappings",
-                     a->peak_mappings, 100.0 * double(a->peak_mappings) / double(a->max_map_count),
-                     a->max_map_count, a->peak_spaces);
+                     a->peak_mappings, 100.0 * double(a->peak_mappings) / double(a->max_map_count), a->max_map_count,
+                     a->peak_spaces);
     if (a->enomem) s += fmt::format("; {} mmaps failed with ENOMEM (raise vm.max_map_count)", a->enomem);
     s += "\n";
   }
@@ -46,23 +48,23 @@ std::string run_line(const char* role, const RunInfo& ri) {
   return s;
 }
 
-void group_table(std::string& out, const char* title, const char* key_name,
-                 const std::vector<GroupRow>& rows, size_t total, bool with_baseline) {
+void group_table(std::string& out, const char* title, const char* key_name, const std::vector<GroupRow>& rows,
+                 size_t total, bool with_baseline) {
   out += fmt::format("\n{} (top {} of {})\n", title, rows.size(), total);
   if (with_baseline) {
-    out += fmt::format("{:<30} {:>8} {:>11} {:>11} {:>11} {:>8} {:>10}\n", key_name, "count", "baseline",
-                       "target", "added", "share", "p99");
+    out += fmt::format("{:<30} {:>8} {:>11} {:>11} {:>11} {:>8} {:>10}\n", key_name, "count", "baseline", "target",
+                       "added", "share", "p99");
     for (const GroupRow& g : rows)
       out += fmt::format("{:<30} {:>8} {:>11} {:>11} {:>11} {:>8} {:>10}\n", fmtx::fit_left(g.key, 30),
-                         g.target.count(), ns(g.baseline.sum()), ns(g.target.sum()),
-                         signed_ns(g.added_ns), pct(g.share_of_added), ns(g.target.quantile(0.99)));
+                         g.target.count(), ns(g.baseline.sum()), ns(g.target.sum()), signed_ns(g.added_ns),
+                         pct(g.share_of_added), ns(g.target.quantile(0.99)));
   } else {
-    out += fmt::format("{:<30} {:>8} {:>11} {:>8} {:>10} {:>10} {:>10}\n", key_name, "count", "total",
-                       "share", "p50", "p99", "max");
+    out += fmt::format("{:<30} {:>8} {:>11} {:>8} {:>10} {:>10} {:>10}\n", key_name, "count", "total", "share", "p50",
+                       "p99", "max");
     for (const GroupRow& g : rows)
       out += fmt::format("{:<30} {:>8} {:>11} {:>8} {:>10} {:>10} {:>10}\n", fmtx::fit_left(g.key, 30),
-                         g.target.count(), ns(g.target.sum()), pct(g.share_of_added),
-                         ns(g.target.quantile(0.5)), ns(g.target.quantile(0.99)), ns(g.target.max()));
+                         g.target.count(), ns(g.target.sum()), pct(g.share_of_added), ns(g.target.quantile(0.5)),
+                         ns(g.target.quantile(0.99)), ns(g.target.max()));
   }
 }
 
@@ -126,33 +128,32 @@ std::string render_report_text(const Report& r) {
   if (r.baseline) {
     out += run_line("baseline", *r.baseline);
     const double x = r.baseline->wall_ns ? double(r.target.wall_ns) / double(r.baseline->wall_ns) : 0;
-    out += fmt::format("  slowdown  {} ({} wall)\n", r.baseline->wall_ns ? ratio(x) : "-",
-                       signed_ns(r.split->wall_delta));
+    out +=
+        fmt::format("  slowdown  {} ({} wall)\n", r.baseline->wall_ns ? ratio(x) : "-", signed_ns(r.split->wall_delta));
   }
 
   out += "\nTime by syscall class (sum of op latencies)\n";
   if (r.baseline) {
-    out += fmt::format("{:<10} {:>8} {:>11} {:>11} {:>8} {:>11} {:>8} {:>10} {:>10}\n", "class", "count",
-                       "baseline", "target", "ratio", "added", "share", "p50", "p99");
+    out += fmt::format("{:<10} {:>8} {:>11} {:>11} {:>8} {:>11} {:>8} {:>10} {:>10}\n", "class", "count", "baseline",
+                       "target", "ratio", "added", "share", "p50", "p99");
     for (const ClassRow& c : r.classes)
-      out += fmt::format("{:<10} {:>8} {:>11} {:>11} {:>8} {:>11} {:>8} {:>10} {:>10}\n",
-                         class_name(c.cls), c.target.count(), ns(c.baseline.sum()), ns(c.target.sum()),
-                         ratio(c.ratio), signed_ns(c.added_ns), pct(c.share_of_added),
-                         ns(c.target.quantile(0.5)), ns(c.target.quantile(0.99)));
+      out +=
+          fmt::format("{:<10} {:>8} {:>11} {:>11} {:>8} {:>11} {:>8} {:>10} {:>10}\n", class_name(c.cls),
+                      c.target.count(), ns(c.baseline.sum()), ns(c.target.sum()), ratio(c.ratio), signed_ns(c.added_ns),
+                      pct(c.share_of_added), ns(c.target.quantile(0.5)), ns(c.target.quantile(0.99)));
   } else {
-    out += fmt::format("{:<10} {:>8} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "class", "count", "total",
-                       "mean", "p50", "p90", "p99", "max");
+    out += fmt::format("{:<10} {:>8} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "class", "count", "total", "mean",
+                       "p50", "p90", "p99", "max");
     for (const ClassRow& c : r.classes)
       out += fmt::format("{:<10} {:>8} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n", class_name(c.cls),
-                         c.target.count(), ns(c.target.sum()), ns(c.target.rounded_mean()),
-                         ns(c.target.quantile(0.5)), ns(c.target.quantile(0.9)),
-                         ns(c.target.quantile(0.99)), ns(c.target.max()));
+                         c.target.count(), ns(c.target.sum()), ns(c.target.rounded_mean()), ns(c.target.quantile(0.5)),
+                         ns(c.target.quantile(0.9)), ns(c.target.quantile(0.99)), ns(c.target.max()));
   }
 
   out += fmt::format("\nWall time along the critical path ({} ops on the path)\n", r.target_path.path_ops);
   if (r.split) {
-    out += fmt::format("{:<24} {:>11} {:>11} {:>11} {:>19}\n", "part", "baseline", "target", "delta",
-                       "share of slowdown");
+    out +=
+        fmt::format("{:<24} {:>11} {:>11} {:>11} {:>19}\n", "part", "baseline", "target", "delta", "share of slowdown");
     const double wd = double(r.split->wall_delta);
     auto line = [&](std::string_view name, uint64_t b, uint64_t t, int64_t d) {
       out += fmt::format("{:<24} {:>11} {:>11} {:>11} {:>19}\n", name, ns(b), ns(t), signed_ns(d),
@@ -249,9 +250,10 @@ std::string render_compare_text(const Comparison& c) {
     out += runs_block(c);
   }
   if (c.behaviour_compared) {
-    out += fmt::format("\nBehaviour diff: where the recordings did different work (calls; rows where one differs "
-                       "from the first recording by >= {} calls and >= {:.0f}%)\n",
-                       kBehaviourMinCalls, kBehaviourMinShare * 100);
+    out += fmt::format(
+        "\nBehaviour diff: where the recordings did different work (calls; rows where one differs "
+        "from the first recording by >= {} calls and >= {:.0f}%)\n",
+        kBehaviourMinCalls, kBehaviourMinShare * 100);
     if (c.behaviour.empty()) {
       out += "  none: the recordings made the same calls; a replay of either stands for both\n";
     } else {

@@ -11,8 +11,7 @@ namespace fsr {
 namespace {
 
 std::vector<GroupRow> top_groups(const std::map<std::string, LogHistogram>& target,
-                                 const std::map<std::string, LogHistogram>* baseline, size_t top,
-                                 size_t* total) {
+                                 const std::map<std::string, LogHistogram>* baseline, size_t top, size_t* total) {
   std::map<std::string, GroupRow> rows;
   for (const auto& [k, h] : target) rows[k].target = h;
   if (baseline)
@@ -58,8 +57,8 @@ RunInfo run_info(const ResultSummary& rs) {
   ri.different_trace = rs.different_trace;
   ri.recording = rs.recording;
   ri.problems = rs.problems;
-  const auto opts = nlohmann::json::parse(rs.header.options_json.empty() ? "{}" : rs.header.options_json,
-                                          nullptr, false);
+  const auto opts =
+      nlohmann::json::parse(rs.header.options_json.empty() ? "{}" : rs.header.options_json, nullptr, false);
   if (opts.is_object() && opts.value("diverged", false)) {
     ri.diverged = true;
     ri.max_divergence_pct = opts.value("max_divergence_pct", 0.0);

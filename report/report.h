@@ -24,7 +24,7 @@ struct ReportOptions {
   int dir_depth = 2;  // directory components below the recorded root
 };
 
-struct RunInfo {      // one result as the report names it
+struct RunInfo {            // one result as the report names it
   std::string label;        // "TARGET (KIND)"
   std::string short_label;  // "9p-drvfs"
   std::string file;
@@ -32,15 +32,15 @@ struct RunInfo {      // one result as the report names it
   std::string mount_kind;
   uint64_t wall_ns = 0;
   uint64_t ops = 0, skipped = 0, divergent = 0;
-  uint64_t divergent_mount = 0;                // of divergent: the mount's own behaviour (divergence_kind.h)
-  std::map<std::string, uint64_t> mount_why;   // its reasons -> ops
+  uint64_t divergent_mount = 0;               // of divergent: the mount's own behaviour (divergence_kind.h)
+  std::map<std::string, uint64_t> mount_why;  // its reasons -> ops
   bool complete = true;
-  std::string source_trace;         // the replayed trace's path, as the result names it
-  uint64_t source_trace_id = 0;     // its content id (trace_id.h); 0: unknown
-  bool different_trace = false;     // another trace than the reference's, allowed (same_trace.h)
-  bool recording = false;           // a trace: its recorded calls and span (ResultMeta::recording)
-  bool diverged = false;            // replay marked it diverged (result options)
-  double max_divergence_pct = 0;    // the threshold it passed
+  std::string source_trace;       // the replayed trace's path, as the result names it
+  uint64_t source_trace_id = 0;   // its content id (trace_id.h); 0: unknown
+  bool different_trace = false;   // another trace than the reference's, allowed (same_trace.h)
+  bool recording = false;         // a trace: its recorded calls and span (ResultMeta::recording)
+  bool diverged = false;          // replay marked it diverged (result options)
+  double max_divergence_pct = 0;  // the threshold it passed
   std::vector<std::string> problems;
   std::optional<AddressSpaceFigures> address_space;  // from the result, when it has them
 };
@@ -48,21 +48,21 @@ struct RunInfo {      // one result as the report names it
 struct ClassRow {
   SyscallClass cls{};
   LogHistogram target;
-  LogHistogram baseline;               // empty without a baseline
-  int64_t added_ns = 0;                // target.sum - baseline.sum
-  std::optional<double> ratio;         // target.sum / baseline.sum (baseline sum > 0)
-  std::optional<double> share_of_added;// added_ns / sum of all classes' added_ns
-  uint64_t path_ns = 0;                // on the target's critical path
+  LogHistogram baseline;                 // empty without a baseline
+  int64_t added_ns = 0;                  // target.sum - baseline.sum
+  std::optional<double> ratio;           // target.sum / baseline.sum (baseline sum > 0)
+  std::optional<double> share_of_added;  // added_ns / sum of all classes' added_ns
+  uint64_t path_ns = 0;                  // on the target's critical path
   uint64_t baseline_path_ns = 0;
   std::optional<double> share_of_slowdown;  // path delta / wall delta
   std::optional<double> share_of_wall;      // path_ns / target wall
 };
 
-struct GroupRow {     // a process name or a directory subtree
+struct GroupRow {  // a process name or a directory subtree
   std::string key;
   LogHistogram target;
   LogHistogram baseline;
-  int64_t added_ns = 0;                // target.sum - baseline.sum (target.sum alone without baseline)
+  int64_t added_ns = 0;  // target.sum - baseline.sum (target.sum alone without baseline)
   std::optional<double> share_of_added;
 };
 
@@ -70,12 +70,12 @@ struct Report {
   RunInfo target;
   std::optional<RunInfo> baseline;
   PathAttribution target_path, baseline_path;
-  std::optional<WallSplit> split;      // with a baseline
-  std::vector<ClassRow> classes;       // classes seen in either result, in class order
-  DepWaitSummary dep_wait;             // where the target's workers waited on each other
+  std::optional<WallSplit> split;  // with a baseline
+  std::vector<ClassRow> classes;   // classes seen in either result, in class order
+  DepWaitSummary dep_wait;         // where the target's workers waited on each other
   std::optional<DepWaitSummary> baseline_dep_wait;
-  std::vector<GroupRow> processes;     // top N by added time
-  std::vector<GroupRow> dirs;          // top N by added time
+  std::vector<GroupRow> processes;             // top N by added time
+  std::vector<GroupRow> dirs;                  // top N by added time
   size_t processes_total = 0, dirs_total = 0;  // groups before the top-N cut
   int dir_depth = 2;
 };

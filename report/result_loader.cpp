@@ -82,9 +82,9 @@ void finish_meta(ResultMeta& m, const TraceReader& r, const std::string& path) {
   m.complete = r.problems().complete() && m.footer.has_value();
   if (m.recording && m.footer && m.footer->wall_ns == 0) m.footer->wall_ns = m.footer->end_ns;
   if (!m.footer)
-    m.problems.push_back(path + (m.recording ? ": no footer (the recording did not finish)"
-                                             : ": no footer (replay did not finish)") +
-                         "; wall time taken from the last op");
+    m.problems.push_back(
+        path + (m.recording ? ": no footer (the recording did not finish)" : ": no footer (replay did not finish)") +
+        "; wall time taken from the last op");
 }
 
 }  // namespace
@@ -107,8 +107,7 @@ Result<ResultMeta> read_result_meta(const std::string& path) {
   return meta;
 }
 
-Result<ResultSummary> summarize_result(const std::string& path, const StatsOptions& opt,
-                                       const ReadProgress& progress) {
+Result<ResultSummary> summarize_result(const std::string& path, const StatsOptions& opt, const ReadProgress& progress) {
   ResultMeta meta;
   FSR_ASSIGN_OR_RETURN(std::unique_ptr<TraceReader> reader, open_result(path, meta));
   TraceReader& r = *reader;

@@ -20,11 +20,11 @@ namespace fsr {
 
 // What every report names a result by, whatever holds its ops.
 struct ResultMeta {
-  std::string file;                        // where it was loaded from ("" in memory)
+  std::string file;  // where it was loaded from ("" in memory)
   TraceHeader header;
-  std::optional<TraceFooter> footer;       // absent: the replay did not finish writing
-  std::vector<std::string> problems;       // one line each, from the reader
-  bool complete = true;                    // false: truncated or damaged file
+  std::optional<TraceFooter> footer;  // absent: the replay did not finish writing
+  std::vector<std::string> problems;  // one line each, from the reader
+  bool complete = true;               // false: truncated or damaged file
   // Set beside results of another trace, allowed (same_trace.h): its
   // columns are labelled a different workload.
   bool different_trace = false;

@@ -55,8 +55,9 @@ ResultSummary SummaryBuilder::finish() {
   sum_.path = path_.finish(sum_.wall_ns());
   sum_.dep_wait = dep_wait_.finish(sum_.header, sum_.wall_ns());
   if (sum_.path.window_misses)
-    sum_.problems.push_back(std::to_string(sum_.path.window_misses) +
-                            " ops waited on an op too far back to follow: the critical path counts their wait as unexplained");
+    sum_.problems.push_back(
+        std::to_string(sum_.path.window_misses) +
+        " ops waited on an op too far back to follow: the critical path counts their wait as unexplained");
   return std::move(sum_);
 }
 

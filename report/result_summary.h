@@ -26,9 +26,9 @@ struct AddressSpaceFigures {
 struct ResultSummary : ResultMeta {
   ResultStats stats;
   PathAttribution path;
-  uint64_t last_end = 0;                       // the last op's end
+  uint64_t last_end = 0;  // the last op's end
   std::optional<AddressSpaceFigures> address_space;
-  DepWaitSummary dep_wait;                     // where its workers waited on each other
+  DepWaitSummary dep_wait;  // where its workers waited on each other
 
   uint64_t wall_ns() const { return wall_ns_with(last_end); }
 };

@@ -114,9 +114,10 @@ std::vector<std::string> spread_warnings(const std::vector<double>& xs, std::str
   if (xs.size() < 2) return w;
   const Spread s = spread_of(xs);
   if (s.median > 0 && (s.max - s.min) / s.median > kWideSpread)
-    w.push_back(fmt::format("{}: the runs spread {:.0f}% of their median (min {:.4g}, max {:.4g}): more runs, or a "
-                            "quieter machine, narrow the interval",
-                            what, 100 * (s.max - s.min) / s.median, s.min, s.max));
+    w.push_back(
+        fmt::format("{}: the runs spread {:.0f}% of their median (min {:.4g}, max {:.4g}): more runs, or a "
+                    "quieter machine, narrow the interval",
+                    what, 100 * (s.max - s.min) / s.median, s.min, s.max));
   // The first run against the others: beyond 3 median absolute deviations
   // (floored at 2% of their median, as runs this close are all alike) and 5%.
   if (xs.size() >= 4) {
@@ -126,9 +127,10 @@ std::vector<std::string> spread_warnings(const std::vector<double>& xs, std::str
     for (double x : rest) dev.push_back(std::fabs(x - m));
     const double mad = std::max(median_of(dev), 0.02 * m);
     if (m > 0 && std::fabs(xs[0] - m) > 3 * mad && std::fabs(xs[0] - m) > 0.05 * m)
-      w.push_back(fmt::format("{}: the first run ({:.4g}) is {:+.0f}% from the others' median ({:.4g}): a cold "
-                              "start; --warmup 1 leaves it out",
-                              what, xs[0], 100 * (xs[0] / m - 1), m));
+      w.push_back(
+          fmt::format("{}: the first run ({:.4g}) is {:+.0f}% from the others' median ({:.4g}): a cold "
+                      "start; --warmup 1 leaves it out",
+                      what, xs[0], 100 * (xs[0] / m - 1), m));
   }
   return w;
 }

@@ -20,7 +20,7 @@ inline constexpr double kConfidence = 0.95;
 struct Spread {
   size_t n = 0;
   double median = 0, mean = 0, sd = 0, min = 0, max = 0;  // sd: the sample's (n - 1)
-  double lo = 0, hi = 0;  // the median's 95% interval; both the median without one
+  double lo = 0, hi = 0;                                  // the median's 95% interval; both the median without one
   bool has_interval() const { return n >= kMinRunsForInterval; }
 };
 Spread spread_of(const std::vector<double>& xs);

@@ -27,7 +27,7 @@ std::string dir_key(std::string_view path, std::string_view root, int depth) {
   if (path.empty()) return "(no path)";
   const auto pc = components(path);
   const auto rc = components(root);
-  if (pc == rc) return ".";  // the root itself
+  if (pc == rc) return ".";                               // the root itself
   const size_t dir_len = pc.empty() ? 0 : pc.size() - 1;  // drop the leaf
   const bool inside = rc.size() <= dir_len && std::equal(rc.begin(), rc.end(), pc.begin());
   const size_t first = inside ? rc.size() : 0;
@@ -37,10 +37,12 @@ std::string dir_key(std::string_view path, std::string_view root, int depth) {
     if (i > first) out += '/';
     // A process's own /proc directory is one key whatever its pid: two runs
     // of a workload differ in pids, not in what they ask of /proc.
-    const bool pid_dir = !inside && i == 1 && pc[0] == "proc" &&
-                         pc[i].find_first_not_of("0123456789") == std::string_view::npos;
-    if (pid_dir) out += "<pid>";
-    else out += pc[i];
+    const bool pid_dir =
+        !inside && i == 1 && pc[0] == "proc" && pc[i].find_first_not_of("0123456789") == std::string_view::npos;
+    if (pid_dir)
+      out += "<pid>";
+    else
+      out += pc[i];
   }
   return out.empty() ? "." : out;
 }

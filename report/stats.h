@@ -27,9 +27,9 @@ struct ResultStats {
   std::array<LogHistogram, kClassCount> by_class;
   std::map<std::string, LogHistogram> by_process;
   std::map<std::string, LogHistogram> by_dir;
-  uint64_t ops = 0;        // all ops in the result
-  uint64_t skipped = 0;    // kOfSkipped: not issued, not in any histogram
-  uint64_t divergent = 0;  // kOfDivergent
+  uint64_t ops = 0;             // all ops in the result
+  uint64_t skipped = 0;         // kOfSkipped: not issued, not in any histogram
+  uint64_t divergent = 0;       // kOfDivergent
   DivergenceCounts divergence;  // the divergent ops by kind (replayer / mount behaviour)
 };
 
@@ -49,7 +49,7 @@ class ProcessNamer {
   uint32_t intern(std::string_view name);
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> index_;
-  std::unordered_map<uint32_t, uint32_t> of_pid_;  // pid -> name index
+  std::unordered_map<uint32_t, uint32_t> of_pid_;   // pid -> name index
   uint32_t last_pid_ = 0, last_name_ = UINT32_MAX;  // the latest answer (UINT32_MAX: none)
 };
 
@@ -91,8 +91,8 @@ class StatsAccumulator {
 // order); the initial process by the recorded command's argv[0]; any other pid
 // seen before its exec is "(unknown)".
 struct ProcessNaming {
-  std::vector<std::string> names;   // distinct names
-  std::vector<uint32_t> op_name;    // per op: index into names
+  std::vector<std::string> names;  // distinct names
+  std::vector<uint32_t> op_name;   // per op: index into names
 };
 ProcessNaming name_processes(const ResultSet& rs);
 std::vector<std::string> process_names(const ResultSet& rs);  // the same, spelled out per op

@@ -16,8 +16,8 @@ capnp::ReaderOptions untrusted_options(size_t words) {
   return o;
 }
 
-void build_chunk(capnp::MallocMessageBuilder& mb, ColumnBuilder* cols, int ncols, uint32_t count,
-                 uint64_t first_record, uint64_t base_ts, Compressor& z, std::vector<uint8_t>& zbuf) {
+void build_chunk(capnp::MallocMessageBuilder& mb, ColumnBuilder* cols, int ncols, uint32_t count, uint64_t first_record,
+                 uint64_t base_ts, Compressor& z, std::vector<uint8_t>& zbuf) {
   auto chunk = mb.initRoot<wire::Chunk>();
   chunk.setCount(count);
   chunk.setFirstRecord(first_record);
@@ -60,14 +60,18 @@ Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, Chunk
                     size_t threads) {
   auto& cols = s.cols;
   const uint32_t count = chunk.getCount();
-  if (count > kMaxChunkRecords) return Status::error("chunk claims " + std::to_string(count) + " records (limit " + std::to_string(kMaxChunkRecords) + ")");
+  if (count > kMaxChunkRecords)
+    return Status::error("chunk claims " + std::to_string(count) + " records (limit " +
+                         std::to_string(kMaxChunkRecords) + ")");
   cols.resize(ncols);
   for (auto& c : cols) c.clear();
   auto& present = s.present;
   present.assign(ncols, false);
   auto read = [&](wire::Column::Reader col, uint16_t id, const uint32_t* to) {
     uint64_t raw = col.getRawBytes();
-    if (raw > static_cast<uint64_t>(count) * 10) return Status::error("column " + std::to_string(id) + " claims " + std::to_string(raw) + " bytes for " + std::to_string(count) + " values");
+    if (raw > static_cast<uint64_t>(count) * 10)
+      return Status::error("column " + std::to_string(id) + " claims " + std::to_string(raw) + " bytes for " +
+                           std::to_string(count) + " values");
     auto data = col.getData();
     if (Status st = z.decompress({data.begin(), data.size()}, raw, s.raw); !st)
       return Status::error("column " + std::to_string(id) + ": " + st.message());
@@ -80,8 +84,7 @@ Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, Chunk
   const uint32_t* to = nullptr;
   if (thread_major) {
     for (auto col : chunk.getColumns())
-      if (col.getId() == kEcThread)
-        FSR_RETURN_IF_ERROR(read(col, kEcThread, nullptr));
+      if (col.getId() == kEcThread) FSR_RETURN_IF_ERROR(read(col, kEcThread, nullptr));
     if (!present[kEcThread]) cols[kEcThread].assign(count, 0);
     if (!thread_major_events(cols[kEcThread], threads, s.event_at, s.cursor))
       return Status::error("an event names a thread beyond the chunk's " + std::to_string(threads));
@@ -89,7 +92,7 @@ Status read_columns(wire::Chunk::Reader chunk, int ncols, Decompressor& z, Chunk
   }
   for (auto col : chunk.getColumns()) {
     uint16_t id = col.getId();
-    if (id == 0 || id >= ncols) continue;  // unknown column from a newer writer: ignore
+    if (id == 0 || id >= ncols) continue;           // unknown column from a newer writer: ignore
     if (thread_major && id == kEcThread) continue;  // read above
     FSR_RETURN_IF_ERROR(read(col, id, to));
   }

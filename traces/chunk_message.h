@@ -24,15 +24,15 @@ struct ChunkScratch {
   std::vector<std::vector<uint64_t>> cols;  // decoded columns, reused chunk after chunk
   std::vector<bool> present;                // which columns the chunk stored
   FactsScratch facts;
-  std::vector<uint32_t> event_at, cursor;   // thread-major columns back in event order
+  std::vector<uint32_t> event_at, cursor;  // thread-major columns back in event order
 };
 
 // Reader options for untrusted messages of `words` words.
 capnp::ReaderOptions untrusted_options(size_t words);
 
 // Builds the Chunk message from the column builders (column 0 is never stored).
-void build_chunk(capnp::MallocMessageBuilder& mb, ColumnBuilder* cols, int ncols, uint32_t count,
-                 uint64_t first_record, uint64_t base_ts, Compressor& z, std::vector<uint8_t>& zbuf);
+void build_chunk(capnp::MallocMessageBuilder& mb, ColumnBuilder* cols, int ncols, uint32_t count, uint64_t first_record,
+                 uint64_t base_ts, Compressor& z, std::vector<uint8_t>& zbuf);
 // Serialises into `out` (reused) without a temporary flat array.
 void serialise(capnp::MallocMessageBuilder& mb, std::vector<uint8_t>& out);
 // A first segment that is reused chunk after chunk, so that building a chunk

@@ -24,7 +24,8 @@ Status decode_varints(std::span<const uint8_t> in, size_t count, uint64_t* out, 
     uint64_t v = 0;
     int shift = 0;
     while (true) {
-      if (pos >= n) return Status::error("column ends after " + std::to_string(i) + " of " + std::to_string(count) + " values");
+      if (pos >= n)
+        return Status::error("column ends after " + std::to_string(i) + " of " + std::to_string(count) + " values");
       uint8_t b = in[pos++];
       if (shift == 63 && b > 1) return Status::error("varint overflows 64 bits");
       v |= static_cast<uint64_t>(b & 0x7f) << shift;
@@ -34,7 +35,9 @@ Status decode_varints(std::span<const uint8_t> in, size_t count, uint64_t* out, 
     }
     slot = v;
   }
-  if (pos != n) return Status::error("column has " + std::to_string(n - pos) + " bytes past its " + std::to_string(count) + " values");
+  if (pos != n)
+    return Status::error("column has " + std::to_string(n - pos) + " bytes past its " + std::to_string(count) +
+                         " values");
   return Status::ok();
 }
 
@@ -68,8 +71,7 @@ void Compressor::compress(std::span<const uint8_t> in, std::vector<uint8_t>& out
     bound_cap_ = std::max(bound, 2 * bound_cap_);
     bound_buf_.reset(new uint8_t[bound_cap_]);
   }
-  size_t r = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(cctx_), bound_buf_.get(), bound, in.data(),
-                               in.size(), level_);
+  size_t r = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(cctx_), bound_buf_.get(), bound, in.data(), in.size(), level_);
   if (ZSTD_isError(r)) throw std::logic_error(std::string("zstd compress: ") + ZSTD_getErrorName(r));
   out.assign(bound_buf_.get(), bound_buf_.get() + r);
 }
@@ -77,16 +79,18 @@ void Compressor::compress(std::span<const uint8_t> in, std::vector<uint8_t>& out
 Decompressor::Decompressor() : dctx_(ZSTD_createDCtx()) {}
 Decompressor::~Decompressor() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_)); }
 
-Status Decompressor::decompress(std::span<const uint8_t> in, size_t expected,
-                                std::vector<uint8_t>& out) {
+Status Decompressor::decompress(std::span<const uint8_t> in, size_t expected, std::vector<uint8_t>& out) {
   unsigned long long declared = ZSTD_getFrameContentSize(in.data(), in.size());
   if (declared == ZSTD_CONTENTSIZE_ERROR) return Status::error("not a zstd frame");
   if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != expected)
-    return Status::error("zstd frame declares " + std::to_string(declared) + " bytes, expected " + std::to_string(expected));
+    return Status::error("zstd frame declares " + std::to_string(declared) + " bytes, expected " +
+                         std::to_string(expected));
   out.resize(expected);
   size_t r = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), out.data(), out.size(), in.data(), in.size());
   if (ZSTD_isError(r)) return Status::error(std::string("zstd: ") + ZSTD_getErrorName(r));
-  if (r != expected) return Status::error("zstd frame expanded to " + std::to_string(r) + " bytes, expected " + std::to_string(expected));
+  if (r != expected)
+    return Status::error("zstd frame expanded to " + std::to_string(r) + " bytes, expected " +
+                         std::to_string(expected));
   return Status::ok();
 }
 

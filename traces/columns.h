@@ -17,8 +17,24 @@ namespace fsr {
 
 // Column ids (schema.capnp "Chunk"). Append only: they are part of the format.
 enum EventColumn : uint16_t {
-  kEcThread = 1, kEcTs, kEcDur, kEcNr, kEcRet, kEcArg0, kEcArg1, kEcArg2, kEcArg3, kEcArg4,
-  kEcArg5, kEcPath0, kEcPath1, kEcDev, kEcIno, kEcSize, kEcMode, kEcFlags,
+  kEcThread = 1,
+  kEcTs,
+  kEcDur,
+  kEcNr,
+  kEcRet,
+  kEcArg0,
+  kEcArg1,
+  kEcArg2,
+  kEcArg3,
+  kEcArg4,
+  kEcArg5,
+  kEcPath0,
+  kEcPath1,
+  kEcDev,
+  kEcIno,
+  kEcSize,
+  kEcMode,
+  kEcFlags,
   // Replaces kEcIno in chunks written since it was added: the inode as a
   // difference (schema.capnp "Chunk"). Old chunks keep kEcIno.
   kEcInoDelta,
@@ -26,27 +42,36 @@ enum EventColumn : uint16_t {
   // durations with 6 significant bits and steps of at most 512 ns, each as
   // an exponent column and a mantissa column (schema.capnp "Timing
   // quantisation", timing_quant.h). Older chunks keep kEcTs / kEcDur in ns.
-  kEcTsExp, kEcTsMant, kEcDurExp, kEcDurMant,
+  kEcTsExp,
+  kEcTsMant,
+  kEcDurExp,
+  kEcDurMant,
   kEcCount
 };
 // Columns of a string block (schema.capnp "StringBlock", format version 3).
-enum StringColumn : uint16_t {
-  kScOrder = 1, kScPrefix, kScSuffixLength, kScSuffix,
-  kScCount
-};
+enum StringColumn : uint16_t { kScOrder = 1, kScPrefix, kScSuffixLength, kScSuffix, kScCount };
 enum OpColumn : uint16_t {
-  kOcEventIndex = 1, kOcStart, kOcLatency, kOcLateness, kOcDepWait, kOcGap, kOcRet,
-  kOcRecordedRet, kOcWaitedOn, kOcRecordedDur, kOcPid, kOcTid, kOcWorker, kOcPath, kOcNr,
+  kOcEventIndex = 1,
+  kOcStart,
+  kOcLatency,
+  kOcLateness,
+  kOcDepWait,
+  kOcGap,
+  kOcRet,
+  kOcRecordedRet,
+  kOcWaitedOn,
+  kOcRecordedDur,
+  kOcPid,
+  kOcTid,
+  kOcWorker,
+  kOcPath,
+  kOcNr,
   kOcFlags,
   kOcCount
 };
 
-inline uint64_t zigzag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-inline int64_t unzigzag(uint64_t v) {
-  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
-}
+inline uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+inline int64_t unzigzag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
 
 // Appends values as varints; tracks whether any value was non-zero. The
 // buffer only grows (amortised, from 64 bytes: a chunk keeps a builder per

@@ -20,7 +20,7 @@ enum EventFlag : uint16_t {
   kEfThreadClone = 1 << 4,     // clone/clone3 created a thread (CLONE_THREAD), not a process
   kEfSharedFiles = 1 << 5,     // clone shared the fd table (CLONE_FILES)
   kEfFdIsPipe = 1 << 6,        // the fd operand was a pipe, socket or eventfd at record time
-  kEfEmptyPath = 1 << 7,       // path 0 was "" in a call without AT_EMPTY_PATH (the kernel's ENOENT); stored as its base
+  kEfEmptyPath = 1 << 7,  // path 0 was "" in a call without AT_EMPTY_PATH (the kernel's ENOENT); stored as its base
   // Bits 8-9 (path 0) and 10-11 (path 1): the PathTail (base/paths.h) of
   // the path as passed, which the stored, normalised path no longer shows
   // (event_tail_code). Traces recorded before them read as none.
@@ -42,19 +42,19 @@ inline constexpr int kEfTailShift = 8, kEfTailBits = 2;
 // Traces hold events in completion order (the recorder merges CPUs by exit
 // time): within a thread that is also enter order, across threads it is not.
 struct Event {
-  uint64_t ts = 0;     // enter time, ns since the trace's monotonic start
-  uint64_t dur = 0;    // exit - enter, ns
-  int64_t ret = 0;     // return value (negative errno on failure)
+  uint64_t ts = 0;        // enter time, ns since the trace's monotonic start
+  uint64_t dur = 0;       // exit - enter, ns
+  int64_t ret = 0;        // return value (negative errno on failure)
   uint64_t args[6] = {};  // raw arguments; pointer arguments are 0 (see SyscallInfo::ptr_mask)
-  uint64_t dev = 0;    // inode facts for opens and stat-family calls (0 when none)
+  uint64_t dev = 0;       // inode facts for opens and stat-family calls (0 when none)
   uint64_t ino = 0;
   uint64_t size = 0;
   uint32_t mode = 0;
-  uint32_t pid = 0;    // thread-group id
+  uint32_t pid = 0;  // thread-group id
   uint32_t tid = 0;
   StrId path[2] = {kNoStr, kNoStr};  // absolute paths where resolvable
-  uint16_t nr = 0;     // syscall number or pseudo event (syscalls.h kEv*)
-  uint16_t flags = 0;  // EventFlag bits
+  uint16_t nr = 0;                   // syscall number or pseudo event (syscalls.h kEv*)
+  uint16_t flags = 0;                // EventFlag bits
 };
 
 // Path k's PathTail code (0 none, 1 "/", 2 "/.", 3 "/.."); see kEfTailShift.
@@ -79,16 +79,16 @@ enum OpFlag : uint16_t {
 // Results written before these bits existed read as kNone.
 enum class DepKind : uint8_t {
   kNone = 0,
-  kPath,         // an op on the same path (namespace change, or readers before one)
-  kParentPath,   // the directory holding its path was made, moved or removed
-  kDirContents,  // a listing of the directory vs a namespace change in it
-  kOfd,          // the same open file (fd)
-  kThreadStart,  // a new thread's first op after the clone/fork that made it
-  kCausal,       // wait4, pipe or socket read, futex wait: the recorded waker
-  kApproxCausal, // a wait whose waker is not in the trace: the latest op that ended meanwhile
-  kMapping,      // a page fault or munmap after the mmap it refers to
-  kSerialDir,    // namespace ops in one directory kept in order (--dir-order serial)
-  kFileData,     // a read of a regular file after another thread's write to it, a write after its reads
+  kPath,          // an op on the same path (namespace change, or readers before one)
+  kParentPath,    // the directory holding its path was made, moved or removed
+  kDirContents,   // a listing of the directory vs a namespace change in it
+  kOfd,           // the same open file (fd)
+  kThreadStart,   // a new thread's first op after the clone/fork that made it
+  kCausal,        // wait4, pipe or socket read, futex wait: the recorded waker
+  kApproxCausal,  // a wait whose waker is not in the trace: the latest op that ended meanwhile
+  kMapping,       // a page fault or munmap after the mmap it refers to
+  kSerialDir,     // namespace ops in one directory kept in order (--dir-order serial)
+  kFileData,      // a read of a regular file after another thread's write to it, a write after its reads
   kCount
 };
 inline constexpr int kOfDepKindShift = 8;
@@ -98,10 +98,10 @@ inline DepKind op_dep_kind(uint16_t flags) {
   return k < static_cast<unsigned>(DepKind::kCount) ? static_cast<DepKind>(k) : DepKind::kNone;
 }
 inline const char* dep_kind_name(DepKind k) {
-  static const char* const kNames[] = {"(kind not recorded)", "same path", "parent directory", "directory listing",
-                                       "same open file", "thread start", "causal wait",
-                                       "approximate causal", "mapping", "serial directory",
-                                       "file contents"};
+  static const char* const kNames[] = {"(kind not recorded)", "same path",          "parent directory",
+                                       "directory listing",   "same open file",     "thread start",
+                                       "causal wait",         "approximate causal", "mapping",
+                                       "serial directory",    "file contents"};
   static_assert(sizeof kNames / sizeof kNames[0] == static_cast<std::size_t>(DepKind::kCount));
   return kNames[static_cast<std::size_t>(k)];
 }
@@ -109,22 +109,22 @@ inline const char* dep_kind_name(DepKind k) {
 // One replayed op, as stored in a result file. Self-contained for reports:
 // class, process and directory attribution need no access to the trace.
 struct OpRecord {
-  uint64_t event_index = 0;  // index of the event in the trace
-  uint64_t start = 0;        // issue time, ns since replay start
-  uint64_t latency = 0;      // syscall duration, ns (monotonic clock around the call)
-  int64_t lateness = 0;      // issue time minus intended issue time, ns
-  uint64_t dep_wait = 0;     // ns spent waiting for dependencies before issue
-  uint64_t gap = 0;          // think time slept before issue, ns
-  int64_t ret = 0;           // replayed return value
-  int64_t recorded_ret = 0;  // recorded return value
-  uint64_t waited_on = 0;    // event index of the dependency that released this op last (+1; 0 = none)
-  uint64_t recorded_dur = 0; // recorded duration, ns
-  uint32_t pid = 0;          // recorded pid / tid
+  uint64_t event_index = 0;   // index of the event in the trace
+  uint64_t start = 0;         // issue time, ns since replay start
+  uint64_t latency = 0;       // syscall duration, ns (monotonic clock around the call)
+  int64_t lateness = 0;       // issue time minus intended issue time, ns
+  uint64_t dep_wait = 0;      // ns spent waiting for dependencies before issue
+  uint64_t gap = 0;           // think time slept before issue, ns
+  int64_t ret = 0;            // replayed return value
+  int64_t recorded_ret = 0;   // recorded return value
+  uint64_t waited_on = 0;     // event index of the dependency that released this op last (+1; 0 = none)
+  uint64_t recorded_dur = 0;  // recorded duration, ns
+  uint32_t pid = 0;           // recorded pid / tid
   uint32_t tid = 0;
-  uint32_t worker = 0;       // replay thread index
-  StrId path = kNoStr;       // first path (absolute, as recorded)
+  uint32_t worker = 0;  // replay thread index
+  StrId path = kNoStr;  // first path (absolute, as recorded)
   uint16_t nr = 0;
-  uint16_t flags = 0;        // OpFlag bits
+  uint16_t flags = 0;  // OpFlag bits
 };
 
 }  // namespace fsr

@@ -60,7 +60,8 @@ Status check_codings(wire::Chunk::Reader chunk, const std::vector<bool>& present
   const bool quantised = timing == wire::Chunk::Timing::QUANTISED;
   if (quantised ? present[kEcTs] || present[kEcDur]
                 : present[kEcTsExp] || present[kEcTsMant] || present[kEcDurExp] || present[kEcDurMant])
-    return Status::error(std::string("chunk with ") + (quantised ? "quantised" : "ns") + " timing stores columns of the other coding");
+    return Status::error(std::string("chunk with ") + (quantised ? "quantised" : "ns") +
+                         " timing stores columns of the other coding");
   const auto facts = chunk.getFacts();
   if (facts != wire::Chunk::Facts::PREVIOUS && facts != wire::Chunk::Facts::THREAD)
     return Status::error("chunk has unknown inode facts coding " + std::to_string(static_cast<unsigned>(facts)));
@@ -74,8 +75,7 @@ inline uint64_t at(const std::vector<uint64_t>& c, size_t i) { return c[i]; }
 }  // namespace
 
 uint32_t EventChunkEncoder::thread_index(const Event& e) {
-  if (last_thread_ < threads_.size() && threads_[last_thread_].tid == e.tid &&
-      threads_[last_thread_].pid == e.pid)
+  if (last_thread_ < threads_.size() && threads_[last_thread_].tid == e.tid && threads_[last_thread_].pid == e.pid)
     return last_thread_;
   uint64_t key = (static_cast<uint64_t>(e.pid) << 32) | e.tid;
   auto [it, inserted] = thread_map_.try_emplace(key, static_cast<uint32_t>(threads_.size()));
@@ -203,8 +203,8 @@ void EventChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector
   facts_.next_chunk();
 }
 
-Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
-                          std::vector<Event>& out, uint64_t* first_record, size_t string_count) {
+Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s, std::vector<Event>& out,
+                          uint64_t* first_record, size_t string_count) {
   try {
     capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
     auto chunk = mr.getRoot<wire::Chunk>();
@@ -236,7 +236,9 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
     for (uint32_t i = 0; i < n; ++i) {
       Event& e = out[i];
       const uint64_t ti = at(cols[kEcThread], i);
-      if (ti >= threads.size()) return Status::error("event " + std::to_string(i) + " names thread " + std::to_string(ti) + " of " + std::to_string(threads.size()));
+      if (ti >= threads.size())
+        return Status::error("event " + std::to_string(i) + " names thread " + std::to_string(ti) + " of " +
+                             std::to_string(threads.size()));
       e.pid = threads[ti].first;
       e.tid = threads[ti].second;
       if (quantised) {
@@ -256,7 +258,8 @@ Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, Chu
       for (int a = 0; a < 6; ++a) e.args[a] = static_cast<uint64_t>(unzigzag(at(cols[kEcArg0 + a], i)));
       for (int k = 0; k < 2; ++k)
         if (!decode_path(at(cols[kEcPath0 + k], i), max_path, last_path[ti], e.path[k]) || e.path[k] >= string_count)
-          return Status::error("event " + std::to_string(i) + " names a path id beyond the string table (" + std::to_string(string_count) + " strings)");
+          return Status::error("event " + std::to_string(i) + " names a path id beyond the string table (" +
+                               std::to_string(string_count) + " strings)");
       e.dev = at(cols[kEcDev], i);
       e.ino = ino_delta ? static_cast<uint64_t>(unzigzag(at(cols[kEcInoDelta], i))) : at(cols[kEcIno], i);
       e.size = static_cast<uint64_t>(unzigzag(at(cols[kEcSize], i)));

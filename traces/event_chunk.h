@@ -26,14 +26,17 @@ class EventChunkEncoder {
   // Timing state of a thread (schema.capnp "Timing quantisation"): its
   // previous end as decoded and in truth, and what its durations so far lost
   // to rounding. Carried from chunk to chunk.
-  struct ThreadTiming { uint64_t end = 0, true_end = 0; int64_t dur_residual = 0; };
+  struct ThreadTiming {
+    uint64_t end = 0, true_end = 0;
+    int64_t dur_residual = 0;
+  };
   struct ThreadSlot {
     uint32_t pid, tid;
     ThreadTiming timing;
     uint64_t prev_end;  // timing.end when the chunk started: Thread.prevEnd
     uint32_t last_path;
     bool exited;
-    InodeFacts facts;  // the thread's previous facts in the chunk (FactsEncoder)
+    InodeFacts facts;     // the thread's previous facts in the chunk (FactsEncoder)
     ColumnBuilder* cols;  // its part of each thread-major column (in_use_)
   };
   // A thread's part of the thread-major columns (all but kEcThread). A thread
@@ -44,7 +47,7 @@ class EventChunkEncoder {
   struct ThreadColumns {
     ColumnBuilder cols[kEcCount];
   };
-  static constexpr size_t kMaxPooledThreads = 4096;  // parked + spare beyond this are freed
+  static constexpr size_t kMaxPooledThreads = 4096;     // parked + spare beyond this are freed
   std::vector<std::unique_ptr<ThreadColumns>> in_use_;  // by thread slot of this chunk
   std::unordered_map<uint64_t, std::unique_ptr<ThreadColumns>> parked_;
   std::vector<std::unique_ptr<ThreadColumns>> spare_;
@@ -74,7 +77,7 @@ class EventChunkEncoder {
 };
 
 // `string_count`: path ids must be below it (the reader's string table size).
-Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
-                          std::vector<Event>& out, uint64_t* first_record, size_t string_count);
+Status decode_event_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s, std::vector<Event>& out,
+                          uint64_t* first_record, size_t string_count);
 
 }  // namespace fsr

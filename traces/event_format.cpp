@@ -53,12 +53,12 @@ std::string format_event(const Event& e, const TraceReader& r, bool json) {
   // the stored path normalised away.
   for (int k = 0; k < 2; ++k)
     if (e.path[k])
-      paths += fmt::format(" \"{}{}\"", escape_c(r.str(e.path[k])),
-                           tail_text(static_cast<PathTail>(event_tail_code(e, k))));
+      paths +=
+          fmt::format(" \"{}{}\"", escape_c(r.str(e.path[k])), tail_text(static_cast<PathTail>(event_tail_code(e, k))));
   std::string ret = e.ret < 0 && e.ret >= -4095 ? fmt::format("-{}", errno_name(e.ret)) : fmt::format("{}", e.ret);
   std::string ino = e.ino ? fmt::format(" [ino {} size {} mode {:o}]", e.ino, e.size, e.mode) : "";
-  return fmt::format("{:>14.6f} {:>7}/{:<7} {}({}{}) = {} <{:.6f}>{}", e.ts / 1e9, e.pid, e.tid,
-                     syscall_name(e.nr), paths.empty() ? "" : paths.substr(1), args, ret, e.dur / 1e9, ino);
+  return fmt::format("{:>14.6f} {:>7}/{:<7} {}({}{}) = {} <{:.6f}>{}", e.ts / 1e9, e.pid, e.tid, syscall_name(e.nr),
+                     paths.empty() ? "" : paths.substr(1), args, ret, e.dur / 1e9, ino);
 }
 
 std::string format_op(const OpRecord& o, const TraceReader& r, bool json) {
@@ -83,10 +83,9 @@ std::string format_op(const OpRecord& o, const TraceReader& r, bool json) {
     j["flags"] = o.flags;
     return json_text(j);
   }
-  return fmt::format("{:>14.6f} w{:<3} {:>7}/{:<7} {} \"{}\" = {} (rec {}) lat {} gap {} wait {}{}",
-                     o.start / 1e9, o.worker, o.pid, o.tid, syscall_name(o.nr), escape_c(r.str(o.path)), o.ret,
-                     o.recorded_ret, o.latency, o.gap, o.dep_wait,
-                     (o.flags & kOfDivergent) ? " DIVERGENT" : "");
+  return fmt::format("{:>14.6f} w{:<3} {:>7}/{:<7} {} \"{}\" = {} (rec {}) lat {} gap {} wait {}{}", o.start / 1e9,
+                     o.worker, o.pid, o.tid, syscall_name(o.nr), escape_c(r.str(o.path)), o.ret, o.recorded_ret,
+                     o.latency, o.gap, o.dep_wait, (o.flags & kOfDivergent) ? " DIVERGENT" : "");
 }
 
 std::string format_prestate(const PrestateEntry& e, bool json) {

@@ -8,8 +8,16 @@ namespace fsr {
 namespace {
 void put16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
 void put32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
-uint16_t get16(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return v; }
-uint32_t get32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
+uint16_t get16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+uint32_t get32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
 }  // namespace
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the container is little-endian");
@@ -55,14 +63,22 @@ std::optional<FrameHeader> decode_frame_header(const uint8_t in[kFrameHeaderSize
 
 std::string frame_type_name(FrameType t) {
   switch (t) {
-    case FrameType::kHeader: return "header";
-    case FrameType::kStrings: return "strings";
-    case FrameType::kPrestate: return "prestate";
-    case FrameType::kEvents: return "events";
-    case FrameType::kOps: return "ops";
-    case FrameType::kFooter: return "footer";
-    case FrameType::kIndex: return "index";
-    case FrameType::kProfile: return "profile";
+    case FrameType::kHeader:
+      return "header";
+    case FrameType::kStrings:
+      return "strings";
+    case FrameType::kPrestate:
+      return "prestate";
+    case FrameType::kEvents:
+      return "events";
+    case FrameType::kOps:
+      return "ops";
+    case FrameType::kFooter:
+      return "footer";
+    case FrameType::kIndex:
+      return "index";
+    case FrameType::kProfile:
+      return "profile";
   }
   return "?";
 }

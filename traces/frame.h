@@ -27,7 +27,13 @@ inline constexpr uint32_t kMaxFrameRaw = 64u << 20;
 inline constexpr uint32_t kMaxChunkRecords = 1u << 20;
 
 enum class FrameType : uint16_t {
-  kHeader = 1, kStrings = 2, kPrestate = 3, kEvents = 4, kOps = 5, kFooter = 6, kIndex = 7,
+  kHeader = 1,
+  kStrings = 2,
+  kPrestate = 3,
+  kEvents = 4,
+  kOps = 5,
+  kFooter = 6,
+  kIndex = 7,
   kProfile = 8,  // a probe's measurements (traces/profile.h); readers of traces skip it
 };
 enum class FrameEncoding : uint16_t { kCapnp = 0, kZstdCapnp = 1 };

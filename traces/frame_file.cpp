@@ -15,7 +15,7 @@ constexpr size_t kResyncBlock = 1 << 20;
 }  // namespace
 
 void FrameFile::refresh_size() {
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd.get(), &st) == 0) size = static_cast<uint64_t>(st.st_size);
 }
 

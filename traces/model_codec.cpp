@@ -13,9 +13,7 @@ namespace {
 kj::ArrayPtr<const kj::byte> bytes_of(std::string_view s) {
   return kj::arrayPtr(reinterpret_cast<const kj::byte*>(s.data()), s.size());
 }
-std::string str_of(capnp::Data::Reader d) {
-  return std::string(reinterpret_cast<const char*>(d.begin()), d.size());
-}
+std::string str_of(capnp::Data::Reader d) { return std::string(reinterpret_cast<const char*>(d.begin()), d.size()); }
 
 template <typename Fn>
 Status guarded(const char* what, std::span<const capnp::word> msg, Fn fn) {
@@ -259,7 +257,8 @@ namespace {
 Status decode_sorted(capnp::List<wire::Column>::Reader columns, uint64_t count, Decompressor& z,
                      std::vector<std::string>& table) {
   if (count > kMaxStringBlockStrings)
-    return Status::error("string block claims " + std::to_string(count) + " strings (limit " + std::to_string(kMaxStringBlockStrings) + ")");
+    return Status::error("string block claims " + std::to_string(count) + " strings (limit " +
+                         std::to_string(kMaxStringBlockStrings) + ")");
   std::vector<uint64_t> varints[kScSuffix];  // by id; absent: all zero
   std::vector<uint8_t> suffix, raw;
   std::vector<bool> present(kScCount);
@@ -268,7 +267,8 @@ Status decode_sorted(capnp::List<wire::Column>::Reader columns, uint64_t count, 
     if (id == 0 || id >= kScCount) continue;  // from a newer writer: ignore
     const uint64_t limit = id == kScSuffix ? kMaxStringBlockBytes : count * 10;
     if (col.getRawBytes() > limit)
-      return Status::error("string column " + std::to_string(id) + " claims " + std::to_string(col.getRawBytes()) + " bytes (limit " + std::to_string(limit) + ")");
+      return Status::error("string column " + std::to_string(id) + " claims " + std::to_string(col.getRawBytes()) +
+                           " bytes (limit " + std::to_string(limit) + ")");
     if (present[id]) return Status::error("string column " + std::to_string(id) + " appears twice");
     present[id] = true;
     auto data = col.getData();
@@ -300,9 +300,11 @@ Status decode_strings(std::span<const capnp::word> msg, Decompressor& z, std::ve
     uint64_t first = r.getFirstId();
     if (first + count <= table.size()) return Status::ok();  // already loaded (index scan)
     if (first != table.size())
-      return Status::error("string block starts at id " + std::to_string(first) + ", expected " + std::to_string(table.size()) + " (an earlier string block is missing)");
+      return Status::error("string block starts at id " + std::to_string(first) + ", expected " +
+                           std::to_string(table.size()) + " (an earlier string block is missing)");
     if (sorted || front_coded) {
-      Status st = sorted ? decode_sorted(columns, count, z, table) : front_decode({blob.begin(), blob.size()}, count, table);
+      Status st =
+          sorted ? decode_sorted(columns, count, z, table) : front_decode({blob.begin(), blob.size()}, count, table);
       if (!st) return Status::error("string block at id " + std::to_string(first) + ": " + st.message());
       return Status::ok();
     }
@@ -367,8 +369,7 @@ Status decode_index(std::span<const capnp::word> msg, std::vector<IndexRecord>& 
   return guarded("index", msg, [&](capnp::MessageReader& mr) {
     auto r = mr.getRoot<wire::Index>();
     if (total) *total = r.getTotalRecords();
-    for (auto e : r.getEntries())
-      out.push_back({e.getOffset(), e.getType(), e.getRecords(), e.getFirstRecord()});
+    for (auto e : r.getEntries()) out.push_back({e.getOffset(), e.getType(), e.getRecords(), e.getFirstRecord()});
     return Status::ok();
   });
 }

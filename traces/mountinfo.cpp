@@ -95,7 +95,8 @@ std::string unescape_mountinfo(std::string_view field) {
   std::string out;
   out.reserve(field.size());
   for (size_t i = 0; i < field.size(); ++i) {
-    if (field[i] == '\\' && i + 3 < field.size() && is_octal(field[i + 1]) && is_octal(field[i + 2]) && is_octal(field[i + 3])) {
+    if (field[i] == '\\' && i + 3 < field.size() && is_octal(field[i + 1]) && is_octal(field[i + 2]) &&
+        is_octal(field[i + 3])) {
       int v = (field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 + (field[i + 3] - '0');
       if (v <= 0xff) {
         out.push_back(static_cast<char>(v));

@@ -42,8 +42,8 @@ void OpChunkEncoder::finish(Compressor& z, uint64_t first_record, std::vector<ui
   count_ = 0;
 }
 
-Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
-                       std::vector<OpRecord>& out, uint64_t* first_record) {
+Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s, std::vector<OpRecord>& out,
+                       uint64_t* first_record) {
   try {
     capnp::FlatArrayMessageReader mr(kj::arrayPtr(msg.data(), msg.size()), untrusted_options(msg.size()));
     auto chunk = mr.getRoot<wire::Chunk>();

@@ -26,7 +26,7 @@ class OpChunkEncoder {
   std::vector<uint64_t> segment_;
 };
 
-Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s,
-                       std::vector<OpRecord>& out, uint64_t* first_record);
+Status decode_op_chunk(std::span<const capnp::word> msg, Decompressor& z, ChunkScratch& s, std::vector<OpRecord>& out,
+                       uint64_t* first_record);
 
 }  // namespace fsr

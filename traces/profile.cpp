@@ -19,10 +19,10 @@ namespace fsr {
 namespace {
 
 constexpr std::array<std::string_view, kProbeKindCount> kKindNames = {
-    "stat", "stat-missing", "fstat", "open", "open-dir", "open-create", "open-missing", "close",
-    "close-write", "read", "read-seq", "write", "readdir", "mkdir", "rmdir", "unlink", "rename",
-    "link", "symlink", "attr", "attr-fd", "xattr", "fsync", "mmap", "munmap", "page-fault", "fd",
-    "stat-written"};
+    "stat",  "stat-missing", "fstat",  "open",     "open-dir",   "open-create", "open-missing",
+    "close", "close-write",  "read",   "read-seq", "write",      "readdir",     "mkdir",
+    "rmdir", "unlink",       "rename", "link",     "symlink",    "attr",        "attr-fd",
+    "xattr", "fsync",        "mmap",   "munmap",   "page-fault", "fd",          "stat-written"};
 
 }  // namespace
 
@@ -39,15 +39,20 @@ std::optional<ProbeKind> probe_kind_from_name(std::string_view name) {
 
 std::string_view temp_name(Temp t) {
   switch (t) {
-    case Temp::kWarm: return "warm";
-    case Temp::kCold: return "cold";
-    case Temp::kStale: return "stale";
+    case Temp::kWarm:
+      return "warm";
+    case Temp::kCold:
+      return "cold";
+    case Temp::kStale:
+      return "stale";
   }
   return "?";
 }
 
 std::string_view probe_param_name(ProbeKind k, Temp t) {
   if (t == Temp::kStale) return "ms";
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (k) {
     case ProbeKind::kStat: case ProbeKind::kStatMissing: return "depth";
     case ProbeKind::kStatWritten: return "idle us";
@@ -55,6 +60,7 @@ std::string_view probe_param_name(ProbeKind k, Temp t) {
       return "bytes";
     default: return "";
   }
+  // clang-format on
 }
 
 ProfileCase make_case(ProbeKind kind, Temp temp, uint64_t param, std::vector<uint64_t>& samples) {
@@ -165,7 +171,8 @@ Status decode_profile(std::span<const uint64_t> words, Profile& p) {
       for (uint64_t b : c.getBins()) pc.bins.push_back(b);
       if (pc.count == 0 || pc.bins.empty()) continue;  // nothing measured: as if absent
       if (!std::is_sorted(pc.bins.begin(), pc.bins.end()))
-        return Status::error(std::string("case ") + std::string(probe_kind_name(pc.kind)) + " has unsorted bins (damaged)");
+        return Status::error(std::string("case ") + std::string(probe_kind_name(pc.kind)) +
+                             " has unsorted bins (damaged)");
       p.cases.push_back(std::move(pc));
     }
     return Status::ok();
@@ -195,7 +202,7 @@ Status write_profile(const std::string& path, const Profile& p) {
 
 namespace {
 Status truncated(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   const uint64_t bytes = ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   return Status::error(path + ": truncated profile: the file ends at byte " + std::to_string(bytes) +
                        " before its measurements (probe killed or disk full?); probe the mount again");

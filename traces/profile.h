@@ -48,11 +48,11 @@ enum class ProbeKind : uint16_t {
   kRename,
   kLink,
   kSymlink,
-  kAttr,         // chmod by path
-  kAttrFd,       // ftruncate
-  kXattr,        // getxattr by path
-  kFsync,        // after a small write
-  kMmap,         // file-backed mmap
+  kAttr,    // chmod by path
+  kAttrFd,  // ftruncate
+  kXattr,   // getxattr by path
+  kFsync,   // after a small write
+  kMmap,    // file-backed mmap
   kMunmap,
   kPageFault,    // first touch of a mapped file page
   kFd,           // lseek
@@ -97,11 +97,11 @@ struct Profile {
   uint64_t started_wall_ns = 0;
   uint64_t duration_ns = 0;
   uint64_t syscall_overhead_ns = 0;
-  uint32_t ref_depth = 2;        // depth of the probe's files below the target
+  uint32_t ref_depth = 2;  // depth of the probe's files below the target
   uint64_t cache_lifetime_ns = kNoExpiry;
   bool cold_measured = false;
   uint32_t rounds = 0;
-  uint32_t busy_cpus = 0;        // other CPUs kept busy by spinners at nice 19 (probe --busy-cpus)
+  uint32_t busy_cpus = 0;  // other CPUs kept busy by spinners at nice 19 (probe --busy-cpus)
   std::vector<std::string> notes;
   std::vector<ProfileCase> cases;
 

@@ -23,7 +23,7 @@ uint64_t bin_at(const ProfileCase& c, double q) {
 std::string when(uint64_t wall_ns) {
   if (!wall_ns) return "?";
   const time_t t = static_cast<time_t>(wall_ns / 1'000'000'000ull);
-  struct tm tm{};
+  struct tm tm {};
   gmtime_r(&t, &tm);
   char b[32];
   strftime(b, sizeof b, "%Y-%m-%d %H:%M UTC", &tm);
@@ -48,15 +48,15 @@ std::string profile_to_text(const Profile& p) {
   o += fmt::format("  probed     {}, {:.1f} s, {} rounds, files at depth {}\n", when(p.started_wall_ns),
                    double(p.duration_ns) / 1e9, p.rounds, p.ref_depth);
   o += fmt::format("  cold       {}\n", p.cold_measured ? "measured (caches dropped before each cold round)"
-                                                       : "not measured (needs root to drop caches)");
+                                                        : "not measured (needs root to drop caches)");
   o += fmt::format("  caching    {}\n", lifetime(p.cache_lifetime_ns));
   o += fmt::format("  syscall    {} us round trip (getppid)\n", us(double(p.syscall_overhead_ns)));
   if (p.busy_cpus)
     o += fmt::format("  cpus       {} other{} kept busy by spinners at nice 19 while measuring (--busy-cpus)\n",
                      p.busy_cpus, p.busy_cpus == 1 ? "" : "s");
   for (const std::string& n : p.notes) o += "  note: " + n + "\n";
-  o += fmt::format("\n{:<13} {:<5} {:>14} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "kind", "temp", "param",
-                   "count", "mean us", "p50 us", "p90 us", "p99 us", "max us");
+  o += fmt::format("\n{:<13} {:<5} {:>14} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "kind", "temp", "param", "count",
+                   "mean us", "p50 us", "p90 us", "p99 us", "max us");
   for (const ProfileCase& c : p.cases) {
     std::string_view pn = probe_param_name(c.kind, c.temp);
     std::string param = pn.empty() ? "" : fmt::format("{} {}", pn, c.param);
@@ -81,8 +81,8 @@ std::string profile_to_json(const Profile& p) {
   j["rounds"] = p.rounds;
   j["ref_depth"] = p.ref_depth;
   j["cold_measured"] = p.cold_measured;
-  j["cache_lifetime_ns"] = p.cache_lifetime_ns == kNoExpiry ? nlohmann::ordered_json(nullptr)
-                                                            : nlohmann::ordered_json(p.cache_lifetime_ns);
+  j["cache_lifetime_ns"] =
+      p.cache_lifetime_ns == kNoExpiry ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.cache_lifetime_ns);
   j["syscall_overhead_ns"] = p.syscall_overhead_ns;
   j["busy_cpus"] = p.busy_cpus;
   j["notes"] = p.notes;

@@ -51,9 +51,8 @@ void sort_code(std::span<const std::string_view> strings, SortedStrings& out) {
   out.suffix.clear();
   std::vector<uint32_t> idx(strings.size());
   std::iota(idx.begin(), idx.end(), 0u);
-  std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-    return strings[a] < strings[b] || (strings[a] == strings[b] && a < b);
-  });
+  std::sort(idx.begin(), idx.end(),
+            [&](uint32_t a, uint32_t b) { return strings[a] < strings[b] || (strings[a] == strings[b] && a < b); });
   int64_t prev_i = -1;
   std::string_view prev;
   for (uint32_t i : idx) {
@@ -75,7 +74,8 @@ Status sort_decode(std::span<const uint64_t> order, std::span<const uint64_t> pr
   if (prefix.size() != count || suffix_length.size() != count)
     return Status::error("sorted string columns disagree on the number of strings");
   if (count > kMaxStringBlockStrings)
-    return Status::error("string block claims " + std::to_string(count) + " strings (limit " + std::to_string(kMaxStringBlockStrings) + ")");
+    return Status::error("string block claims " + std::to_string(count) + " strings (limit " +
+                         std::to_string(kMaxStringBlockStrings) + ")");
   // First pass: the order is a permutation and the lengths fit, before the
   // strings take any memory.
   std::vector<uint32_t> index(count);
@@ -94,16 +94,19 @@ Status sort_decode(std::span<const uint64_t> order, std::span<const uint64_t> pr
     seen[static_cast<size_t>(i)] = true;
     index[k] = static_cast<uint32_t>(i);
     const uint64_t p = prefix[k], n = suffix_length[k];
-    if (p > prev_len) return fail("shares " + std::to_string(p) + " bytes with a string of " + std::to_string(prev_len));
+    if (p > prev_len)
+      return fail("shares " + std::to_string(p) + " bytes with a string of " + std::to_string(prev_len));
     if (n > suffix.size() - used) return fail("its " + std::to_string(n) + " bytes run past the suffix column");
     used += n;
     total += p + n + kStringOverhead;
-    if (total > kMaxStringBlockBytes) return fail("the block decodes to more than " + std::to_string(kMaxStringBlockBytes) + " bytes");
+    if (total > kMaxStringBlockBytes)
+      return fail("the block decodes to more than " + std::to_string(kMaxStringBlockBytes) + " bytes");
     prev_i = i;
     prev_len = p + n;
   }
   if (used != suffix.size())
-    return Status::error("sorted strings: " + std::to_string(suffix.size() - used) + " suffix bytes left over after " + std::to_string(count) + " strings");
+    return Status::error("sorted strings: " + std::to_string(suffix.size() - used) + " suffix bytes left over after " +
+                         std::to_string(count) + " strings");
   // Second pass: the block is known to be well formed.
   const size_t base = table.size();
   table.resize(base + count);
@@ -145,7 +148,8 @@ void front_code(std::span<const std::string_view> strings, std::vector<uint8_t>&
 Status front_decode(std::span<const uint8_t> blob, uint64_t count, std::vector<std::string>& table) {
   // Every string takes at least three bytes (its three varints).
   if (count > blob.size() / 3)
-    return Status::error("front-coded strings claim " + std::to_string(count) + " strings in " + std::to_string(blob.size()) + " bytes");
+    return Status::error("front-coded strings claim " + std::to_string(count) + " strings in " +
+                         std::to_string(blob.size()) + " bytes");
   // First pass: lengths only, so that a bad blob is refused before anything
   // is allocated beyond the lengths (4 bytes per 3 bytes of blob at most).
   std::vector<uint32_t> lengths;
@@ -159,16 +163,20 @@ Status front_decode(std::span<const uint8_t> blob, uint64_t count, std::vector<s
     uint64_t back, p, n;
     if (!get_length(blob, pos, back) || !get_length(blob, pos, p) || !get_length(blob, pos, n))
       return fail("lengths cut short or out of range");
-    if (p > 0 && back >= i) return fail("refers to string " + std::to_string(back + 1) + " before it, outside the block");
+    if (p > 0 && back >= i)
+      return fail("refers to string " + std::to_string(back + 1) + " before it, outside the block");
     const uint64_t ref_len = p > 0 ? lengths.at(i - 1 - back) : 0;  // at(): the check above is the guard
     if (p > ref_len) return fail("shares " + std::to_string(p) + " bytes with a string of " + std::to_string(ref_len));
     if (n > blob.size() - pos) return fail("its " + std::to_string(n) + " bytes run past the block");
     total += p + n + kStringOverhead;
-    if (total > kMaxStringBlockBytes) return fail("the block decodes to more than " + std::to_string(kMaxStringBlockBytes) + " bytes");
+    if (total > kMaxStringBlockBytes)
+      return fail("the block decodes to more than " + std::to_string(kMaxStringBlockBytes) + " bytes");
     pos += n;
     lengths.push_back(static_cast<uint32_t>(p + n));
   }
-  if (pos != blob.size()) return Status::error("front-coded strings: " + std::to_string(blob.size() - pos) + " bytes left over after " + std::to_string(count) + " strings");
+  if (pos != blob.size())
+    return Status::error("front-coded strings: " + std::to_string(blob.size() - pos) + " bytes left over after " +
+                         std::to_string(count) + " strings");
   // Second pass: the blob is known to be well formed.
   const size_t base = table.size();
   table.reserve(base + count);

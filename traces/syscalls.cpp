@@ -15,29 +15,24 @@ namespace fsr {
 namespace {
 
 constexpr std::array<std::string_view, kClassCount> kClassNames = {
-    "stat", "open", "close", "read", "write", "readdir", "mkdir", "rmdir", "unlink",
-    "rename", "link", "attr", "xattr", "sync", "mmap", "copy", "fd", "process", "wait",
-    "other"};
+    "stat", "open", "close", "read", "write", "readdir", "mkdir", "rmdir",   "unlink", "rename",
+    "link", "attr", "xattr", "sync", "mmap",  "copy",    "fd",    "process", "wait",   "other"};
 
 using C = SyscallClass;
 constexpr int8_t N = -1;
 constexpr uint8_t P(int a) { return static_cast<uint8_t>(1u << a); }
 
 // Shorthands for the common shapes.
-constexpr SyscallInfo path1(uint16_t nr, std::string_view name, C cls, uint16_t flags = 0,
-                            uint8_t extra_ptr = 0) {
+constexpr SyscallInfo path1(uint16_t nr, std::string_view name, C cls, uint16_t flags = 0, uint8_t extra_ptr = 0) {
   return {nr, name, cls, {0, N}, {N, N}, N, N, static_cast<uint8_t>(P(0) | extra_ptr), flags};
 }
-constexpr SyscallInfo at1(uint16_t nr, std::string_view name, C cls, uint16_t flags = 0,
-                          uint8_t extra_ptr = 0) {
+constexpr SyscallInfo at1(uint16_t nr, std::string_view name, C cls, uint16_t flags = 0, uint8_t extra_ptr = 0) {
   return {nr, name, cls, {1, N}, {0, N}, N, N, static_cast<uint8_t>(P(1) | extra_ptr), flags};
 }
-constexpr SyscallInfo fd0(uint16_t nr, std::string_view name, C cls, uint16_t flags = 0,
-                          uint8_t ptr = 0) {
+constexpr SyscallInfo fd0(uint16_t nr, std::string_view name, C cls, uint16_t flags = 0, uint8_t ptr = 0) {
   return {nr, name, cls, {N, N}, {N, N}, 0, N, ptr, flags};
 }
-constexpr SyscallInfo bare(uint16_t nr, std::string_view name, C cls, uint16_t flags = 0,
-                           uint8_t ptr = 0) {
+constexpr SyscallInfo bare(uint16_t nr, std::string_view name, C cls, uint16_t flags = 0, uint8_t ptr = 0) {
   return {nr, name, cls, {N, N}, {N, N}, N, N, ptr, flags};
 }
 
@@ -223,10 +218,14 @@ std::optional<uint16_t> syscall_from_name(std::string_view name) {
 
 uint32_t open_flags(uint32_t nr, uint64_t arg1, uint64_t arg2) {
   switch (nr) {
-    case SYS_open: return static_cast<uint32_t>(arg1);
-    case SYS_openat: return static_cast<uint32_t>(arg2);
-    case SYS_creat: return O_CREAT | O_WRONLY | O_TRUNC;
-    default: return 0;
+    case SYS_open:
+      return static_cast<uint32_t>(arg1);
+    case SYS_openat:
+      return static_cast<uint32_t>(arg2);
+    case SYS_creat:
+      return O_CREAT | O_WRONLY | O_TRUNC;
+    default:
+      return 0;
   }
 }
 

@@ -14,8 +14,25 @@ namespace fsr {
 // Attribution classes (docs/design.md "Attribution"). Order is part of the file
 // format (class ids are stored in drop counters): append only.
 enum class SyscallClass : uint8_t {
-  kStat = 0, kOpen, kClose, kRead, kWrite, kReaddir, kMkdir, kRmdir, kUnlink,
-  kRename, kLink, kAttr, kXattr, kSync, kMmap, kCopy, kFd, kProcess, kWait,
+  kStat = 0,
+  kOpen,
+  kClose,
+  kRead,
+  kWrite,
+  kReaddir,
+  kMkdir,
+  kRmdir,
+  kUnlink,
+  kRename,
+  kLink,
+  kAttr,
+  kXattr,
+  kSync,
+  kMmap,
+  kCopy,
+  kFd,
+  kProcess,
+  kWait,
   kOther,
   kCount
 };
@@ -26,9 +43,10 @@ std::optional<SyscallClass> class_from_name(std::string_view name);
 
 // Pseudo-syscall numbers for events that are not syscalls. They share the
 // `nr` field of an event; real x86-64 syscall numbers stay below 1000.
-inline constexpr uint16_t kEvProcExec = 1000;   // sched_process_exec: path0=filename, path1=argv (NUL-joined)
-inline constexpr uint16_t kEvProcExit = 1001;   // sched_process_exit: arg0=exit code (wait status form)
-inline constexpr uint16_t kEvPageFault = 1002;  // first user fault on a file page: path0=file, arg0=file offset, arg1=vaddr
+inline constexpr uint16_t kEvProcExec = 1000;  // sched_process_exec: path0=filename, path1=argv (NUL-joined)
+inline constexpr uint16_t kEvProcExit = 1001;  // sched_process_exit: arg0=exit code (wait status form)
+inline constexpr uint16_t kEvPageFault =
+    1002;  // first user fault on a file page: path0=file, arg0=file offset, arg1=vaddr
 inline constexpr uint16_t kEvProcFork = 1003;   // sched_process_fork: arg0=child tid, arg1=child tgid
 inline constexpr uint16_t kMaxSyscallNr = 512;  // table bound for per-nr arrays (BPF side too)
 
@@ -39,17 +57,17 @@ inline constexpr uint64_t kAtFdcwdArg = static_cast<uint64_t>(static_cast<int64_
 
 // Flags describing a syscall's shape.
 enum SyscallFlag : uint16_t {
-  kSfReturnsFd = 1 << 0,      // a non-negative return is a new fd (open, dup, pipe: see kSfFdPairOut)
-  kSfFdPairOut = 1 << 1,      // writes two fds to an int[2] at arg0 (pipe, pipe2) / arg3 (socketpair);
-                              // the recorder stores them in that arg slot as fd0 | fd1 << 32
-  kSfBlocking = 1 << 2,       // may block waiting for another thread (causal wait)
-  kSfWakes = 1 << 3,          // may end another thread's wait (write to pipe, futex wake, exit)
-  kSfStatBuf = 1 << 4,        // fills a struct stat at arg `stat_buf`
-  kSfStatxBuf = 1 << 5,       // fills a struct statx at arg `stat_buf`
-  kSfLiteralPath0 = 1 << 6,   // path0 is stored as given, never resolved (symlink target)
-  kSfPathOptional = 1 << 7,   // a NULL path is legal (utimensat, execveat with AT_EMPTY_PATH)
-  kSfIoUring = 1 << 8,        // io_uring: counted, not replayed
-  kSfNamespace = 1 << 9,      // changes a directory's entries (create/unlink/rename/mkdir/rmdir/link)
+  kSfReturnsFd = 1 << 0,     // a non-negative return is a new fd (open, dup, pipe: see kSfFdPairOut)
+  kSfFdPairOut = 1 << 1,     // writes two fds to an int[2] at arg0 (pipe, pipe2) / arg3 (socketpair);
+                             // the recorder stores them in that arg slot as fd0 | fd1 << 32
+  kSfBlocking = 1 << 2,      // may block waiting for another thread (causal wait)
+  kSfWakes = 1 << 3,         // may end another thread's wait (write to pipe, futex wake, exit)
+  kSfStatBuf = 1 << 4,       // fills a struct stat at arg `stat_buf`
+  kSfStatxBuf = 1 << 5,      // fills a struct statx at arg `stat_buf`
+  kSfLiteralPath0 = 1 << 6,  // path0 is stored as given, never resolved (symlink target)
+  kSfPathOptional = 1 << 7,  // a NULL path is legal (utimensat, execveat with AT_EMPTY_PATH)
+  kSfIoUring = 1 << 8,       // io_uring: counted, not replayed
+  kSfNamespace = 1 << 9,     // changes a directory's entries (create/unlink/rename/mkdir/rmdir/link)
 };
 
 struct SyscallInfo {

@@ -20,11 +20,11 @@
 
 namespace fsr {
 
-inline constexpr int kTimingBits = 6;                      // significant bits kept
-inline constexpr int kTimingMantBits = kTimingBits - 1;    // stored (the leading 1 is implied)
+inline constexpr int kTimingBits = 6;                        // significant bits kept
+inline constexpr int kTimingMantBits = kTimingBits - 1;      // stored (the leading 1 is implied)
 inline constexpr uint64_t kTimingExact = 1u << kTimingBits;  // values below are stored exactly
 inline constexpr uint32_t kTimingMantLimit = 1u << kTimingMantBits;
-inline constexpr int kTimingMaxShift = 9;                  // steps of at most 512 ns
+inline constexpr int kTimingMaxShift = 9;  // steps of at most 512 ns
 // The last exponent: its mantissa is not limited to kTimingMantBits.
 inline constexpr uint32_t kTimingTopExp = kTimingMaxShift + 1;
 // Largest mantissa of the top exponent whose value fits 64 bits.

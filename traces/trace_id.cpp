@@ -51,7 +51,10 @@ std::optional<uint64_t> parse_trace_id(std::string_view text) {
   if (text.size() != 16) return std::nullopt;
   uint64_t v = 0;
   for (char c : text) {
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
     if (d < 0) return std::nullopt;
     v = (v << 4) | static_cast<uint64_t>(d);
   }

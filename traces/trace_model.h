@@ -25,22 +25,22 @@ inline constexpr uint16_t kOldestReadableVersion = 1;
 // kProfile: a mount's measured latencies (traces/profile.h), written by `probe`.
 enum class PayloadKind : uint16_t { kTrace = 1, kResult = 2, kProfile = 3 };
 
-struct MountEntry {        // one line of /proc/self/mountinfo, parsed
+struct MountEntry {  // one line of /proc/self/mountinfo, parsed
   uint32_t mount_id = 0;
   uint32_t parent_id = 0;
-  uint64_t dev = 0;        // makedev(major, minor)
-  std::string root;        // root of the mount within its file system
+  uint64_t dev = 0;  // makedev(major, minor)
+  std::string root;  // root of the mount within its file system
   std::string mount_point;
   std::string mount_options;
   std::string fs_type;
-  std::string source;      // unescaped (\134 -> '\')
+  std::string source;  // unescaped (\134 -> '\')
   std::string super_options;
 };
 
 struct FdEntry {
   int32_t fd = -1;
-  std::string path;        // /proc/PID/fd target (may be "pipe:[N]", "socket:[N]")
-  uint32_t flags = 0;      // O_* flags from /proc/PID/fdinfo
+  std::string path;    // /proc/PID/fd target (may be "pipe:[N]", "socket:[N]")
+  uint32_t flags = 0;  // O_* flags from /proc/PID/fdinfo
   uint64_t pos = 0;
 };
 
@@ -54,12 +54,12 @@ struct ProcessState {
 enum class PrestateKind : uint8_t { kDir = 1, kFile = 2, kSymlink = 3, kOther = 4 };
 
 struct PrestateEntry {
-  std::string path;        // absolute
+  std::string path;  // absolute
   PrestateKind kind = PrestateKind::kFile;
-  uint32_t mode = 0;       // st_mode
+  uint32_t mode = 0;  // st_mode
   uint64_t size = 0;
-  std::string target;      // symlink target
-  uint64_t ino = 0;        // to recognise hard links (same dev/ino)
+  std::string target;  // symlink target
+  uint64_t ino = 0;    // to recognise hard links (same dev/ino)
   uint64_t dev = 0;
   uint32_t nlink = 1;
 };
@@ -88,26 +88,26 @@ struct TraceHeader {
   std::string hostname;
   uint32_t cpu_count = 0;
   std::string clock_source = "CLOCK_MONOTONIC";
-  uint64_t wall_start_ns = 0;   // CLOCK_REALTIME at trace start
-  uint64_t mono_start_ns = 0;   // CLOCK_MONOTONIC at trace start (event ts are relative to it)
+  uint64_t wall_start_ns = 0;  // CLOCK_REALTIME at trace start
+  uint64_t mono_start_ns = 0;  // CLOCK_MONOTONIC at trace start (event ts are relative to it)
   std::vector<std::string> command;
-  std::string root;             // recorded root (absolute)
+  std::string root;  // recorded root (absolute)
   uint32_t uid = 0;
   uint32_t gid = 0;
   std::vector<MountEntry> mounts;
-  ProcessState initial;         // first process
+  ProcessState initial;  // first process
   // Result payloads only: what was replayed, where, how.
-  std::string source_trace;     // path of the replayed trace
-  uint64_t source_trace_id = 0; // its content id (trace_id.h); 0: unknown (older results)
-  std::string target;           // --target
-  std::string scratch;          // --scratch
-  std::string environment_json; // environment fingerprint (detect), JSON text
-  std::string options_json;     // replay options, JSON text
+  std::string source_trace;            // path of the replayed trace
+  uint64_t source_trace_id = 0;        // its content id (trace_id.h); 0: unknown (older results)
+  std::string target;                  // --target
+  std::string scratch;                 // --scratch
+  std::string environment_json;        // environment fingerprint (detect), JSON text
+  std::string options_json;            // replay options, JSON text
   std::vector<std::string> fallbacks;  // feature fallbacks used
   // Traces: what the recorder chose for this kernel ("name=value": task
   // state store, page-fault source, PID namespace, features forced off).
   std::vector<std::string> recorder_choices;
-  RecordCost record_cost;       // traces (and results, copied): what recording added
+  RecordCost record_cost;  // traces (and results, copied): what recording added
 
   bool has_choice(const std::string& choice) const {
     for (const std::string& c : recorder_choices)
@@ -118,13 +118,13 @@ struct TraceHeader {
 
 // Written once at the end; absent when the writer died (the reader says so).
 struct TraceFooter {
-  uint64_t end_ns = 0;                       // ns since start
-  int32_t exit_status = 0;                   // workload wait status (trace) / replay status
-  std::array<uint64_t, kClassCount> seen{};  // events seen in kernel, per class
-  std::array<uint64_t, kClassCount> drops{}; // events lost, per class
+  uint64_t end_ns = 0;                        // ns since start
+  int32_t exit_status = 0;                    // workload wait status (trace) / replay status
+  std::array<uint64_t, kClassCount> seen{};   // events seen in kernel, per class
+  std::array<uint64_t, kClassCount> drops{};  // events lost, per class
   uint64_t io_uring_submissions = 0;
-  uint64_t string_drops = 0;                 // paths that could not be read
-  std::string notes;                         // free text (warnings worth keeping)
+  uint64_t string_drops = 0;  // paths that could not be read
+  std::string notes;          // free text (warnings worth keeping)
   // Result payloads: wall time of the replay and counters.
   uint64_t wall_ns = 0;
   uint64_t divergences = 0;

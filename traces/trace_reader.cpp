@@ -23,7 +23,7 @@ namespace fsr {
 // events' times; a trace whose writer died is bounded by when its file was
 // last written (the writer flushes every second) after the wall-clock start.
 void TraceReader::Impl::init_time_limit() {
-  constexpr uint64_t kFooterSlackNs = 1'000'000;        // the timing quantisation is < 1 us
+  constexpr uint64_t kFooterSlackNs = 1'000'000;         // the timing quantisation is < 1 us
   constexpr uint64_t kMtimeSlackNs = 60'000'000'000ull;  // clock steps between start and the last write
   if (header.kind != PayloadKind::kTrace) return;
   refresh_size();
@@ -43,7 +43,7 @@ void TraceReader::Impl::init_time_limit() {
       }
     }
   }
-  struct stat st{};
+  struct stat st {};
   if (header.wall_start_ns == 0 || ::fstat(fd.get(), &st) != 0) return;
   const uint64_t mtime =
       static_cast<uint64_t>(st.st_mtim.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(st.st_mtim.tv_nsec);
@@ -75,13 +75,13 @@ void TraceReader::Impl::clamp_times(std::vector<Event>& out) {
   if (n == 0) return;
   problems.clamped_times += n;
   const char* kMarker = "impossible event times";
-  std::string m = fmt::format(
-      "{}: {} {} with impossible event times (a damaged or crafted trace): ", path, problems.clamped_times,
-      problems.clamped_times == 1 ? "event" : "events");
+  std::string m = fmt::format("{}: {} {} with impossible event times (a damaged or crafted trace): ", path,
+                              problems.clamped_times, problems.clamped_times == 1 ? "event" : "events");
   if (late_enters)
-    m += fmt::format("{} entered after {}, the first at {:.3f} s (thread {}): clamped to that end, so that no "
-                     "replayed gap or offset outlasts the recording",
-                     late_enters, ts_limit_why, first_clamped_ts / 1e9, first_clamped_tid);
+    m += fmt::format(
+        "{} entered after {}, the first at {:.3f} s (thread {}): clamped to that end, so that no "
+        "replayed gap or offset outlasts the recording",
+        late_enters, ts_limit_why, first_clamped_ts / 1e9, first_clamped_tid);
   if (late_enters < problems.clamped_times)
     m += fmt::format("{}{} lasted past the clock's range: clamped to it", late_enters ? "; " : "",
                      problems.clamped_times - late_enters);
@@ -96,16 +96,16 @@ void TraceReader::Impl::clamp_times(std::vector<Event>& out) {
 
 std::string TraceReader::Impl::where(const FrameHeader* h, uint64_t off) const {
   if (h && (h->type == FrameType::kEvents || h->type == FrameType::kOps))
-    return path + ": chunk " + std::to_string(chunks_seen) + " (" + std::to_string(h->records) +
-           " records, offset " + std::to_string(off) + ")";
+    return path + ": chunk " + std::to_string(chunks_seen) + " (" + std::to_string(h->records) + " records, offset " +
+           std::to_string(off) + ")";
   return path + ": frame at offset " + std::to_string(off);
 }
 
 void TraceReader::Impl::note_truncation(const FrameHeader* partial) {
   problems.truncated = true;
   std::string m = path + ": file ends at byte " + std::to_string(size) +
-                  " without its footer and index (writer killed or disk full); read " +
-                  std::to_string(chunks_seen) + " chunks, " + std::to_string(records) + " records";
+                  " without its footer and index (writer killed or disk full); read " + std::to_string(chunks_seen) +
+                  " chunks, " + std::to_string(records) + " records";
   if (partial) m += "; the last chunk (" + std::to_string(partial->records) + " records) is cut short and lost";
   // One truncation line, kept current (a file being written grows).
   for (auto& s : problems.messages)
@@ -123,7 +123,9 @@ template <typename Rec>
 Status TraceReader::Impl::take_frame(const FrameHeader& h, std::vector<Rec>& out, FrameType want) {
   Status st;
   switch (h.type) {
-    case FrameType::kStrings: st = decode_strings(msg(), z, strings); break;
+    case FrameType::kStrings:
+      st = decode_strings(msg(), z, strings);
+      break;
     case FrameType::kFooter: {
       TraceFooter f;
       st = decode_footer(msg(), f);
@@ -133,9 +135,8 @@ Status TraceReader::Impl::take_frame(const FrameHeader& h, std::vector<Rec>& out
     case FrameType::kIndex: {
       index_seen = true;  // a complete file: drop any earlier "ends without footer" note
       problems.truncated = false;
-      std::erase_if(problems.messages, [](const std::string& s) {
-        return s.find("without its footer and index") != std::string::npos;
-      });
+      std::erase_if(problems.messages,
+                    [](const std::string& s) { return s.find("without its footer and index") != std::string::npos; });
       break;
     }
     case FrameType::kEvents:
@@ -150,13 +151,14 @@ Status TraceReader::Impl::take_frame(const FrameHeader& h, std::vector<Rec>& out
       else
         st = decode_op_chunk(msg(), z, scratch, out, nullptr);
       if (st && out.size() != h.records)
-        st = Status::error("holds " + std::to_string(out.size()) + " records, header says " +
-                           std::to_string(h.records));
+        st =
+            Status::error("holds " + std::to_string(out.size()) + " records, header says " + std::to_string(h.records));
       if constexpr (std::is_same_v<Rec, Event>)
         if (st) clamp_times(out);
       break;
     }
-    default: break;  // header (again) or prestate: not for sequential record reading
+    default:
+      break;  // header (again) or prestate: not for sequential record reading
   }
   return st;
 }
@@ -181,9 +183,9 @@ Result<bool> TraceReader::Impl::next(std::vector<Rec>& out, FrameType want) {
     }
     if (g == Got::kBadHeader) {
       uint64_t next_off = resync(offset);
-      problems.messages.push_back(where(nullptr, offset) + ": " + why + "; " +
-                                  (next_off ? "skipped to offset " + std::to_string(next_off)
-                                            : std::string("no later frame found")));
+      problems.messages.push_back(
+          where(nullptr, offset) + ": " + why + "; " +
+          (next_off ? "skipped to offset " + std::to_string(next_off) : std::string("no later frame found")));
       ++problems.bad_chunks;
       if (!next_off) {
         offset = size;
@@ -249,8 +251,7 @@ Result<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) 
     return Status::error(path + ": format version " + std::to_string(version) +
                          " is not supported (this fsreplay reads versions " + std::to_string(kOldestReadableVersion) +
                          " to " + std::to_string(kFormatVersion) + "); use a matching fsreplay");
-  if (kind < 1 || kind > 3)
-    return Status::error(path + ": unknown payload kind " + std::to_string(kind));
+  if (kind < 1 || kind > 3) return Status::error(path + ": unknown payload kind " + std::to_string(kind));
   FrameHeader h;
   std::string why;
   auto g = m->read_frame(kFileHeaderSize, h, why);
@@ -292,9 +293,12 @@ uint64_t TraceReader::records_read() const { return impl_->records; }
 
 std::string_view payload_kind_name(PayloadKind kind) {
   switch (kind) {
-    case PayloadKind::kTrace: return "trace";
-    case PayloadKind::kResult: return "replay result";
-    case PayloadKind::kProfile: return "profile";
+    case PayloadKind::kTrace:
+      return "trace";
+    case PayloadKind::kResult:
+      return "replay result";
+    case PayloadKind::kProfile:
+      return "profile";
   }
   return "file of unknown kind";
 }

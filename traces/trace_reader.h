@@ -86,8 +86,7 @@ class TraceReader {
   // without one), in file order: `fn` gets its Cap'n Proto message as words.
   // Returns how many frames were passed to `fn`; a frame that fails its
   // checksum is an error naming its offset.
-  Result<size_t> for_each_frame(FrameType type,
-                                const std::function<Status(std::span<const uint64_t> words)>& fn);
+  Result<size_t> for_each_frame(FrameType type, const std::function<Status(std::span<const uint64_t> words)>& fn);
 
   // The latest enter time (ns since the trace's start) a trace event may
   // have, or nullopt when the file does not say: its footer's end_ns (a

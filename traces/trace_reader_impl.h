@@ -23,7 +23,7 @@ struct TraceReader::Impl : FrameFile {
   std::vector<std::string> strings{""};
   std::optional<TraceFooter> footer;
   ReadProblems problems;
-  uint64_t offset = 0;     // next frame (sequential)
+  uint64_t offset = 0;  // next frame (sequential)
   uint64_t chunks_seen = 0;
   uint64_t records = 0;
   bool index_seen = false;

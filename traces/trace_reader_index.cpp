@@ -196,8 +196,7 @@ Result<uint64_t> TraceReader::record_count() {
 Result<bool> TraceReader::read_chunk(size_t i, std::vector<Event>& out) { return impl_->read_chunk(i, out); }
 Result<bool> TraceReader::read_chunk(size_t i, std::vector<OpRecord>& out) { return impl_->read_chunk(i, out); }
 
-Result<size_t> TraceReader::for_each_frame(FrameType type,
-                                           const std::function<Status(std::span<const uint64_t>)>& fn) {
+Result<size_t> TraceReader::for_each_frame(FrameType type, const std::function<Status(std::span<const uint64_t>)>& fn) {
   Impl& m = *impl_;
   FSR_RETURN_IF_ERROR(m.build_index());
   size_t n = 0;

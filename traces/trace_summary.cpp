@@ -38,9 +38,9 @@ void account(TraceSummary& s, const TraceReader& r, const std::vector<Rec>& recs
       s.last_end = std::max(s.last_end, e.ts + e.dur);
       if (!fresh && e.ts < th->second.first) {
         if (s.overlapping_calls++ == 0)
-          s.first_overlap = fmt::format("event {}: thread {} entered {} at {} ns, {} ns before its previous call ({}) returned",
-                                        s.records, e.tid, syscall_name(e.nr), e.ts, th->second.first - e.ts,
-                                        syscall_name(th->second.second));
+          s.first_overlap = fmt::format(
+              "event {}: thread {} entered {} at {} ns, {} ns before its previous call ({}) returned", s.records, e.tid,
+              syscall_name(e.nr), e.ts, th->second.first - e.ts, syscall_name(th->second.second));
       }
       th->second = {e.ts + e.dur, e.nr};
     } else {
@@ -106,8 +106,10 @@ std::string summary_to_json(const TraceSummary& s) {
   if (s.footer && s.footer->stolen_measured)
     j["recorder_stolen"] = {{"ns", s.footer->recorder_stolen_ns}, {"gaps_ns", s.footer->gaps_ns}};
   if (s.footer && s.footer->user_faults)
-    j["recorder_faults"] = {{"user_faults", s.footer->user_faults}, {"records", s.footer->fault_records},
-                            {"skipped", s.footer->fault_skips}, {"cost_ns", s.footer->fault_cost_ns}};
+    j["recorder_faults"] = {{"user_faults", s.footer->user_faults},
+                            {"records", s.footer->fault_records},
+                            {"skipped", s.footer->fault_skips},
+                            {"cost_ns", s.footer->fault_cost_ns}};
   nlohmann::ordered_json bc = nlohmann::ordered_json::object();
   for (int c = 0; c < kClassCount; ++c)
     if (s.by_class[c]) bc[std::string(class_name(static_cast<SyscallClass>(c)))] = s.by_class[c];
@@ -150,7 +152,9 @@ std::string summary_to_json(const TraceSummary& s) {
       gap[std::string(class_name(static_cast<SyscallClass>(c)))] = s.header.record_cost.gap_ns[c];
       dur[std::string(class_name(static_cast<SyscallClass>(c)))] = s.header.record_cost.dur_ns[c];
     }
-    j["record_cost"] = {{"gap_ns", gap}, {"dur_ns", dur}, {"unrecorded_ns", s.header.record_cost.unrecorded_ns},
+    j["record_cost"] = {{"gap_ns", gap},
+                        {"dur_ns", dur},
+                        {"unrecorded_ns", s.header.record_cost.unrecorded_ns},
                         {"method", s.header.record_cost.method}};
   }
   j["complete"] = s.problems.complete() && s.footer.has_value();
@@ -196,7 +200,8 @@ std::string summary_to_text(const TraceSummary& s) {
       std::string v = "ns per call added to the gap / inside the duration:";
       for (SyscallClass c : {SyscallClass::kStat, SyscallClass::kOpen, SyscallClass::kClose, SyscallClass::kRead,
                              SyscallClass::kWrite, SyscallClass::kReaddir, SyscallClass::kFd})
-        v += fmt::format(" {} {}/{}", class_name(c), rc.gap_ns[static_cast<size_t>(c)], rc.dur_ns[static_cast<size_t>(c)]);
+        v += fmt::format(" {} {}/{}", class_name(c), rc.gap_ns[static_cast<size_t>(c)],
+                         rc.dur_ns[static_cast<size_t>(c)]);
       v += fmt::format("; unrecorded call {}", rc.unrecorded_ns);
       if (rc.fault_ns != decltype(rc.fault_ns){})
         v += fmt::format("; user fault {} (file recorded {}, skipped {})", rc.fault_ns[RecordCost::kFaultAnon],
@@ -211,20 +216,24 @@ std::string summary_to_text(const TraceSummary& s) {
                                       : describe_wait_status(s.footer->exit_status));
       const TraceFooter& f = *s.footer;
       if (f.stolen_measured)
-        line("recorder cpu", fmt::format("{:.1f} ms taken from the workload's threads ({:.2f}% of their {:.3f} s of "
-                                         "gaps): replays take that share out of every gap",
-                                         f.recorder_stolen_ns / 1e6,
-                                         f.gaps_ns ? 100.0 * static_cast<double>(f.recorder_stolen_ns) / static_cast<double>(f.gaps_ns) : 0.0,
-                                         f.gaps_ns / 1e9));
+        line("recorder cpu",
+             fmt::format(
+                 "{:.1f} ms taken from the workload's threads ({:.2f}% of their {:.3f} s of "
+                 "gaps): replays take that share out of every gap",
+                 f.recorder_stolen_ns / 1e6,
+                 f.gaps_ns ? 100.0 * static_cast<double>(f.recorder_stolen_ns) / static_cast<double>(f.gaps_ns) : 0.0,
+                 f.gaps_ns / 1e9));
       if (f.user_faults)
         line("recorder faults",
-             fmt::format("{} user page faults ({} recorded, {} of files left out): {:.1f} ms of the fault programs in "
-                         "the gaps ({:.2f}%), taken out as well",
-                         f.user_faults, f.fault_records, f.fault_skips, f.fault_cost_ns / 1e6,
-                         f.gaps_ns ? 100.0 * static_cast<double>(f.fault_cost_ns) / static_cast<double>(f.gaps_ns) : 0.0));
+             fmt::format(
+                 "{} user page faults ({} recorded, {} of files left out): {:.1f} ms of the fault programs in "
+                 "the gaps ({:.2f}%), taken out as well",
+                 f.user_faults, f.fault_records, f.fault_skips, f.fault_cost_ns / 1e6,
+                 f.gaps_ns ? 100.0 * static_cast<double>(f.fault_cost_ns) / static_cast<double>(f.gaps_ns) : 0.0));
     }
     if (s.footer->io_uring_submissions)
-      line("io_uring", fmt::format("{} submissions: their I/O is NOT in the trace (try UV_USE_IO_URING=0)", s.footer->io_uring_submissions));
+      line("io_uring", fmt::format("{} submissions: their I/O is NOT in the trace (try UV_USE_IO_URING=0)",
+                                   s.footer->io_uring_submissions));
     if (h.kind == PayloadKind::kResult)
       line("replay wall", fmt::format("{:.3f} s, {} divergences", s.footer->wall_ns / 1e9, s.divergences));
   } else {

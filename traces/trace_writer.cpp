@@ -20,8 +20,8 @@
 namespace fsr {
 
 namespace {
-constexpr size_t kPrestateBlock = 4096;        // entries per prestate frame
-constexpr size_t kStringBlockBytes = 4u << 20; // flush strings before they get large
+constexpr size_t kPrestateBlock = 4096;                           // entries per prestate frame
+constexpr size_t kStringBlockBytes = 4u << 20;                    // flush strings before they get large
 constexpr uint64_t kStringBlockSplit = kMaxStringBlockBytes / 4;  // strings interned without events between flushes
 static_assert(kStringBlockBytes < kStringBlockSplit);
 // The header and footer frames: written once and small (the header's mount
@@ -64,7 +64,8 @@ struct TraceWriter::Impl {
       ssize_t w = ::writev(fd, iov, 2);
       if (w < 0) {
         if (errno == EINTR) continue;
-        return Status::error(path + ": write failed: " + std::strerror(errno) + " (disk full? the file holds every frame before this one)");
+        return Status::error(path + ": write failed: " + std::strerror(errno) +
+                             " (disk full? the file holds every frame before this one)");
       }
       done += static_cast<size_t>(w);
       for (auto& v : iov) {
@@ -79,8 +80,8 @@ struct TraceWriter::Impl {
   }
 
   // Writes one frame, zstd(capnp) with `compress`, else plain capnp.
-  Status write_frame(FrameType type, const std::vector<uint8_t>& raw, uint32_t nrecords,
-                     Compressor* compress, uint64_t first_record = 0) {
+  Status write_frame(FrameType type, const std::vector<uint8_t>& raw, uint32_t nrecords, Compressor* compress,
+                     uint64_t first_record = 0) {
     if (!error.is_ok()) return error;
     FrameHeader h;
     h.type = type;
@@ -114,7 +115,8 @@ struct TraceWriter::Impl {
       uint64_t bytes = 0;
       for (size_t i = strings_flushed; i < strings.size(); ++i) {
         bytes += strings[i].size() + kStringOverhead;
-        if ((bytes > kStringBlockSplit || string_views.size() == kMaxStringBlockStrings) && !string_views.empty()) break;
+        if ((bytes > kStringBlockSplit || string_views.size() == kMaxStringBlockStrings) && !string_views.empty())
+          break;
         string_views.push_back(strings[i]);
       }
       encode_strings(static_cast<uint32_t>(strings_flushed), string_views, z, msg);
@@ -154,8 +156,7 @@ struct TraceWriter::Impl {
 TraceWriter::TraceWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TraceWriter::~TraceWriter() = default;
 
-Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& path,
-                                                         const TraceHeader& header,
+Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& path, const TraceHeader& header,
                                                          WriterOptions options) {
   if (options.chunk_events == 0 || options.chunk_events > kMaxChunkRecords)
     return Status::error("chunk size must be 1.." + std::to_string(kMaxChunkRecords) + " records");
@@ -167,7 +168,8 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& path
   impl->string_ids.emplace(impl->strings.front(), 0);
   impl->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (impl->fd < 0)
-    return Status::error(path + ": cannot create: " + std::strerror(errno) + " (check the directory exists and is writable)");
+    return Status::error(path + ": cannot create: " + std::strerror(errno) +
+                         " (check the directory exists and is writable)");
   uint8_t fh[kFileHeaderSize];
   encode_file_header(fh, kFormatVersion, static_cast<uint16_t>(header.kind));
   FSR_RETURN_IF_ERROR(impl->write_all(fh, sizeof fh, nullptr, 0));
@@ -210,8 +212,7 @@ Status TraceWriter::append(const Event& event) {
   if (!m.error.is_ok()) return m.error;
   m.events.add(event);
   ++m.records;
-  if (m.events.size() >= m.opt.chunk_events || m.pending_string_bytes > kStringBlockBytes)
-    return m.flush_chunk();
+  if (m.events.size() >= m.opt.chunk_events || m.pending_string_bytes > kStringBlockBytes) return m.flush_chunk();
   return Status::ok();
 }
 
@@ -221,8 +222,7 @@ Status TraceWriter::append(const OpRecord& op) {
   if (!m.error.is_ok()) return m.error;
   m.ops.add(op);
   ++m.records;
-  if (m.ops.size() >= m.opt.chunk_events || m.pending_string_bytes > kStringBlockBytes)
-    return m.flush_chunk();
+  if (m.ops.size() >= m.opt.chunk_events || m.pending_string_bytes > kStringBlockBytes) return m.flush_chunk();
   return Status::ok();
 }
 
@@ -248,8 +248,7 @@ Status TraceWriter::finish(const TraceFooter& footer) {
   std::memcpy(trailer, &index_offset, 8);
   std::memcpy(trailer + 8, kTrailerMagic, 8);
   FSR_RETURN_IF_ERROR(m.write_all(trailer, sizeof trailer, nullptr, 0));
-  if (::fsync(m.fd) != 0 && errno != EINVAL)
-    return Status::error(m.path + ": fsync failed: " + std::strerror(errno));
+  if (::fsync(m.fd) != 0 && errno != EINVAL) return Status::error(m.path + ": fsync failed: " + std::strerror(errno));
   ::close(m.fd);
   m.fd = -1;
   m.error = Status::error(m.path + ": writer already finished");

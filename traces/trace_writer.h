@@ -21,14 +21,13 @@ namespace fsr {
 
 struct WriterOptions {
   uint32_t chunk_events = 65536;  // events (or ops) per chunk
-  int zstd_level = 1;  // level 3 is ~2% smaller and ~20% slower to write (dev/bench)
+  int zstd_level = 1;             // level 3 is ~2% smaller and ~20% slower to write (dev/bench)
 };
 
 class TraceWriter {
  public:
   // Creates (truncates) `path` and writes the file header and `header`.
-  static Result<std::unique_ptr<TraceWriter>> create(const std::string& path,
-                                                     const TraceHeader& header,
+  static Result<std::unique_ptr<TraceWriter>> create(const std::string& path, const TraceHeader& header,
                                                      WriterOptions options = {});
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
@@ -61,8 +60,8 @@ class TraceWriter {
   // Writes the last chunk, the footer and the index. The file is complete after this.
   Status finish(const TraceFooter& footer);
 
-  uint64_t records_written() const;   // events or ops appended so far
-  uint64_t bytes_written() const;     // bytes in the file so far
+  uint64_t records_written() const;  // events or ops appended so far
+  uint64_t bytes_written() const;    // bytes in the file so far
   const std::string& path() const;
 
  private:

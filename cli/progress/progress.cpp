@@ -49,8 +49,12 @@ std::string format_progress(const ProgressView& v, size_t width) {
 }
 
 ProgressLine::ProgressLine(std::string label, std::string unit, bool quiet, int fd, uint64_t show_after_ns)
-    : label_(std::move(label)), unit_(std::move(unit)), fd_(fd), enabled_(!quiet && is_terminal(fd)),
-      start_ns_(now_ns()), show_after_ns_(show_after_ns) {}
+    : label_(std::move(label)),
+      unit_(std::move(unit)),
+      fd_(fd),
+      enabled_(!quiet && is_terminal(fd)),
+      start_ns_(now_ns()),
+      show_after_ns_(show_after_ns) {}
 
 ProgressLine::~ProgressLine() { finish(); }
 

@@ -16,10 +16,10 @@
 namespace fsr {
 
 struct ProgressView {
-  std::string_view label;    // "replay"
-  std::string_view unit;     // "ops", "events", "entries"
+  std::string_view label;  // "replay"
+  std::string_view unit;   // "ops", "events", "entries"
   uint64_t done = 0;
-  uint64_t total = 0;        // 0: unknown (no share, no ETA)
+  uint64_t total = 0;  // 0: unknown (no share, no ETA)
   uint64_t elapsed_ns = 0;
   std::string_view current;  // what runs now ("cc1"), may be empty
   std::string_view extra;    // more figures ("0 drops"), may be empty

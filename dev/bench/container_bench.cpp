@@ -82,15 +82,16 @@ int main(int argc, char** argv) {
   for (const auto& e : events) expect += e.tid + e.path[0];
   unlink(path.c_str());
   if (read != events.size() || checksum != expect) {
-    fmt::print(stderr, "bench: read back {} events (checksum {}), wrote {} ({})\n", read, checksum, events.size(), expect);
+    fmt::print(stderr, "bench: read back {} events (checksum {}), wrote {} ({})\n", read, checksum, events.size(),
+               expect);
     return 1;
   }
   fmt::print("container bench: {} build-shaped events, {} distinct paths, zstd level {}\n", events.size(),
              new_paths.size(), level);
   fmt::print("  writer   {:>8.2f} M events/s per CPU-second   ({:.3f} s CPU, {:.3f} s wall)\n",
              events.size() / c_write / 1e6, c_write, t_write);
-  fmt::print("  reader   {:>8.2f} M events/s per CPU-second   ({:.3f} s CPU, {:.3f} s wall)\n",
-             read / c_read / 1e6, c_read, t_read);
+  fmt::print("  reader   {:>8.2f} M events/s per CPU-second   ({:.3f} s CPU, {:.3f} s wall)\n", read / c_read / 1e6,
+             c_read, t_read);
   fmt::print("  size     {:>8.2f} bytes/event  ({} bytes)\n", static_cast<double>(bytes) / events.size(), bytes);
   return 0;
 }

@@ -69,13 +69,14 @@ struct Drain {
 struct Input {
   TraceHeader header;
   TraceFooter footer;
-  uint64_t events = 0;        // events in the trace
-  uint64_t unbuildable = 0;   // events with no record form
+  uint64_t events = 0;       // events in the trace
+  uint64_t unbuildable = 0;  // events with no record form
   uint64_t records = 0;
   uint64_t record_bytes = 0;  // records, without their frames
   std::vector<Lane> lanes;
   std::vector<Drain> drains;
-  std::vector<std::pair<std::string, std::string>> links;  // the prestate's symlinks (path, target), as record feeds them
+  std::vector<std::pair<std::string, std::string>>
+      links;                    // the prestate's symlinks (path, target), as record feeds them
   std::vector<uint64_t> heads;  // per drain, each lane's head (drains x lanes)
 };
 
@@ -286,8 +287,8 @@ Result<Comparison> compare_traces(const std::string& want, const std::string& go
       ++c.per_thread;
     } else if (c.first.empty()) {
       c.first = fmt::format("{} of tid {} at ts {} (path \"{}\"): drained as {} (path \"{}\", flags {:#x} for {:#x})",
-                            syscall_name(ea[i].nr), ea[i].tid, ea[i].ts, a->str(ea[i].path[0]),
-                            syscall_name(eb[i].nr), b->str(eb[i].path[0]), eb[i].flags, ea[i].flags);
+                            syscall_name(ea[i].nr), ea[i].tid, ea[i].ts, a->str(ea[i].path[0]), syscall_name(eb[i].nr),
+                            b->str(eb[i].path[0]), eb[i].flags, ea[i].flags);
     }
   }
   return c;
@@ -320,9 +321,12 @@ int main(int argc, char** argv) {
     if ((a == "--rounds" || a == "--cpus" || a == "--warm-mib") && i + 1 < argc) {
       const int v = atoi(argv[++i]);
       if (v < (a == "--warm-mib" ? 0 : 1) || v > 1024) return usage();
-      if (a == "--rounds") rounds = v;
-      else if (a == "--warm-mib") warm_mib = v;
-      else cpus = static_cast<uint32_t>(v);
+      if (a == "--rounds")
+        rounds = v;
+      else if (a == "--warm-mib")
+        warm_mib = v;
+      else
+        cpus = static_cast<uint32_t>(v);
     } else if (!a.empty() && a[0] != '-' && trace.empty()) {
       trace = a;
     } else {
@@ -340,12 +344,14 @@ int main(int argc, char** argv) {
              in.records, cpus, in.record_bytes / 1048576.0, in.records ? double(in.record_bytes) / in.records : 0.0,
              in.drains.size());
   if (in.unbuildable)
-    fmt::print("warning: {} events have no kernel record form (a syscall number outside the table, or a path "
-               "over 64 KiB): left out, not decoded\n",
-               in.unbuildable);
+    fmt::print(
+        "warning: {} events have no kernel record form (a syscall number outside the table, or a path "
+        "over 64 KiB): left out, not decoded\n",
+        in.unbuildable);
   if (in.records == 0) return fmt::print(stderr, "fsreplay_bench_drain: {}: no events\n", trace), 1;
 
-  if (warm_mib > 0) fmt::print("warmed: {} MiB of heap, and the pages mapped\n", warm_up(static_cast<size_t>(warm_mib) << 20) >> 20);
+  if (warm_mib > 0)
+    fmt::print("warmed: {} MiB of heap, and the pages mapped\n", warm_up(static_cast<size_t>(warm_mib) << 20) >> 20);
   const std::string out = temp_trace();
   if (out.empty()) return fmt::print(stderr, "fsreplay_bench_drain: no scratch file: {}\n", strerror(errno)), 1;
   std::vector<double> per_event;
@@ -360,10 +366,11 @@ int main(int argc, char** argv) {
     last = r.value();
     const double ns = double(last.wall_ns) / double(in.records);
     per_event.push_back(ns);
-    fmt::print("round {}: {:.0f} ns/event (cpu {:.0f}), {:.0f} events/s, {} page faults, decoded {} of {}, wrote {} "
-               "({:.1f} MiB)\n",
-               i, ns, double(last.cpu_ns) / double(in.records), 1e9 / ns, last.faults, last.decoded, in.events,
-               last.written, last.bytes / 1048576.0);
+    fmt::print(
+        "round {}: {:.0f} ns/event (cpu {:.0f}), {:.0f} events/s, {} page faults, decoded {} of {}, wrote {} "
+        "({:.1f} MiB)\n",
+        i, ns, double(last.cpu_ns) / double(in.records), 1e9 / ns, last.faults, last.decoded, in.events, last.written,
+        last.bytes / 1048576.0);
   }
   std::sort(per_event.begin(), per_event.end());
   const double median = per_event[per_event.size() / 2];

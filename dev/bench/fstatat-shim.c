@@ -51,6 +51,7 @@ __attribute__((destructor)) static void report(void) {
   int len = snprintf(line, sizeof line, "fstatat %u %llu %llu %llu\n", n, lat[n / 2], lat[n * 9 / 10], sum);
   int fd = open(out, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return;
-  if (write(fd, line, (size_t)len) < 0) { /* nothing to do at exit */ }
+  if (write(fd, line, (size_t)len) < 0) { /* nothing to do at exit */
+  }
   close(fd);
 }

@@ -44,14 +44,20 @@ static long long now_ns(void) {
 }
 
 /* One simulated process's mappings; returns the base (to unmap). */
-static char *map_like_ld_so(unsigned seed) {
-  char *base = mmap(NULL, flen, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (base == MAP_FAILED) { perror("mmap"); exit(1); }
+static char* map_like_ld_so(unsigned seed) {
+  char* base = mmap(NULL, flen, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (base == MAP_FAILED) {
+    perror("mmap");
+    exit(1);
+  }
   size_t page = 4096, third = (flen / 3) & ~(page - 1);
   for (int s = 0; s < 3; s++) {
     size_t off = third * (size_t)s, len = s == 2 ? flen - off : third;
-    char *seg = mmap(base + off, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, (off_t)off);
-    if (seg == MAP_FAILED) { perror("mmap fixed"); exit(1); }
+    char* seg = mmap(base + off, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, (off_t)off);
+    if (seg == MAP_FAILED) {
+      perror("mmap fixed");
+      exit(1);
+    }
     for (int k = 0; k < kTouches; k++) {
       size_t at = ((seed * 2654435761u + (unsigned)(s * 97 + k * 131)) % (len / page)) * page;
       volatile char c = seg[at];
@@ -61,7 +67,7 @@ static char *map_like_ld_so(unsigned seed) {
   return base;
 }
 
-static void *peer(void *arg) {
+static void* peer(void* arg) {
   (void)arg;
   /* Alive and running now and then, as a replay worker is between ops. */
   while (!atomic_load(&stop_peer)) {
@@ -71,16 +77,16 @@ static void *peer(void *arg) {
   return NULL;
 }
 
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
+static int cmp(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
 }
 
 /* Median over batches of the mean per-process time, us. */
-static double run(const char *mode, int n) {
+static double run(const char* mode, int n) {
   double per[kBatches];
   int per_batch = n / kBatches;
-  char **kept = calloc((size_t)n, sizeof *kept);
+  char** kept = calloc((size_t)n, sizeof *kept);
   for (int b = 0; b < kBatches; b++) {
     long long t0 = now_ns();
     for (int i = 0; i < per_batch; i++) {
@@ -93,15 +99,17 @@ static double run(const char *mode, int n) {
         }
         waitpid(p, NULL, 0);
       } else {
-        char *base = map_like_ld_so(seed);
-        if (!strcmp(mode, "keep")) kept[b * per_batch + i] = base;
+        char* base = map_like_ld_so(seed);
+        if (!strcmp(mode, "keep"))
+          kept[b * per_batch + i] = base;
         else if (!strcmp(mode, "zap")) {
           /* Drop the pages, keep the range: no page table is freed, so the
            * TLB flush skips CPUs that merely last ran this process. */
           madvise(base, flen, MADV_DONTNEED);
           mprotect(base, flen, PROT_NONE);
           kept[b * per_batch + i] = base;
-        } else munmap(base, flen);
+        } else
+          munmap(base, flen);
       }
     }
     per[b] = (double)(now_ns() - t0) / per_batch / 1000.0;
@@ -113,9 +121,9 @@ static double run(const char *mode, int n) {
   return (per[kBatches / 2 - 1] + per[kBatches / 2]) / 2;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 4000;
-  const char *file = argc > 2 ? argv[2] : "/lib/x86_64-linux-gnu/libc.so.6";
+  const char* file = argc > 2 ? argv[2] : "/lib/x86_64-linux-gnu/libc.so.6";
   struct stat st;
   fd = open(file, O_RDONLY);
   if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < 3 * 65536) {
@@ -124,8 +132,8 @@ int main(int argc, char **argv) {
   }
   if (n < kBatches) n = kBatches;
   flen = (size_t)st.st_size;
-  printf("mmap-cost: %d processes, each: map %s (%zu KiB) + 3 MAP_FIXED segments, %d touches per segment\n",
-         n, file, flen / 1024, kTouches);
+  printf("mmap-cost: %d processes, each: map %s (%zu KiB) + 3 MAP_FIXED segments, %d touches per segment\n", n, file,
+         flen / 1024, kTouches);
   double empty_us = run("fork-empty", n);
   double fork_us = run("fork", n) - empty_us;
   double unmap_us = run("unmap", n);

@@ -42,13 +42,20 @@ struct BenchArgs {
 
 bool parse_args(int argc, char** argv, BenchArgs& a) {
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--events") && i + 1 < argc) a.events = std::stoull(argv[++i]);
-    else if (!std::strcmp(argv[i], "--profile") && i + 1 < argc) a.profile_file = argv[++i];
-    else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) a.rounds = std::stoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--window") && i + 1 < argc) a.window = std::stoull(argv[++i]);
-    else if (!std::strcmp(argv[i], "--keep") && i + 1 < argc) a.keep = argv[++i];
-    else if (!std::strcmp(argv[i], "--end-to-end")) a.end_to_end = true;
-    else return false;
+    if (!std::strcmp(argv[i], "--events") && i + 1 < argc)
+      a.events = std::stoull(argv[++i]);
+    else if (!std::strcmp(argv[i], "--profile") && i + 1 < argc)
+      a.profile_file = argv[++i];
+    else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc)
+      a.rounds = std::stoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--window") && i + 1 < argc)
+      a.window = std::stoull(argv[++i]);
+    else if (!std::strcmp(argv[i], "--keep") && i + 1 < argc)
+      a.keep = argv[++i];
+    else if (!std::strcmp(argv[i], "--end-to-end"))
+      a.end_to_end = true;
+    else
+      return false;
   }
   return true;
 }
@@ -94,12 +101,13 @@ int bench_stream(const BenchArgs& a, const BenchStream& s, const PlanInputs& in,
       return 1;
     }
     auto sec = [](uint64_t ns) { return double(ns) / 1e9; };
-    std::printf("predict_bench: %zu events, window %llu: %.3f s CPU (%.3f s wall), %.2f M events/s per CPU-second "
-                "[survey %.3f s, plan %.3f s, simulate %.3f s, records %.3f s]; predicted wall %.3f s; "
-                "simulator %.1f MiB, op lists %.2f MiB\n",
-                s.ev.size(), static_cast<unsigned long long>(st->window), cpu, wall, mev / cpu, sec(st->survey_ns),
-                sec(st->plan_ns), sec(st->simulate_ns), sec(st->sink_ns), sec(cols[0].sim.wall_ns),
-                double(cols[0].sim.window_bytes) / 1048576.0, double(st->view_bytes) / 1048576.0);
+    std::printf(
+        "predict_bench: %zu events, window %llu: %.3f s CPU (%.3f s wall), %.2f M events/s per CPU-second "
+        "[survey %.3f s, plan %.3f s, simulate %.3f s, records %.3f s]; predicted wall %.3f s; "
+        "simulator %.1f MiB, op lists %.2f MiB\n",
+        s.ev.size(), static_cast<unsigned long long>(st->window), cpu, wall, mev / cpu, sec(st->survey_ns),
+        sec(st->plan_ns), sec(st->simulate_ns), sec(st->sink_ns), sec(cols[0].sim.wall_ns),
+        double(cols[0].sim.window_bytes) / 1048576.0, double(st->view_bytes) / 1048576.0);
   }
   std::printf("  peak RSS %.1f MiB (the generated events: %.0f MiB)\n", double(rss_kib()) / 1024,
               double(s.ev.size() * sizeof(Event)) / 1048576.0);
@@ -135,10 +143,11 @@ int bench_end_to_end(const BenchArgs& a, BenchStream& s, const PlanInputs& in, c
       std::fprintf(stderr, "predict_bench: %s\n", pr.message().c_str());
       return 1;
     }
-    std::printf("  end to end (recorded + 1 profile): %.3f s CPU (%.3f s wall), %.2f M events/s per CPU-second "
-                "[CPU: survey %.2f s, plan %.2f s, simulate %.2f s (2 columns), summaries %.2f s, report %.2f s]\n",
-                cpu, wall, mev / cpu, double(pr->load_ns) / 1e9, double(pr->plan_ns) / 1e9, double(pr->simulate_ns) / 1e9,
-                double(pr->summary_ns) / 1e9, double(pr->report_ns) / 1e9);
+    std::printf(
+        "  end to end (recorded + 1 profile): %.3f s CPU (%.3f s wall), %.2f M events/s per CPU-second "
+        "[CPU: survey %.2f s, plan %.2f s, simulate %.2f s (2 columns), summaries %.2f s, report %.2f s]\n",
+        cpu, wall, mev / cpu, double(pr->load_ns) / 1e9, double(pr->plan_ns) / 1e9, double(pr->simulate_ns) / 1e9,
+        double(pr->summary_ns) / 1e9, double(pr->report_ns) / 1e9);
   }
   if (!a.keep.empty()) {
     std::printf("  kept %s and %s\n", trace.c_str(), pfile.c_str());
@@ -155,8 +164,9 @@ int bench_end_to_end(const BenchArgs& a, BenchStream& s, const PlanInputs& in, c
 int main(int argc, char** argv) {
   BenchArgs args;
   if (!parse_args(argc, argv, args)) {
-    std::fprintf(stderr, "usage: predict_bench [--events N] [--profile FILE] [--rounds R] [--window W] [--end-to-end] "
-                         "[--keep DIR]\n");
+    std::fprintf(stderr,
+                 "usage: predict_bench [--events N] [--profile FILE] [--rounds R] [--window W] [--end-to-end] "
+                 "[--keep DIR]\n");
     return 2;
   }
   BenchStream stream = make_stream(args.events);

@@ -11,14 +11,14 @@
 
 static long n;
 
-static void *run(void *arg) {
+static void* run(void* arg) {
   struct stat st;
   (void)arg;
   for (long i = 0; i < n; i++) syscall(SYS_fstat, 0, &st);
   return NULL;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   n = argc > 1 ? atol(argv[1]) : 1000000;
   int threads = argc > 2 ? atoi(argv[2]) : 1;
   pthread_t t[64];

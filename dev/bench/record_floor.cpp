@@ -110,8 +110,7 @@ Result<Child> spawn(const std::vector<std::string>& argv, int err_fd) {
   c.pid = fork();
   if (c.pid < 0) return Status::error(fmt::format("fork: {}", strerror(errno)));
   if (c.pid == 0) {
-    if (dup2(in_r.get(), STDIN_FILENO) < 0 || dup2(out_w.get(), STDOUT_FILENO) < 0 ||
-        dup2(err_fd, STDERR_FILENO) < 0)
+    if (dup2(in_r.get(), STDIN_FILENO) < 0 || dup2(out_w.get(), STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0)
       _exit(127);
     execv(args[0], args.data());
     _exit(127);
@@ -159,8 +158,10 @@ Result<FloorSkel> attach_floor(uint32_t level, pid_t tgid, bool whole_table = fa
     for (const fsr::SyscallInfo& s : fsr::syscall_table())
       if (s.nr < FSR_MAX_NR) skel->rodata->sys_flags[s.nr] = FSR_SF_RECORD;
   if (int err = fsr_floor_bpf__load(skel.get()))
-    return Status::error(fmt::format("loading the BPF object (level {}) failed: {} (rerun with FSREPLAY_BPF_DEBUG=1 "
-                                     "for the verifier log)", level, strerror(-err)));
+    return Status::error(
+        fmt::format("loading the BPF object (level {}) failed: {} (rerun with FSREPLAY_BPF_DEBUG=1 "
+                    "for the verifier log)",
+                    level, strerror(-err)));
   if (int err = fsr_floor_bpf__attach(skel.get()))
     return Status::error(fmt::format("attaching to sys_enter/sys_exit/sched_process_fork failed: {}", strerror(-err)));
   return skel;
@@ -205,8 +206,9 @@ Result<uint64_t> run_recorder(const Config& cfg) {
   const std::string log = cfg.tmp + "/record.log";
   UniqueFd err(open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   if (!err.valid()) return Status::error(fmt::format("{}: {}", log, strerror(errno)));
-  std::vector<std::string> argv = {cfg.recorder, "record", "--allow-drops", "--no-page-faults",
-                                   "-o", cfg.tmp + "/floor.trace", "--root", cfg.tmp + "/empty", "--"};
+  std::vector<std::string> argv = {
+      cfg.recorder,       "record", "--allow-drops", "--no-page-faults", "-o", cfg.tmp + "/floor.trace", "--root",
+      cfg.tmp + "/empty", "--"};
   for (auto& a : storm_argv(cfg)) argv.push_back(std::move(a));
   FSR_ASSIGN_OR_RETURN(auto c, spawn(argv, err.get()));
   auto ns = storm_ns(c, cfg.recorder + " record");
@@ -233,13 +235,11 @@ int bench(const Config& cfg) {
     std::function<Result<uint64_t>()> run;
     std::vector<double> wall_ns = {};
   };
-  std::vector<Variant> vs = {
-      {"untraced", "", [&] { return run_untraced(cfg); }},
-      {"level 0", "tracepoint dispatch (2 empty programs)", [&] { return run_level(cfg, 0); }},
-      {"level 1", "+ rodata test, task storage", [&] { return run_level(cfg, 1); }},
-      {"level 2", "+ 2 bpf_ktime_get_ns", [&] { return run_level(cfg, 2); }}};
-  if (!cfg.recorder.empty())
-    vs.push_back({"recorder", "+ the recorder's own work", [&] { return run_recorder(cfg); }});
+  std::vector<Variant> vs = {{"untraced", "", [&] { return run_untraced(cfg); }},
+                             {"level 0", "tracepoint dispatch (2 empty programs)", [&] { return run_level(cfg, 0); }},
+                             {"level 1", "+ rodata test, task storage", [&] { return run_level(cfg, 1); }},
+                             {"level 2", "+ 2 bpf_ktime_get_ns", [&] { return run_level(cfg, 2); }}};
+  if (!cfg.recorder.empty()) vs.push_back({"recorder", "+ the recorder's own work", [&] { return run_recorder(cfg); }});
 
   // One untimed storm first: the binary's pages and the CPUs' state are then
   // the same for the first round's first variant as for every later one.
@@ -260,9 +260,10 @@ int bench(const Config& cfg) {
 
   fmt::print("fstat storm: {} calls x {} thread(s), {} round(s) (each runs every variant once, in this order)\n",
              cfg.calls, cfg.threads, cfg.rounds);
-  fmt::print("added = (variant wall - untraced wall, same round) / calls per thread: ns of wall time each\n"
-             "syscall costs more on its thread (threads run in parallel); step = the same against the row above.\n"
-             "Figures are medians over rounds; the range is the step's lowest and highest round (noise).\n");
+  fmt::print(
+      "added = (variant wall - untraced wall, same round) / calls per thread: ns of wall time each\n"
+      "syscall costs more on its thread (threads run in parallel); step = the same against the row above.\n"
+      "Figures are medians over rounds; the range is the step's lowest and highest round (noise).\n");
   if (bpf_stats_enabled())
     fmt::print("note: kernel.bpf_stats_enabled=1: every program run also reads the clock twice (included below)\n");
   fmt::print("{:<10} {:>10} {:>15} {:>14} {:>17}  {}\n", "variant", "wall ms", "added ns/call", "step ns/call",
@@ -278,9 +279,9 @@ int bench(const Config& cfg) {
     if (i == 0)
       fmt::print("{:<10} {:>10.1f} {:>15} {:>14} {:>17}\n", vs[i].name, wall_ms, "-", "-", "-");
     else
-      fmt::print("{:<10} {:>10.1f} {:>15.1f} {:>14.1f} {:>17}  {}\n", vs[i].name, wall_ms, median(added),
-                 median(step), fmt::format("{:.0f}..{:.0f}", *std::min_element(step.begin(), step.end()),
-                                           *std::max_element(step.begin(), step.end())),
+      fmt::print("{:<10} {:>10.1f} {:>15.1f} {:>14.1f} {:>17}  {}\n", vs[i].name, wall_ms, median(added), median(step),
+                 fmt::format("{:.0f}..{:.0f}", *std::min_element(step.begin(), step.end()),
+                             *std::max_element(step.begin(), step.end())),
                  vs[i].step);
   }
   if (!cfg.recorder.empty()) fmt::print("recorder, last round: {}\n", last_line(cfg.tmp + "/record.log"));
@@ -306,8 +307,7 @@ int run_command(uint32_t level, const std::vector<std::string>& cmd) {
     return 127;
   }
   int st = 0;
-  while (waitpid(child->pid(), &st, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(child->pid(), &st, 0) < 0 && errno == EINTR) {}
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -322,8 +322,9 @@ struct TempDir {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Floor of BPF syscall recording: an fstat storm untraced, under empty sys_enter/sys_exit "
-               "programs, with task storage, with clock reads, and under the recorder. Needs root."};
+  CLI::App app{
+      "Floor of BPF syscall recording: an fstat storm untraced, under empty sys_enter/sys_exit "
+      "programs, with task storage, with clock reads, and under the recorder. Needs root."};
   Config cfg;
   bool storm = false;
   app.add_option("--calls", cfg.calls, "fstat calls per thread")->capture_default_str()->check(CLI::PositiveNumber);

@@ -26,9 +26,12 @@ int main(int argc, char** argv) {
   uint32_t threads = 2;
   std::string dir = "/dev/shm";
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--ops")) ops = strtoull(argv[i + 1], nullptr, 10);
-    else if (!strcmp(argv[i], "--threads")) threads = static_cast<uint32_t>(atoi(argv[i + 1]));
-    else if (!strcmp(argv[i], "--dir")) dir = argv[i + 1];
+    if (!strcmp(argv[i], "--ops"))
+      ops = strtoull(argv[i + 1], nullptr, 10);
+    else if (!strcmp(argv[i], "--threads"))
+      threads = static_cast<uint32_t>(atoi(argv[i + 1]));
+    else if (!strcmp(argv[i], "--dir"))
+      dir = argv[i + 1];
   }
   std::string base = dir + "/fsreplay-bench-XXXXXX";
   if (!mkdtemp(base.data())) return perror("mkdtemp"), 1;
@@ -107,8 +110,8 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < busy.size(); ++i)
     if (busy[i] > max_busy) max_busy = busy[i], max_count = count[i];
   double wall = static_cast<double>(r->wall_ns);
-  printf("ops             %lu (%lu issued, %lu divergent) on %s, %u threads\n", n, r->ops, r->divergences,
-         dir.c_str(), threads);
+  printf("ops             %lu (%lu issued, %lu divergent) on %s, %u threads\n", n, r->ops, r->divergences, dir.c_str(),
+         threads);
   printf("wall            %.3f s\n", wall / 1e9);
   printf("throughput      %.0f ops/s\n", static_cast<double>(n) / (wall / 1e9));
   printf("busiest thread  %lu ops, %.3f s summed syscall latency\n", max_count, max_busy / 1e9);

@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
   // Strings are interned when an event first names them, as the recorder does.
   size_t interned = 1;
   auto intern_to = [&](size_t id) {
-    for (; interned <= id && interned < (*r)->string_count(); ++interned) (*w)->intern((*r)->str(static_cast<fsr::StrId>(interned)));
+    for (; interned <= id && interned < (*r)->string_count(); ++interned)
+      (*w)->intern((*r)->str(static_cast<fsr::StrId>(interned)));
   };
   std::vector<fsr::Event> chunk;
   uint64_t events = 0;

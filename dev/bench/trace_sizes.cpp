@@ -19,10 +19,9 @@
 namespace {
 
 const char* column_name(uint16_t id) {
-  static const char* kNames[] = {"?", "thread", "ts(ns)", "dur(ns)", "nr", "ret", "arg0", "arg1", "arg2",
-                                 "arg3", "arg4", "arg5", "path0", "path1", "dev", "ino(xor)", "size",
-                                 "mode", "flags", "ino(delta)", "ts exp", "ts mant", "dur exp",
-                                 "dur mant"};
+  static const char* kNames[] = {"?",    "thread", "ts(ns)", "dur(ns)",    "nr",     "ret",     "arg0",    "arg1",
+                                 "arg2", "arg3",   "arg4",   "arg5",       "path0",  "path1",   "dev",     "ino(xor)",
+                                 "size", "mode",   "flags",  "ino(delta)", "ts exp", "ts mant", "dur exp", "dur mant"};
   return id < sizeof kNames / sizeof kNames[0] ? kNames[id] : "?";
 }
 
@@ -64,18 +63,21 @@ int report(const std::string& path) {
     } else if (h->type == fsr::FrameType::kStrings) {
       strings += h->records;
       string_bytes += h->raw_len;
-      for (auto c : mr.getRoot<fsr::wire::StringBlock>().getColumns()) by_string_column[c.getId()] += c.getData().size();
+      for (auto c : mr.getRoot<fsr::wire::StringBlock>().getColumns())
+        by_string_column[c.getId()] += c.getData().size();
     }
     off += fsr::kFrameHeaderSize + h->payload_len;
   }
   const double n = events ? static_cast<double>(events) : 1.0;
   fmt::print("{}: {} events, {} bytes, {:.2f} B/event\n", path, events, b.size(), b.size() / n);
-  for (const auto& [name, bytes] : by_frame) fmt::print("  frames {:<10} {:>9} B  {:>6.2f} B/event\n", name, bytes, bytes / n);
+  for (const auto& [name, bytes] : by_frame)
+    fmt::print("  frames {:<10} {:>9} B  {:>6.2f} B/event\n", name, bytes, bytes / n);
   fmt::print("  strings: {} in {} raw (capnp) bytes\n", strings, string_bytes);
   fmt::print("  chunk framing (frame and capnp headers, thread tables) {:>6.2f} B/event\n", chunk_overhead / n);
   static const char* kStringColumns[] = {"?", "order", "prefix", "suffix len", "suffix"};
   for (const auto& [id, bytes] : by_string_column)
-    fmt::print("  string column {:<10} {:>9} B  {:>6.2f} B/event\n", id < 5 ? kStringColumns[id] : "?", bytes, bytes / n);
+    fmt::print("  string column {:<10} {:>9} B  {:>6.2f} B/event\n", id < 5 ? kStringColumns[id] : "?", bytes,
+               bytes / n);
   for (const auto& [id, bytes] : by_column)
     fmt::print("  column {:>2} {:<11} {:>9} B  {:>6.2f} B/event\n", id, column_name(id), bytes, bytes / n);
   return 0;

@@ -24,9 +24,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   const fsr::TreeTraceStats& s = r.value();
-  fmt::print("{}: {} entries ({} dirs, {} files, {} symlinks, {} hard-link pairs, {} outside the root), "
-             "depth {}, {} MiB of files, {} events\n",
-             argv[2], s.entries, s.dirs, s.files, s.symlinks, s.hard_links, s.outside, s.max_depth,
-             s.bytes >> 20, s.events);
+  fmt::print(
+      "{}: {} entries ({} dirs, {} files, {} symlinks, {} hard-link pairs, {} outside the root), "
+      "depth {}, {} MiB of files, {} events\n",
+      argv[2], s.entries, s.dirs, s.files, s.symlinks, s.hard_links, s.outside, s.max_depth, s.bytes >> 20, s.events);
   return 0;
 }

@@ -51,16 +51,16 @@ std::string apply_setting(std::string_view key, std::string_view value, SlowfsOp
   if (key == "attr-timeout" || key == "entry-timeout" || key == "negative-timeout") {
     auto s = parse_seconds(value);
     if (!s) return std::string(key) + " '" + std::string(value) + "' is not a number of seconds";
-    (key == "attr-timeout" ? out.attr_timeout : key == "entry-timeout" ? out.entry_timeout
-                                                                        : out.negative_timeout) = *s;
+    (key == "attr-timeout" ? out.attr_timeout : key == "entry-timeout" ? out.entry_timeout : out.negative_timeout) = *s;
     return {};
   }
   if (key == "direct-io" || key == "writeback-cache" || key == "readdirplus" || key == "statfs") {
     auto b = parse_bool(value);
     if (!b) return std::string(key) + " '" + std::string(value) + "' is not true/false";
-    (key == "direct-io" ? out.direct_io : key == "writeback-cache" ? out.writeback_cache
-                                          : key == "statfs"        ? out.statfs
-                                                                   : out.readdirplus) = *b;
+    (key == "direct-io"         ? out.direct_io
+     : key == "writeback-cache" ? out.writeback_cache
+     : key == "statfs"          ? out.statfs
+                                : out.readdirplus) = *b;
     return {};
   }
   return apply_latency_list(std::string(key) + "=" + std::string(value), out.latency);
@@ -80,13 +80,78 @@ std::string apply_config_file(const std::string& path, SlowfsOptions& out) {
     l = trim(l);
     if (l.empty()) continue;
     auto eq = l.find('=');
-    if (eq == std::string_view::npos)
-      return path + ":" + std::to_string(lineno) + ": expected 'key = value'";
+    if (eq == std::string_view::npos) return path + ":" + std::to_string(lineno) + ": expected 'key = value'";
     if (auto err = apply_setting(trim(l.substr(0, eq)), trim(l.substr(eq + 1)), out); !err.empty())
       return path + ":" + std::to_string(lineno) + ": " + err;
   }
   return {};
 }
+
+namespace {
+
+// A flag that takes no value: set in `out`, or queued in `settings` to
+// apply after the profile and config files. False if `a` is no such flag.
+bool take_plain_flag(const std::string& a, SlowfsOptions& out,
+                     std::vector<std::pair<std::string, std::string>>& settings) {
+  if (a == "-h" || a == "--help") {
+    out.show_help = true;
+    return true;
+  }
+  if (a == "--profiles") {
+    out.show_profiles = true;
+    return true;
+  }
+  if (a == "-f" || a == "--foreground") {
+    out.foreground = true;
+    return true;
+  }
+  if (a == "-d" || a == "--debug") {
+    out.debug = out.foreground = true;
+    return true;
+  }
+  if (a == "-s") {
+    out.single_thread = true;
+    return true;
+  }
+  if (a == "--realtime") {
+    out.realtime = true;
+    return true;
+  }
+  if (a == "--direct-io") {
+    settings.emplace_back("direct-io", "true");
+    return true;
+  }
+  if (a == "--writeback-cache") {
+    settings.emplace_back("writeback-cache", "true");
+    return true;
+  }
+  if (a == "--no-readdirplus") {
+    settings.emplace_back("readdirplus", "false");
+    return true;
+  }
+  if (a == "--no-statfs") {
+    settings.emplace_back("statfs", "false");
+    return true;
+  }
+  return false;
+}
+
+// The profile, then the config files, the --lat lists and the single
+// settings, in that order: each later one overrides the earlier.
+std::string apply_in_order(const std::string& profile, const std::vector<std::string>& config_files,
+                           const std::vector<std::string>& lat_lists,
+                           const std::vector<std::pair<std::string, std::string>>& settings, SlowfsOptions& out) {
+  if (!profile.empty())
+    if (auto err = apply_profile(profile, out); !err.empty()) return err;
+  for (const auto& f : config_files)
+    if (auto err = apply_config_file(f, out); !err.empty()) return err;
+  for (const auto& l : lat_lists)
+    if (auto err = apply_latency_list(l, out.latency); !err.empty()) return err;
+  for (const auto& [k, val] : settings)
+    if (auto err = apply_setting(k, val, out); !err.empty()) return err;
+  return {};
+}
+}  // namespace
 
 std::string parse_slowfs_args(const std::vector<std::string>& args, SlowfsOptions& out) {
   std::vector<std::string> positional, lat_lists, config_files;
@@ -96,50 +161,67 @@ std::string parse_slowfs_args(const std::vector<std::string>& args, SlowfsOption
     const std::string& a = args[i];
     auto value = [&](std::string_view name, std::string& dst) -> std::string {
       std::string prefix = std::string(name) + "=";
-      if (a.rfind(prefix, 0) == 0) { dst = a.substr(prefix.size()); return {}; }
+      if (a.rfind(prefix, 0) == 0) {
+        dst = a.substr(prefix.size());
+        return {};
+      }
       if (i + 1 >= args.size()) return std::string(name) + " needs a value (see --help)";
       dst = args[++i];
       return {};
     };
-    auto is = [&](std::string_view name) {
-      return a == name || a.rfind(std::string(name) + "=", 0) == 0;
-    };
+    auto is = [&](std::string_view name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
     std::string v, err;
-    if (a == "-h" || a == "--help") { out.show_help = true; continue; }
-    if (a == "--profiles") { out.show_profiles = true; continue; }
-    if (a == "-f" || a == "--foreground") { out.foreground = true; continue; }
-    if (a == "-d" || a == "--debug") { out.debug = out.foreground = true; continue; }
-    if (a == "-s") { out.single_thread = true; continue; }
-    if (a == "--realtime") { out.realtime = true; continue; }
-    if (a == "--direct-io") { settings.emplace_back("direct-io", "true"); continue; }
-    if (a == "--writeback-cache") { settings.emplace_back("writeback-cache", "true"); continue; }
-    if (a == "--no-readdirplus") { settings.emplace_back("readdirplus", "false"); continue; }
-    if (a == "--no-statfs") { settings.emplace_back("statfs", "false"); continue; }
+    if (take_plain_flag(a, out, settings)) continue;
     if (a == "-o") {
       if (i + 1 >= args.size()) return "-o needs a value, e.g. -o allow_other";
       out.mount_options.push_back(args[++i]);
       continue;
     }
-    if (a.rfind("-o", 0) == 0 && a.size() > 2) { out.mount_options.push_back(a.substr(2)); continue; }
-    if (is("--lat")) { if (!(err = value("--lat", v)).empty()) return err; lat_lists.push_back(v); continue; }
-    if (is("--config")) { if (!(err = value("--config", v)).empty()) return err; config_files.push_back(v); continue; }
-    if (is("--profile")) { if (!(err = value("--profile", profile)).empty()) return err; continue; }
+    if (a.rfind("-o", 0) == 0 && a.size() > 2) {
+      out.mount_options.push_back(a.substr(2));
+      continue;
+    }
+    if (is("--lat")) {
+      if (!(err = value("--lat", v)).empty()) return err;
+      lat_lists.push_back(v);
+      continue;
+    }
+    if (is("--config")) {
+      if (!(err = value("--config", v)).empty()) return err;
+      config_files.push_back(v);
+      continue;
+    }
+    if (is("--profile")) {
+      if (!(err = value("--profile", profile)).empty()) return err;
+      continue;
+    }
     if (is("--nice")) {
       if (!(err = value("--nice", v)).empty()) return err;
       int n = 0;
       auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-      if (ec != std::errc() || p != v.data() + v.size() || n < -20 || n > 19) return "--nice '" + v + "' is not in -20..19";
+      if (ec != std::errc() || p != v.data() + v.size() || n < -20 || n > 19)
+        return "--nice '" + v + "' is not in -20..19";
       out.nice = n;
       continue;
     }
-    if (is("--op-stats")) { if (!(err = value("--op-stats", out.op_stats_file)).empty()) return err; continue; }
-    if (is("--stats")) { if (!(err = value("--stats", out.stats_file)).empty()) return err; continue; }
-    if (is("--pid-file")) { if (!(err = value("--pid-file", out.pid_file)).empty()) return err; continue; }
+    if (is("--op-stats")) {
+      if (!(err = value("--op-stats", out.op_stats_file)).empty()) return err;
+      continue;
+    }
+    if (is("--stats")) {
+      if (!(err = value("--stats", out.stats_file)).empty()) return err;
+      continue;
+    }
+    if (is("--pid-file")) {
+      if (!(err = value("--pid-file", out.pid_file)).empty()) return err;
+      continue;
+    }
     if (is("--max-threads")) {
       if (!(err = value("--max-threads", v)).empty()) return err;
       unsigned n = 0;
       auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-      if (ec != std::errc() || p != v.data() + v.size() || n == 0) return "--max-threads '" + v + "' is not a positive number";
+      if (ec != std::errc() || p != v.data() + v.size() || n == 0)
+        return "--max-threads '" + v + "' is not a positive number";
       out.max_threads = n;
       continue;
     }
@@ -157,14 +239,7 @@ std::string parse_slowfs_args(const std::vector<std::string>& args, SlowfsOption
     positional.push_back(a);
   }
   if (out.show_help || out.show_profiles) return {};
-  if (!profile.empty())
-    if (auto err = apply_profile(profile, out); !err.empty()) return err;
-  for (const auto& f : config_files)
-    if (auto err = apply_config_file(f, out); !err.empty()) return err;
-  for (const auto& l : lat_lists)
-    if (auto err = apply_latency_list(l, out.latency); !err.empty()) return err;
-  for (const auto& [k, val] : settings)
-    if (auto err = apply_setting(k, val, out); !err.empty()) return err;
+  if (auto err = apply_in_order(profile, config_files, lat_lists, settings, out); !err.empty()) return err;
   if (positional.size() != 2)
     return "expected BACKING and MOUNTPOINT, got " + std::to_string(positional.size()) +
            " path(s): slowfs BACKING MOUNTPOINT [options] (see --help)";
@@ -181,7 +256,9 @@ std::string slowfs_usage() {
        "class, to emulate slow mounts (WSL2 /mnt/c over 9p or virtiofs, WSL1 drvfs).\n"
        "\n"
        "Latency:\n"
-       "  --profile NAME          " << profile_names() << " (default none)\n"
+       "  --profile NAME          "
+    << profile_names()
+    << " (default none)\n"
        "  --lat LIST              CLASS=DURATION[,...]; DURATION is 800us, 1ms,\n"
        "                          1ms+-200us (uniform jitter) or 1ms+exp300us\n"
        "                          (exponential extra with that mean). CLASS is one of\n"
@@ -229,10 +306,9 @@ std::string slowfs_usage() {
 
 std::string describe_options(const SlowfsOptions& opts) {
   std::ostringstream o;
-  o << "profile " << opts.profile << ", attr-timeout " << opts.attr_timeout << "s, entry-timeout "
-    << opts.entry_timeout << "s, readdirplus " << (opts.readdirplus ? "on" : "off") << ", direct-io "
-    << (opts.direct_io ? "on" : "off") << ", writeback-cache " << (opts.writeback_cache ? "on" : "off")
-    << "\n";
+  o << "profile " << opts.profile << ", attr-timeout " << opts.attr_timeout << "s, entry-timeout " << opts.entry_timeout
+    << "s, readdirplus " << (opts.readdirplus ? "on" : "off") << ", direct-io " << (opts.direct_io ? "on" : "off")
+    << ", writeback-cache " << (opts.writeback_cache ? "on" : "off") << "\n";
   for (size_t i = 0; i < kOpClassCount; ++i) {
     auto c = static_cast<OpClass>(i);
     o << "  " << op_class_name(c) << std::string(9 - op_class_name(c).size(), ' ')

@@ -16,7 +16,7 @@ struct SlowfsOptions {
   std::string mountpoint;
   std::string profile = "none";
   LatencyTable latency;
-  double attr_timeout = 1.0;   // seconds; 0 = no caching (9p cache=mmap)
+  double attr_timeout = 1.0;  // seconds; 0 = no caching (9p cache=mmap)
   double entry_timeout = 1.0;
   double negative_timeout = 0.0;
   bool readdirplus = true;
@@ -35,8 +35,8 @@ struct SlowfsOptions {
   int nice = -10;
   bool realtime = false;  // SCHED_FIFO request threads: precise under heavy load
   std::string pid_file;
-  std::string stats_file;  // per-class counts written here at unmount
-  std::string op_stats_file;  // per-opcode counts: at unmount and on SIGUSR1
+  std::string stats_file;                  // per-class counts written here at unmount
+  std::string op_stats_file;               // per-opcode counts: at unmount and on SIGUSR1
   std::vector<std::string> mount_options;  // the -o values, passed to libfuse
   bool show_help = false;
   bool show_profiles = false;

@@ -97,7 +97,7 @@ void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_
         break;
       }
     } else {
-      struct stat st{};
+      struct stat st {};
       st.st_ino = d.entry->d_ino;
       st.st_mode = static_cast<mode_t>(d.entry->d_type) << 12;
       n = fuse_add_direntry(req, buf.data() + used, size - used, name, &st, next);

@@ -18,7 +18,7 @@ std::string InodeTable::open_root(const std::string& backing) {
   auto root = std::make_unique<SlowfsInode>();
   root->fd = open(backing.c_str(), O_PATH | O_DIRECTORY);
   if (root->fd < 0) return "cannot open backing directory " + backing + ": " + std::strerror(errno);
-  struct stat st{};
+  struct stat st {};
   if (fstat(root->fd, &st) != 0) return "cannot stat backing directory " + backing + ": " + std::strerror(errno);
   root->dev = st.st_dev;
   root->ino = st.st_ino;

@@ -16,9 +16,9 @@
 namespace fsr {
 namespace {
 
-constexpr std::array<std::string_view, kOpClassCount> kClassNames = {
-    "lookup", "stat", "open", "close", "read", "write", "readdir", "mkdir",
-    "rmdir", "unlink", "rename", "link", "attr", "xattr", "sync"};
+constexpr std::array<std::string_view, kOpClassCount> kClassNames = {"lookup", "stat",    "open",  "close", "read",
+                                                                     "write",  "readdir", "mkdir", "rmdir", "unlink",
+                                                                     "rename", "link",    "attr",  "xattr", "sync"};
 
 // Spinning burns a core shared with the FUSE worker threads and the workload;
 // keep the spun tail short. Timer slack is set to 1 ns per thread below, so
@@ -71,10 +71,14 @@ constexpr std::array<Profile, 6> kProfiles = {{
      "lookup=60us,stat=60us,open=100us,close=40us,read=20us,write=30us,readdir=80us,mkdir=120us,"
      "rmdir=100us,unlink=100us,rename=120us,link=120us,attr=80us,xattr=50us,sync=200us",
      1.0, 1.0, true, "WSL1 drvfs (estimate: no published per-op figures)"},
-    {"wsl2-9p-lab", "lookup=509us,stat=509us,open=731us,close=786us,read=126us,write=308us,readdir=762us,mkdir=12684us,unlink=2941us,rename=20372us,link=15352us,attr=16056us,xattr=1494us", 0.0, 0.0, false,
-     "the vm lab's 9p (QEMU 9p server, cache=mmap) over its ext4, scaled to a 1 ms stat"},
-    {"wsl2-virtiofs-lab", "lookup=23us,stat=23us,open=63us,close=111us,read=137us,write=265us,readdir=197us,mkdir=280us,unlink=209us,rename=0us,link=478us,attr=538us,xattr=115us", 1.0, 1.0, true,
-     "the vm lab's virtiofs (virtiofsd cache=auto: 1 s attr/entry cache) over its ext4, same scale"},
+    {"wsl2-9p-lab",
+     "lookup=509us,stat=509us,open=731us,close=786us,read=126us,write=308us,readdir=762us,mkdir=12684us,unlink=2941us,"
+     "rename=20372us,link=15352us,attr=16056us,xattr=1494us",
+     0.0, 0.0, false, "the vm lab's 9p (QEMU 9p server, cache=mmap) over its ext4, scaled to a 1 ms stat"},
+    {"wsl2-virtiofs-lab",
+     "lookup=23us,stat=23us,open=63us,close=111us,read=137us,write=265us,readdir=197us,mkdir=280us,unlink=209us,rename="
+     "0us,link=478us,attr=538us,xattr=115us",
+     1.0, 1.0, true, "the vm lab's virtiofs (virtiofsd cache=auto: 1 s attr/entry cache) over its ext4, same scale"},
     {"none", "all=0", 1.0, 1.0, true, "pass-through, no added latency"},
 }};
 
@@ -95,9 +99,7 @@ std::optional<int64_t> parse_duration_ns(std::string_view text) {
   text = trim(text);
   if (text.empty()) return std::nullopt;
   size_t unit_at = 0;
-  while (unit_at < text.size() &&
-         ((text[unit_at] >= '0' && text[unit_at] <= '9') || text[unit_at] == '.'))
-    ++unit_at;
+  while (unit_at < text.size() && ((text[unit_at] >= '0' && text[unit_at] <= '9') || text[unit_at] == '.')) ++unit_at;
   if (unit_at == 0) return std::nullopt;
   double value = 0;
   auto num = text.substr(0, unit_at);
@@ -105,12 +107,18 @@ std::optional<int64_t> parse_duration_ns(std::string_view text) {
   if (ec != std::errc() || ptr != num.data() + num.size()) return std::nullopt;
   std::string_view unit = text.substr(unit_at);
   double scale;
-  if (unit == "ns") scale = 1;
-  else if (unit == "us" || unit == "µs") scale = 1e3;
-  else if (unit == "ms") scale = 1e6;
-  else if (unit == "s") scale = 1e9;
-  else if (unit.empty() && value == 0) scale = 0;
-  else return std::nullopt;
+  if (unit == "ns")
+    scale = 1;
+  else if (unit == "us" || unit == "µs")
+    scale = 1e3;
+  else if (unit == "ms")
+    scale = 1e6;
+  else if (unit == "s")
+    scale = 1e9;
+  else if (unit.empty() && value == 0)
+    scale = 0;
+  else
+    return std::nullopt;
   double ns = value * scale;
   if (ns > 60e9) return std::nullopt;  // a minute per op is a typo
   return static_cast<int64_t>(std::llround(ns));
@@ -145,9 +153,15 @@ std::string format_latency_spec(const LatencySpec& spec) {
   double base_us = static_cast<double>(spec.base_ns) / 1e3;
   double jit_us = static_cast<double>(spec.jitter_ns) / 1e3;
   switch (spec.jitter) {
-    case Jitter::kUniform: std::snprintf(buf, sizeof buf, "%gus+-%gus", base_us, jit_us); break;
-    case Jitter::kExponential: std::snprintf(buf, sizeof buf, "%gus+exp%gus", base_us, jit_us); break;
-    default: std::snprintf(buf, sizeof buf, "%gus", base_us); break;
+    case Jitter::kUniform:
+      std::snprintf(buf, sizeof buf, "%gus+-%gus", base_us, jit_us);
+      break;
+    case Jitter::kExponential:
+      std::snprintf(buf, sizeof buf, "%gus+exp%gus", base_us, jit_us);
+      break;
+    default:
+      std::snprintf(buf, sizeof buf, "%gus", base_us);
+      break;
   }
   return buf;
 }
@@ -202,7 +216,8 @@ int64_t draw_latency_ns(const LatencySpec& spec, uint64_t& rng_state) {
     case Jitter::kExponential:
       ns += static_cast<int64_t>(-std::log(unit_random(rng_state)) * static_cast<double>(spec.jitter_ns));
       break;
-    case Jitter::kNone: break;
+    case Jitter::kNone:
+      break;
   }
   return ns < 0 ? 0 : ns;
 }
@@ -232,12 +247,10 @@ uint64_t inject_latency(const LatencySpec& spec) {
   if (delay > kSpinTailNs) {
     int64_t wake = deadline - kSpinTailNs;
     timespec ts{wake / 1'000'000'000LL, wake % 1'000'000'000LL};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-    }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {}
   }
   int64_t t;
-  while ((t = static_cast<int64_t>(now_ns())) < deadline) {
-  }
+  while ((t = static_cast<int64_t>(now_ns())) < deadline) {}
   return static_cast<uint64_t>(t - start);
 }
 

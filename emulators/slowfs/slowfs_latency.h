@@ -20,8 +20,22 @@ namespace fsr {
 // uncached path costs lookup + stat; a path walk through N uncached
 // directories costs N lookups. Profiles set lookup ≈ stat, as on 9p.
 enum class OpClass : uint8_t {
-  kLookup, kStat, kOpen, kClose, kRead, kWrite, kReaddir, kMkdir, kRmdir, kUnlink,
-  kRename, kLink, kAttr, kXattr, kSync, kCount
+  kLookup,
+  kStat,
+  kOpen,
+  kClose,
+  kRead,
+  kWrite,
+  kReaddir,
+  kMkdir,
+  kRmdir,
+  kUnlink,
+  kRename,
+  kLink,
+  kAttr,
+  kXattr,
+  kSync,
+  kCount
 };
 constexpr size_t kOpClassCount = static_cast<size_t>(OpClass::kCount);
 

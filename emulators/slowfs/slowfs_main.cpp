@@ -57,14 +57,16 @@ std::string check_paths(fsr::SlowfsOptions& o) {
     return "/dev/fuse is missing or not accessible (" + std::string(std::strerror(errno)) +
            "): load the module (modprobe fuse) or give the container --device /dev/fuse";
   char buf[PATH_MAX];
-  struct stat st{};
+  struct stat st {};
   if (stat(o.backing.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return "backing directory " + o.backing + " does not exist or is not a directory: create it first";
-  if (!realpath(o.backing.c_str(), buf)) return "cannot resolve backing directory " + o.backing + ": " + std::strerror(errno);
+  if (!realpath(o.backing.c_str(), buf))
+    return "cannot resolve backing directory " + o.backing + ": " + std::strerror(errno);
   o.backing = buf;
   if (stat(o.mountpoint.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return "mount point " + o.mountpoint + " does not exist or is not a directory: mkdir it first";
-  if (!realpath(o.mountpoint.c_str(), buf)) return "cannot resolve mount point " + o.mountpoint + ": " + std::strerror(errno);
+  if (!realpath(o.mountpoint.c_str(), buf))
+    return "cannot resolve mount point " + o.mountpoint + ": " + std::strerror(errno);
   o.mountpoint = buf;
   if (is_mount_point(o.mountpoint))
     return "mount point " + o.mountpoint + " is busy (already a mount point): unmount it first (fusermount3 -u " +
@@ -138,8 +140,8 @@ int serve(fsr::SlowfsState& st, int status_fd) {
   }
   if (fuse_set_signal_handlers(se) != 0 || fuse_session_mount(se, o.mountpoint.c_str()) != 0) {
     fuse_session_destroy(se);
-    std::string m = "cannot mount on " + o.mountpoint +
-                    " (see the message above): check that it is a directory you may mount on";
+    std::string m =
+        "cannot mount on " + o.mountpoint + " (see the message above): check that it is a directory you may mount on";
     report(status_fd, "error " + m);
     return fail(m);
   }
@@ -186,7 +188,8 @@ int serve(fsr::SlowfsState& st, int status_fd) {
   fuse_opt_free_args(&args);
   if (!o.stats_file.empty()) std::ofstream(o.stats_file) << st.counters.format();
   if (!o.op_stats_file.empty()) {
-    if (auto err = st.op_counts.write_file(o.op_stats_file); !err.empty()) std::fprintf(stderr, "slowfs: %s\n", err.c_str());
+    if (auto err = st.op_counts.write_file(o.op_stats_file); !err.empty())
+      std::fprintf(stderr, "slowfs: %s\n", err.c_str());
   }
   if (!o.pid_file.empty()) unlink(o.pid_file.c_str());
   return rc == 0 ? 0 : 1;

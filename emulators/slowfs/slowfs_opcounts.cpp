@@ -8,11 +8,11 @@ namespace fsr {
 namespace {
 
 constexpr std::array<std::string_view, kFuseOpCount> kNames = {
-    "LOOKUP",   "FORGET",   "BATCH_FORGET", "GETATTR",  "SETATTR",     "READLINK",   "MKNOD",
-    "MKDIR",    "SYMLINK",  "LINK",         "UNLINK",   "RMDIR",       "RENAME",     "OPEN",
-    "CREATE",   "READ",     "WRITE",        "FLUSH",    "RELEASE",     "FSYNC",      "FALLOCATE",
-    "FLOCK",    "STATFS",   "ACCESS",       "SETXATTR", "GETXATTR",    "LISTXATTR",  "REMOVEXATTR",
-    "OPENDIR",  "READDIR",  "READDIRPLUS",  "RELEASEDIR", "FSYNCDIR"};
+    "LOOKUP",  "FORGET",  "BATCH_FORGET", "GETATTR",    "SETATTR",  "READLINK",  "MKNOD",
+    "MKDIR",   "SYMLINK", "LINK",         "UNLINK",     "RMDIR",    "RENAME",    "OPEN",
+    "CREATE",  "READ",    "WRITE",        "FLUSH",      "RELEASE",  "FSYNC",     "FALLOCATE",
+    "FLOCK",   "STATFS",  "ACCESS",       "SETXATTR",   "GETXATTR", "LISTXATTR", "REMOVEXATTR",
+    "OPENDIR", "READDIR", "READDIRPLUS",  "RELEASEDIR", "FSYNCDIR"};
 static_assert(kNames.back() == "FSYNCDIR", "kNames must follow FuseOp's order");
 
 }  // namespace

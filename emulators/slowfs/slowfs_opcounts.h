@@ -20,10 +20,40 @@ namespace fsr {
 // FLOCK is FUSE_SETLK/SETLKW with the flock flag. Requests libfuse answers
 // itself (INIT, DESTROY, INTERRUPT, STATX's ENOSYS) never reach slowfs.
 enum class FuseOp : uint8_t {
-  kLookup, kForget, kBatchForget, kGetattr, kSetattr, kReadlink, kMknod, kMkdir, kSymlink, kLink, kUnlink,
-  kRmdir, kRename, kOpen, kCreate, kRead, kWrite, kFlush, kRelease, kFsync, kFallocate, kFlock, kStatfs,
-  kAccess, kSetxattr, kGetxattr, kListxattr, kRemovexattr, kOpendir, kReaddir, kReaddirplus, kReleasedir,
-  kFsyncdir, kCount
+  kLookup,
+  kForget,
+  kBatchForget,
+  kGetattr,
+  kSetattr,
+  kReadlink,
+  kMknod,
+  kMkdir,
+  kSymlink,
+  kLink,
+  kUnlink,
+  kRmdir,
+  kRename,
+  kOpen,
+  kCreate,
+  kRead,
+  kWrite,
+  kFlush,
+  kRelease,
+  kFsync,
+  kFallocate,
+  kFlock,
+  kStatfs,
+  kAccess,
+  kSetxattr,
+  kGetxattr,
+  kListxattr,
+  kRemovexattr,
+  kOpendir,
+  kReaddir,
+  kReaddirplus,
+  kReleasedir,
+  kFsyncdir,
+  kCount
 };
 constexpr size_t kFuseOpCount = static_cast<size_t>(FuseOp::kCount);
 

@@ -57,7 +57,7 @@ void give_to_caller(fuse_req_t req, fuse_ino_t parent, const char* name) {
   if (!s.chown_new_files) return;
   const fuse_ctx* ctx = fuse_req_ctx(req);
   SlowfsInode& p = s.inodes.get(parent);
-  struct stat pst{};
+  struct stat pst {};
   gid_t gid = ctx->gid;
   if (fstat(p.fd, &pst) == 0 && (pst.st_mode & S_ISGID)) gid = static_cast<gid_t>(-1);
   (void)fchownat(p.fd, name, ctx->uid, gid, AT_SYMLINK_NOFOLLOW);  // best effort
@@ -65,8 +65,10 @@ void give_to_caller(fuse_req_t req, fuse_ino_t parent, const char* name) {
 
 void op_init(void* userdata, fuse_conn_info* conn) {
   auto& o = static_cast<SlowfsState*>(userdata)->options;
-  if (o.writeback_cache && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) conn->want |= FUSE_CAP_WRITEBACK_CACHE;
-  else conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+  if (o.writeback_cache && (conn->capable & FUSE_CAP_WRITEBACK_CACHE))
+    conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+  else
+    conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
   if (!o.readdirplus) conn->want &= ~(FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO);
   if (conn->capable & FUSE_CAP_FLOCK_LOCKS) conn->want |= FUSE_CAP_FLOCK_LOCKS;
 }
@@ -90,8 +92,9 @@ void op_forget_multi(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
 
 void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
   charge(req, OpClass::kStat, FuseOp::kGetattr);
-  struct stat st{};
-  if (fstatat(I(req, ino).fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return (void)fuse_reply_err(req, errno);
+  struct stat st {};
+  if (fstatat(I(req, ino).fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+    return (void)fuse_reply_err(req, errno);
   fuse_reply_attr(req, &st, S(req).options.attr_timeout);
 }
 
@@ -110,10 +113,14 @@ int do_setattr(SlowfsInode& in, const struct stat* attr, int to_set, fuse_file_i
   }
   if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
     timespec tv[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
-    if (to_set & FUSE_SET_ATTR_ATIME_NOW) tv[0].tv_nsec = UTIME_NOW;
-    else if (to_set & FUSE_SET_ATTR_ATIME) tv[0] = attr->st_atim;
-    if (to_set & FUSE_SET_ATTR_MTIME_NOW) tv[1].tv_nsec = UTIME_NOW;
-    else if (to_set & FUSE_SET_ATTR_MTIME) tv[1] = attr->st_mtim;
+    if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+      tv[0].tv_nsec = UTIME_NOW;
+    else if (to_set & FUSE_SET_ATTR_ATIME)
+      tv[0] = attr->st_atim;
+    if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+      tv[1].tv_nsec = UTIME_NOW;
+    else if (to_set & FUSE_SET_ATTR_MTIME)
+      tv[1] = attr->st_mtim;
     if ((fi ? futimens(fh_fd(fi), tv) : utimensat(AT_FDCWD, pp.c_str(), tv, 0)) != 0) return errno;
   }
   return 0;
@@ -123,7 +130,7 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
   charge(req, OpClass::kAttr, FuseOp::kSetattr);
   SlowfsInode& in = I(req, ino);
   if (int err = do_setattr(in, attr, to_set, fi)) return (void)fuse_reply_err(req, err);
-  struct stat st{};
+  struct stat st {};
   if (fstatat(in.fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return (void)fuse_reply_err(req, errno);
   fuse_reply_attr(req, &st, S(req).options.attr_timeout);
 }
@@ -272,7 +279,7 @@ void op_flock(fuse_req_t req, fuse_ino_t, fuse_file_info* fi, int op) {
 
 void op_statfs(fuse_req_t req, fuse_ino_t ino) {
   charge(req, OpClass::kStat, FuseOp::kStatfs);
-  struct statvfs sv{};
+  struct statvfs sv {};
   if (!S(req).options.statfs) {  // libfuse's answer when a file system has no statfs
     sv.f_namemax = 255;
     sv.f_bsize = 512;
@@ -291,7 +298,7 @@ void op_access(fuse_req_t req, fuse_ino_t ino, int mask) {
 // For symlinks that path would follow the link, so they get ENOTSUP, as
 // user.* xattrs on symlinks are refused by Linux anyway.
 bool is_symlink(SlowfsInode& in) {
-  struct stat st{};
+  struct stat st {};
   return fstatat(in.fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
 }
 

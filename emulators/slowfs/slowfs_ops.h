@@ -19,7 +19,7 @@ struct SlowfsState {
   SlowfsOptions options;
   InodeTable inodes;
   ClassCounters counters;
-  OpCounters op_counts;  // per FUSE opcode, for --op-stats
+  OpCounters op_counts;          // per FUSE opcode, for --op-stats
   bool chown_new_files = false;  // running as root: give new objects to the caller
 };
 

@@ -51,14 +51,16 @@ Status install_wsl1_filter() {
         break;
     }
     if (rc < 0)
-      return Status::error(fmt::format("seccomp rule for {} ({}): {}; update libseccomp or drop the row from wsl1_gaps.h",
-                                       g.syscall, g.condition, strerror(-rc)));
+      return Status::error(
+          fmt::format("seccomp rule for {} ({}): {}; update libseccomp or drop the row from wsl1_gaps.h", g.syscall,
+                      g.condition, strerror(-rc)));
   }
   int rc = seccomp_load(ctx.get());
   if (rc < 0)
-    return Status::error(fmt::format("loading the WSL1 seccomp filter: {}; a filter that answers seccomp with "
-                                     "EINVAL (this one) may already be installed",
-                                     strerror(-rc)));
+    return Status::error(
+        fmt::format("loading the WSL1 seccomp filter: {}; a filter that answers seccomp with "
+                    "EINVAL (this one) may already be installed",
+                    strerror(-rc)));
   return Status::ok();
 }
 

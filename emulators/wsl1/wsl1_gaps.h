@@ -26,7 +26,7 @@ enum class GapArg : uint8_t {
 };
 
 struct Wsl1Gap {
-  std::string_view syscall;    // name as libseccomp resolves it
+  std::string_view syscall;  // name as libseccomp resolves it
   GapArg cond;
   unsigned arg;                // argument index for cond != kAlways
   uint64_t value;              // for kEquals / kMaskedAny

@@ -8,9 +8,9 @@
 namespace fsr::cli {
 
 Action add_record_verb(CLI::App& app) {
-  auto* sub = app.add_subcommand(
-      "record", "NOT IN THIS STATIC BUILD: recording needs eBPF; record with the fsreplay of the "
-                ".deb or a source build, then replay here");
+  auto* sub = app.add_subcommand("record",
+                                 "NOT IN THIS STATIC BUILD: recording needs eBPF; record with the fsreplay of the "
+                                 ".deb or a source build, then replay here");
   sub->allow_extras();
   sub->prefix_command();
   return []() -> int {

@@ -39,7 +39,8 @@ int libbpf_print_none(enum libbpf_print_level, const char*, va_list) { return 0;
 
 Status load_error(int err) {
   if (err == EPERM || err == EACCES)
-    return Status::from_errno(err, "loading the BPF program was refused: run as root (sudo) or with CAP_BPF and CAP_PERFMON");
+    return Status::from_errno(
+        err, "loading the BPF program was refused: run as root (sudo) or with CAP_BPF and CAP_PERFMON");
   return Status::from_errno(
       err, fmt::format("loading the BPF program failed: {} (rerun with FSREPLAY_BPF_DEBUG=1 for the verifier log)",
                        strerror(err)));
@@ -68,9 +69,7 @@ static Status map_array(bpf_map* m, int prot, void** addr, size_t* len) {
   return Status::ok();
 }
 
-fsr_lane_ctl* BpfSession::lane_ctl(uint32_t cpu) const {
-  return static_cast<fsr_lane_ctl*>(ctl_.addr) + cpu;
-}
+fsr_lane_ctl* BpfSession::lane_ctl(uint32_t cpu) const { return static_cast<fsr_lane_ctl*>(ctl_.addr) + cpu; }
 
 // Bytes of records a lane holds between `tail` and `head`: a rewind's
 // skipped space [rewind_from, floor) holds none. The four positions are read
@@ -88,9 +87,7 @@ static uint64_t lane_fill(uint64_t head, uint64_t tail, uint64_t floor, uint64_t
 // raise a drain that falls behind. A much shorter cycle let a 2-thread
 // syscall storm (both CPUs busy, the drain at idle priority) lose records
 // to a drain that came too late.
-static uint64_t lane_window_for(uint64_t lane_bytes) {
-  return std::min<uint64_t>(lane_bytes / 4, uint64_t{1} << 20);
-}
+static uint64_t lane_window_for(uint64_t lane_bytes) { return std::min<uint64_t>(lane_bytes / 4, uint64_t{1} << 20); }
 static constexpr uint64_t kLaneMinCycleNs = 200'000'000;
 
 // The kernel has filemap_fault's and filemap_map_pages' BTF but refuses
@@ -111,11 +108,9 @@ Result<std::unique_ptr<BpfSession>> BpfSession::open_without_fentry(const BpfOpt
   return s;
 }
 
-Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, RecordFn fn,
-                                                     void* ctx) {
+Result<std::unique_ptr<BpfSession>> BpfSession::open(const BpfOptions& options, RecordFn fn, void* ctx) {
   libbpf_set_print(options.libbpf_log ? libbpf_print_all : libbpf_print_none);
-  if (options.buffer_mib == 0 || (options.buffer_mib & (options.buffer_mib - 1)) != 0 ||
-      options.buffer_mib > 1024)
+  if (options.buffer_mib == 0 || (options.buffer_mib & (options.buffer_mib - 1)) != 0 || options.buffer_mib > 1024)
     return Status::error(fmt::format("--buffer-mib {}: must be a power of two between 1 and 1024", options.buffer_mib),
                          StatusCode::kInvalidInput);
   FSR_ASSIGN_OR_RETURN(const KernelFeatures features, probe_kernel(options.without));
@@ -313,14 +308,14 @@ Status BpfSession::consume() {
     const uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
     const uint64_t from = read_pos_[cpu];
     if (head == from) continue;
-    const LaneView lane{static_cast<const uint8_t*>(lanes_.addr) +
-                            (static_cast<size_t>(cpu) * segs_per_lane_ << FSR_SEG_SHIFT),
-                        segs_per_lane_ - 1u, __atomic_load_n(&c->rewind_from, __ATOMIC_RELAXED),
-                        __atomic_load_n(&c->floor, __ATOMIC_RELAXED)};
+    const LaneView lane{
+        static_cast<const uint8_t*>(lanes_.addr) + (static_cast<size_t>(cpu) * segs_per_lane_ << FSR_SEG_SHIFT),
+        segs_per_lane_ - 1u, __atomic_load_n(&c->rewind_from, __ATOMIC_RELAXED),
+        __atomic_load_n(&c->floor, __ATOMIC_RELAXED)};
     last_peak_bytes_ = std::max(last_peak_bytes_, lane_fill(head, c->tail, lane.floor, lane.rewind_from));
     read_pos_[cpu] = read_lane(
-        lane, from, head,
-        [&](const void* rec, size_t size, uint64_t next) { fn_(ctx_, cpu, rec, size, next); }, &lane_damage_);
+        lane, from, head, [&](const void* rec, size_t size, uint64_t next) { fn_(ctx_, cpu, rec, size, next); },
+        &lane_damage_);
   }
   return Status::ok();
 }

@@ -27,11 +27,11 @@ struct KernelCounters {
   std::array<uint64_t, kClassCount> drops{};
   uint64_t string_drops = 0;
   uint64_t io_uring = 0;
-  uint64_t prog_misses = 0;  // program runs the kernel skipped (recursion)
-  uint64_t lane_nested = 0;  // records refused by a lane already being written (never expected)
-  uint64_t early_rewinds = 0;  // lanes rewound while not empty (bpf/fsreplay_record.h)
+  uint64_t prog_misses = 0;       // program runs the kernel skipped (recursion)
+  uint64_t lane_nested = 0;       // records refused by a lane already being written (never expected)
+  uint64_t early_rewinds = 0;     // lanes rewound while not empty (bpf/fsreplay_record.h)
   uint64_t foreign_children = 0;  // children outside the recording's PID namespace: not followed
-  bool lane_damage = false;  // a frame with an impossible length was met (the rest of that drain skipped)
+  bool lane_damage = false;       // a frame with an impossible length was met (the rest of that drain skipped)
   // CPU time the recorder's threads ran in place of a runnable tracked task
   // (bpf/sched_switch.bpf.c); meaningful only when stolen_measured.
   uint64_t stolen_ns = 0;
@@ -51,8 +51,7 @@ class BpfSession {
  public:
   // Probes the kernel (bpf_features.h), plans the program variants, loads and
   // attaches. Errors are one line.
-  static Result<std::unique_ptr<BpfSession>> open(const BpfOptions& options, RecordFn fn,
-                                                  void* ctx);
+  static Result<std::unique_ptr<BpfSession>> open(const BpfOptions& options, RecordFn fn, void* ctx);
   ~BpfSession();
   BpfSession(const BpfSession&) = delete;
   BpfSession& operator=(const BpfSession&) = delete;

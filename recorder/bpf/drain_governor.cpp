@@ -24,7 +24,8 @@ uint64_t DrainGovernor::stop() {
 }
 
 void DrainGovernor::set_nice(pid_t tid, int v) {
-  if (setpriority(PRIO_PROCESS, static_cast<id_t>(tid), v) != 0) { /* not fatal: drops are counted */ }
+  if (setpriority(PRIO_PROCESS, static_cast<id_t>(tid), v) != 0) { /* not fatal: drops are counted */
+  }
 }
 
 void DrainGovernor::run() {

@@ -13,8 +13,8 @@ namespace fsr {
 
 inline constexpr uint64_t kDrainHorizonMarginNs = 2'000'000;  // records still being committed
 inline constexpr uint64_t kDrainFlushEveryNs = 1'000'000'000;
-inline constexpr uint64_t kDrainIdleNs = 10'000'000;  // drain period while the lanes fill slowly
-inline constexpr uint64_t kDrainMinNs = 1'000'000;    // ... and while they fill fast
+inline constexpr uint64_t kDrainIdleNs = 10'000'000;      // drain period while the lanes fill slowly
+inline constexpr uint64_t kDrainMinNs = 1'000'000;        // ... and while they fill fast
 inline constexpr size_t kDrainWarmHeapBytes = 16u << 20;  // heap touched before the workload starts (heap_warmup.h)
 
 }  // namespace fsr

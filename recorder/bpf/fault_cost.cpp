@@ -30,7 +30,7 @@ constexpr size_t kPage = 4096, kWindow = 64 << 10, kFileBytes = 16 * kWindow;
 struct Files {
   std::string path[2];
   UniqueFd fd[2];
-  struct stat skipped{};
+  struct stat skipped {};
   uint32_t skipped_gen = 0;
   bool skip_known = false;  // the generation could be read (not on tmpfs)
   ~Files() {
@@ -98,7 +98,8 @@ FaultCostRun measure_fault_cost(BpfSession& session, RingMerger& merger, const s
   for (int k : {int{kNone}, int{kAnon}, int{kFile}, int{kSkipped}}) {
     ev.clear();
     const uint64_t before = session.fault_programs_run_ns();
-    if (!run_calibration_child(session, merger, true, [&](int go) { touch(go, f, k); }, ev)) {
+    if (!run_calibration_child(
+            session, merger, true, [&](int go) { touch(go, f, k); }, ev)) {
       run.measured = false;
       break;
     }
@@ -107,8 +108,8 @@ FaultCostRun measure_fault_cost(BpfSession& session, RingMerger& merger, const s
   if (run.skipped_measured) session.skip_faults_of(dev, f.skipped.st_ino, f.skipped_gen, false);
   if (!run.measured) return run;
   for (int k = 0; k < RecordCost::kFaultKinds; ++k)
-    run.ns[k] = static_cast<uint32_t>(std::min<uint64_t>(ns[k] > ns[kNone] ? (ns[k] - ns[kNone]) / kFaultTouches : 0,
-                                                         1'000'000));
+    run.ns[k] = static_cast<uint32_t>(
+        std::min<uint64_t>(ns[k] > ns[kNone] ? (ns[k] - ns[kNone]) / kFaultTouches : 0, 1'000'000));
   if (!run.skipped_measured) run.ns[kSkipped] = run.ns[kAnon];  // (a lower bound)
   return run;
 }

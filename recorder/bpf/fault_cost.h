@@ -34,7 +34,7 @@ namespace fsr {
 
 struct FaultCostRun {
   std::array<uint32_t, RecordCost::kFaultKinds> ns{};  // RecordCost::fault_ns
-  bool measured = false;          // false: a pass failed
+  bool measured = false;                               // false: a pass failed
   bool skipped_measured = false;  // false: `dir` has no inode generations (tmpfs); ns[skipped] = ns[anon]
 };
 

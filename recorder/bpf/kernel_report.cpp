@@ -17,8 +17,8 @@ void copy_kernel_counts(const KernelCounters& k, TraceFooter& f) {
 
 void note_kernel_problems(const KernelCounters& k, std::vector<std::string>& warnings, TraceFooter& f) {
   if (k.prog_misses) {
-    warnings.push_back(fmt::format(
-        "{} BPF program runs were skipped by the kernel (recursion): events may be missing", k.prog_misses));
+    warnings.push_back(fmt::format("{} BPF program runs were skipped by the kernel (recursion): events may be missing",
+                                   k.prog_misses));
     f.notes += fmt::format("bpf recursion misses: {}\n", k.prog_misses);
   }
   if (k.lane_nested) {
@@ -31,9 +31,10 @@ void note_kernel_problems(const KernelCounters& k, std::vector<std::string>& war
     f.notes += "lane damage: records skipped\n";
   }
   if (k.foreign_children) {
-    warnings.push_back(fmt::format("{} processes were started in a PID namespace outside the recording's: "
-                                   "not followed, their events are not in the trace",
-                                   k.foreign_children));
+    warnings.push_back(
+        fmt::format("{} processes were started in a PID namespace outside the recording's: "
+                    "not followed, their events are not in the trace",
+                    k.foreign_children));
     f.notes += fmt::format("children outside the PID namespace, not followed: {}\n", k.foreign_children);
   }
   if (k.io_uring) {

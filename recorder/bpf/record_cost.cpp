@@ -31,8 +31,12 @@ struct ShapeDef {
   long nr[kMaxCalls];
 };
 constexpr ShapeDef kDefs[kShapes] = {
-    {1, {SYS_newfstatat, 0}}, {1, {SYS_newfstatat, 0}}, {2, {SYS_openat, SYS_close}},
-    {1, {SYS_pread64, 0}},    {2, {SYS_lseek, SYS_getdents64}}, {1, {SYS_pwrite64, 0}},
+    {1, {SYS_newfstatat, 0}},
+    {1, {SYS_newfstatat, 0}},
+    {2, {SYS_openat, SYS_close}},
+    {1, {SYS_pread64, 0}},
+    {2, {SYS_lseek, SYS_getdents64}},
+    {1, {SYS_pwrite64, 0}},
     {2, {SYS_newfstatat, SYS_newfstatat}},
 };
 // The compute loop between calls: reads a 32 KiB working set (an L1 cache's
@@ -124,8 +128,12 @@ __attribute__((noinline)) void spin() {
       Stamp* p = &log->at(s, i, 0);
       p[0].t0 = now_ns();
       switch (s) {
-        case kFstat: fstat(f.fd, &st); break;
-        case kStatPath: stat(f.file.c_str(), &st); break;
+        case kFstat:
+          fstat(f.fd, &st);
+          break;
+        case kStatPath:
+          stat(f.file.c_str(), &st);
+          break;
         case kOpenClose: {
           int fd = open(f.file.c_str(), O_RDONLY | O_CLOEXEC);
           p[0].t1 = now_ns();
@@ -133,14 +141,18 @@ __attribute__((noinline)) void spin() {
           close(fd);
           break;
         }
-        case kPread: (void)pread(f.fd, buf, 1, 0); break;
+        case kPread:
+          (void)pread(f.fd, buf, 1, 0);
+          break;
         case kSeekGetdents:
           lseek(f.dfd, 0, SEEK_SET);
           p[0].t1 = now_ns();
           p[1].t0 = now_ns();
           syscall(SYS_getdents64, f.dfd, buf, sizeof buf);
           break;
-        case kPwrite: (void)pwrite(f.wfd, buf, 1, 0); break;
+        case kPwrite:
+          (void)pwrite(f.wfd, buf, 1, 0);
+          break;
         case kUnrecorded:
           fstat(f.fd, &st);
           p[0].t1 = now_ns();
@@ -208,7 +220,8 @@ bool add_recorded(const std::vector<Event>& ev, uint32_t n, Samples& s) {
 Status run_pass(BpfSession& session, RingMerger& merger, const Files& f, ChildLog* log, bool tracked,
                 std::vector<Event>& ev) {
   log->ok = 0;
-  FSR_RETURN_IF_ERROR(run_calibration_child(session, merger, tracked, [&](int go) { child_main(go, f, log); }, ev));
+  FSR_RETURN_IF_ERROR(run_calibration_child(
+      session, merger, tracked, [&](int go) { child_main(go, f, log); }, ev));
   if (!log->ok) return Status::error("the calibration child failed");
   return Status::ok();
 }
@@ -234,7 +247,8 @@ RecordCostRun measure_record_cost(BpfSession& session, RingMerger& merger, uint3
   const KernelCounters before = session.counters();
   Files f;
   if (!make_files(f)) {
-    run.warning = "recorder cost not measured: cannot make calibration files in $TMPDIR (the trace replays uncorrected)";
+    run.warning =
+        "recorder cost not measured: cannot make calibration files in $TMPDIR (the trace replays uncorrected)";
     return run;
   }
   const uint32_t n = std::max<uint32_t>(iterations, 8);
@@ -310,9 +324,11 @@ RecordCostRun measure_record_cost(BpfSession& session, RingMerger& merger, uint3
       "calibration child under the live recorder, {} calls per shape, 2 untracked and 2 tracked passes; "
       "syscall round trip {} ns; {}",
       n * 2, rt,
-      !faults.measured ? std::string("page faults not measured (a calibration pass failed)")
-                       : fmt::format("page faults: the fault programs' run time over {} touches per kind{}", kFaultTouches,
-                                     faults.skipped_measured ? "" : " (a skipped file's not measured: $TMPDIR has no inode generations)"));
+      !faults.measured
+          ? std::string("page faults not measured (a calibration pass failed)")
+          : fmt::format(
+                "page faults: the fault programs' run time over {} touches per kind{}", kFaultTouches,
+                faults.skipped_measured ? "" : " (a skipped file's not measured: $TMPDIR has no inode generations)"));
   if (getenv("FSREPLAY_RECORD_COST_DEBUG")) {
     for (int sh = 0; sh < kShapes; ++sh)
       for (int c = 0; c < kDefs[sh].calls; ++c)

@@ -50,8 +50,7 @@ inline constexpr uint32_t kRecordCostIterations = 600;
 // `merger` (BpfSession::open's callback). Takes a few tens of ms. A failure
 // is not an error for the recording: the trace then replays without the
 // correction, and `warning` says why.
-RecordCostRun measure_record_cost(BpfSession& session, RingMerger& merger,
-                                  uint32_t iterations = kRecordCostIterations);
+RecordCostRun measure_record_cost(BpfSession& session, RingMerger& merger, uint32_t iterations = kRecordCostIterations);
 
 // KernelCounters `a` less `b` (the footer leaves the calibration's calls out).
 void subtract_counters(KernelCounters& a, const KernelCounters& b);

@@ -142,8 +142,8 @@ void Recording::describe_choices() {
   sum_.choices.emplace_back(kRecorderChoiceWalks);  // relative paths are marked (event.h kEfRelative0)
   if (output_inside_)
     sum_.choices.emplace_back("output=inside the root (" + output_path_ + "): left out of the prestate");
-  skip_outside_ = !o_.bpf.all_page_faults &&
-                  (faults == FaultSource::kFilemapTracepoints || faults == FaultSource::kFentry);
+  skip_outside_ =
+      !o_.bpf.all_page_faults && (faults == FaultSource::kFilemapTracepoints || faults == FaultSource::kFentry);
   if (skip_outside_)
     sum_.choices.emplace_back(
         "fault_files=under_root (a file outside the root: its faults are recorded until its path is known)");
@@ -190,7 +190,8 @@ Result<TraceHeader> Recording::make_header() {
 Status Recording::create_writer() {
   FSR_ASSIGN_OR_RETURN(writer_, TraceWriter::create(o_.output, h_));
   if (!as_.user.empty()) {
-    if (chown(o_.output.c_str(), as_.uid, as_.gid) != 0) { /* the trace stays root's: not fatal */ }
+    if (chown(o_.output.c_str(), as_.uid, as_.gid) != 0) { /* the trace stays root's: not fatal */
+    }
   }
   decoder_ = std::make_unique<EventDecoder>(
       h_.mono_start_ns, [this](std::string_view s) { return writer_->add_string(s); }, session_->plan().pidns.inum);
@@ -263,7 +264,10 @@ Status Recording::drain() {
   while (!done) {
     uint64_t horizon = now_ns(CLOCK_MONOTONIC);
     Status c = session_->consume();
-    if (!c) { werr = c; break; }
+    if (!c) {
+      werr = c;
+      break;
+    }
     const uint64_t since_drain = horizon - last_drain;
     last_drain = horizon;
     merger_.release(horizon > kDrainHorizonMarginNs ? horizon - kDrainHorizonMarginNs : 0, emit);
@@ -348,8 +352,8 @@ TraceFooter Recording::make_footer() {
   f.end_ns = now_ns(CLOCK_MONOTONIC) - h_.mono_start_ns;
   f.exit_status = sum_.wait_status;
   if (sum_.stop_signal)
-    f.notes += fmt::format("recording stopped by {}: forwarded to the workload's processes\n",
-                           signal_name(sum_.stop_signal));
+    f.notes +=
+        fmt::format("recording stopped by {}: forwarded to the workload's processes\n", signal_name(sum_.stop_signal));
   copy_kernel_counts(sum_.kernel, f);
   f.gaps_ns = decoder_->gaps_ns();
   f.fault_records = decoder_->fault_records();
@@ -368,8 +372,10 @@ Result<RecordSummary> Recording::finish() {
   sum_.bytes = writer_->bytes_written();
   sum_.duration_ns = f.end_ns;
   sum_.io_uring = sum_.kernel.io_uring;
-  if (WIFEXITED(sum_.wait_status)) sum_.exit_code = WEXITSTATUS(sum_.wait_status);
-  else if (WIFSIGNALED(sum_.wait_status)) sum_.exit_code = 128 + WTERMSIG(sum_.wait_status);
+  if (WIFEXITED(sum_.wait_status))
+    sum_.exit_code = WEXITSTATUS(sum_.wait_status);
+  else if (WIFSIGNALED(sum_.wait_status))
+    sum_.exit_code = 128 + WTERMSIG(sum_.wait_status);
   return std::move(sum_);
 }
 

@@ -26,7 +26,8 @@ class StopSignals {
   void forward_to(pid_t workload, int& stop_signal);
 
  private:
-  struct sigaction old_int_ {}, old_term_ {}, old_hup_ {};
+  struct sigaction old_int_ {
+  }, old_term_{}, old_hup_{};
   int forwarded_ = 0;
 };
 

@@ -13,10 +13,10 @@ namespace fsr {
 // How the session loads. The library reads no environment: the caller
 // fills these (bpf_options_from_env for the FSREPLAY_* knobs).
 struct BpfOptions {
-  uint32_t buffer_mib = 8;   // per CPU
-  bool page_faults = true;   // record first faults on file mappings
-  bool all_page_faults = false;  // ... also on files outside the recorded root (recorder.cpp)
-  bool libbpf_log = false;   // libbpf's and the verifier's messages on stderr
+  uint32_t buffer_mib = 8;        // per CPU
+  bool page_faults = true;        // record first faults on file mappings
+  bool all_page_faults = false;   // ... also on files outside the recorded root (recorder.cpp)
+  bool libbpf_log = false;        // libbpf's and the verifier's messages on stderr
   std::set<std::string> without;  // kernel features to treat as absent (program_plan.h)
 };
 

@@ -39,12 +39,15 @@ EventDecoder::EventDecoder(uint64_t mono_start_ns, InternFn intern, uint64_t pid
 // Whether "" names the dirfd itself in this call (AT_EMPTY_PATH); elsewhere
 // the kernel refuses an empty path with ENOENT before any lookup.
 static bool empty_path_allowed(uint16_t nr, const uint64_t* a) {
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (nr) {
     case SYS_newfstatat: return a[3] & AT_EMPTY_PATH;
     case SYS_statx: return a[2] & AT_EMPTY_PATH;
     case SYS_fchownat: case SYS_linkat: case SYS_execveat: case SYS_name_to_handle_at: return a[4] & AT_EMPTY_PATH;
     default: return false;
   }
+  // clang-format on
 }
 
 StrId EventDecoder::resolve(Task& t, int64_t dirfd, std::string_view p, bool* unresolved) {
@@ -191,8 +194,7 @@ bool EventDecoder::decode_syscall(const RecordView& v, Task& t, const std::strin
 
   if (info->fd >= 0 && e.path[0] == kNoStr) {
     bool anon_map = r.nr == SYS_mmap && (v.args[3] & MAP_ANONYMOUS);
-    if (FdSlot* sl = anon_map ? nullptr : slot(t, static_cast<int32_t>(v.args[info->fd])))
-      e.path[0] = sl->path;
+    if (FdSlot* sl = anon_map ? nullptr : slot(t, static_cast<int32_t>(v.args[info->fd]))) e.path[0] = sl->path;
   }
   if (unresolved) e.flags |= kEfPathUnresolved;
   const bool wants_inode = ((info->flags & (kSfStatBuf | kSfStatxBuf)) ||
@@ -253,6 +255,8 @@ void EventDecoder::map_ns_pids(const Task& t, Event& e) {
     auto it = ns_pids_.find(ns_key(t.pidns, static_cast<uint64_t>(local)));
     return it != ns_pids_.end() ? it->second : local;
   };
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
       e.ret = ours(e.ret);
@@ -267,6 +271,7 @@ void EventDecoder::map_ns_pids(const Task& t, Event& e) {
     default:
       break;
   }
+  // clang-format on
 }
 
 }  // namespace fsr

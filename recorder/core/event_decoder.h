@@ -65,7 +65,6 @@ class EventDecoder {
   // paths are resolved as the kernel walked them (path_resolver.h).
   PathResolver& paths() { return paths_; }
 
-
  private:
   struct FdSlot {
     StrId path = kNoStr;
@@ -83,7 +82,7 @@ class EventDecoder {
     std::shared_ptr<FileTable> files;
     std::shared_ptr<FsState> fs;
     StrId pending_exec = kNoStr;
-    uint64_t pidns = 0;  // its PID namespace's inode number when below the recording's, else 0
+    uint64_t pidns = 0;              // its PID namespace's inode number when below the recording's, else 0
     uint64_t last_end = UINT64_MAX;  // its latest call's exit (trace time; UINT64_MAX: none yet)
   };
 
@@ -98,8 +97,8 @@ class EventDecoder {
   void decode_fork(const RecordView& rec, const Task& t, Event& e);
   void decode_fault(const RecordView& rec, Event& e);
   bool decode_syscall(const RecordView& rec, Task& t, const std::string_view (&paths)[2], Event& e);
-  bool resolve_call_paths(const RecordView& rec, const SyscallInfo& info, Task& t,
-                          const std::string_view (&paths)[2], Event& e);
+  bool resolve_call_paths(const RecordView& rec, const SyscallInfo& info, Task& t, const std::string_view (&paths)[2],
+                          Event& e);
   void apply(const RecordView& rec, Task& t, const Event& e);
   void apply_new_fds(const RecordView& rec, Task& t, const Event& e);
   void apply_fd_changes(const RecordView& rec, Task& t);

@@ -46,10 +46,9 @@ void EventDecoder::seed_process(const ProcessState& state) {
   Task& t = task(state.pid, state.pid);
   if (!state.cwd.empty()) t.fs->cwd = dir_id(intern(state.cwd));
   for (const FdEntry& f : state.fds) {
-    bool pipe = f.path.rfind("pipe:", 0) == 0 || f.path.rfind("socket:", 0) == 0 ||
-                f.path.rfind("anon_inode:", 0) == 0;
-    set_fd(t, f.fd, pipe || f.path.empty() || f.path[0] != '/' ? kNoStr : intern(f.path),
-           (f.flags & O_CLOEXEC) != 0, pipe);
+    bool pipe = f.path.rfind("pipe:", 0) == 0 || f.path.rfind("socket:", 0) == 0 || f.path.rfind("anon_inode:", 0) == 0;
+    set_fd(t, f.fd, pipe || f.path.empty() || f.path[0] != '/' ? kNoStr : intern(f.path), (f.flags & O_CLOEXEC) != 0,
+           pipe);
   }
 }
 

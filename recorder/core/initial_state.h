@@ -26,7 +26,6 @@ Status walk_prestate(const std::string& root, const std::function<Status(const P
 // (\040, \134) are decoded.
 Result<std::vector<MountEntry>> read_mountinfo(const std::string& path = "/proc/self/mountinfo");
 
-
 // cwd and open fds (targets, flags, positions) of a running process, as the
 // process sees them: from its own root (process_root), not the recorder's.
 Result<ProcessState> read_process_state(uint32_t pid);

@@ -29,8 +29,8 @@ uint64_t read_lane(const LaneView& lane, uint64_t tail, uint64_t head, Fn&& fn, 
     if (tail == lane.rewind_from && lane.floor > tail) tail = lane.floor;
     const uint64_t at = fsr_frame_at(tail);
     if (at >= head) return tail;
-    const uint8_t* frame = lane.segs + (((at >> FSR_SEG_SHIFT) & lane.seg_mask) << FSR_SEG_SHIFT) +
-                           (at & (FSR_SEG_SIZE - 1));
+    const uint8_t* frame =
+        lane.segs + (((at >> FSR_SEG_SHIFT) & lane.seg_mask) << FSR_SEG_SHIFT) + (at & (FSR_SEG_SIZE - 1));
     const uint64_t len = *reinterpret_cast<const uint64_t*>(frame);
     if (len > FSR_REC_MAX || at + fsr_frame_size(len) > head) {
       if (damaged) *damaged = true;

@@ -115,14 +115,14 @@ Result<HeldChild> spawn_held(const std::vector<std::string>& argv, const RunAs& 
     signal(SIGTERM, SIG_DFL);
     int e = 0;
     if (!as.user.empty()) {
-      if (initgroups(as.user.c_str(), as.gid) != 0 || setgid(as.gid) != 0 || setuid(as.uid) != 0) e = errno ? errno : EPERM;
+      if (initgroups(as.user.c_str(), as.gid) != 0 || setgid(as.gid) != 0 || setuid(as.uid) != 0)
+        e = errno ? errno : EPERM;
       if (!as.home.empty()) setenv("HOME", as.home.c_str(), 1);
       setenv("USER", as.user.c_str(), 1);
       setenv("LOGNAME", as.user.c_str(), 1);
     }
     char b;
-    while (read(go_r.get(), &b, 1) < 0 && errno == EINTR) {
-    }
+    while (read(go_r.get(), &b, 1) < 0 && errno == EINTR) {}
     if (e == 0) {
       execv(path.c_str(), args.data());
       e = errno;
@@ -143,14 +143,14 @@ Status HeldChild::release() {
   released_ = true;
   int e = 0;
   ssize_t n;
-  while ((n = read(err_.get(), &e, sizeof(e))) < 0 && errno == EINTR) {
-  }
+  while ((n = read(err_.get(), &e, sizeof(e))) < 0 && errno == EINTR) {}
   err_.reset();
   if (n == static_cast<ssize_t>(sizeof(e))) {
     int st;
     waitpid(pid_, &st, 0);
     pid_ = -1;
-    return Status::error(fmt::format("cannot start the command: {} (after dropping to the invoking user)", strerror(e)));
+    return Status::error(
+        fmt::format("cannot start the command: {} (after dropping to the invoking user)", strerror(e)));
   }
   return Status::ok();
 }

@@ -139,8 +139,10 @@ void PathResolver::resolve(std::string& out, std::string_view base, std::string_
   }
   if (rel.front() != '/' && rel.find('/') == std::string_view::npos) {  // a name in `base`: nothing to look up
     out.assign(base);
-    if (rel == "..") pop(out);
-    else if (rel != ".") append(out, rel);
+    if (rel == "..")
+      pop(out);
+    else if (rel != ".")
+      append(out, rel);
     return;
   }
   std::string& full = dir_scratch_;
@@ -155,8 +157,10 @@ void PathResolver::resolve(std::string& out, std::string_view base, std::string_
   const size_t last = full.rfind('/');
   const std::string_view name = std::string_view(full).substr(last + 1);
   physical_dir(out, last == 0 ? std::string_view("/") : std::string_view(full).substr(0, last));
-  if (name == "..") pop(out);
-  else if (!name.empty() && name != ".") append(out, name);
+  if (name == "..")
+    pop(out);
+  else if (!name.empty() && name != ".")
+    append(out, name);
 }
 
 }  // namespace fsr

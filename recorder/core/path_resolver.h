@@ -37,8 +37,8 @@ class PathResolver {
 
   // Knowledge from the prestate and the trace (absolute paths).
   void add_link(std::string_view path, std::string_view target);  // symlink() made it
-  void removed(std::string_view path);                             // unlink, rmdir
-  void made_dir(std::string_view path);                            // mkdir
+  void removed(std::string_view path);                            // unlink, rmdir
+  void made_dir(std::string_view path);                           // mkdir
   void renamed(std::string_view from, std::string_view to);
 
   // out = the physical directory part of `rel` resolved against `base` (an

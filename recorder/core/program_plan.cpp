@@ -5,8 +5,8 @@
 namespace fsr {
 
 std::vector<std::string> known_features() {
-  std::vector<std::string> v = {kFeatTaskStorage,   kFeatFindVma,      kFeatCurrentTaskBtf,
-                                kFeatPageFaultUser, kFeatFilemapFault, kFeatFilemapMapPages, kFeatFentryFilemap};
+  std::vector<std::string> v = {kFeatTaskStorage,  kFeatFindVma,         kFeatCurrentTaskBtf, kFeatPageFaultUser,
+                                kFeatFilemapFault, kFeatFilemapMapPages, kFeatFentryFilemap};
   for (const char* t : kRequiredTracepoints) v.emplace_back(t);
   return v;
 }
@@ -61,15 +61,17 @@ std::vector<std::string> ProgramPlan::describe() const {
       out.emplace_back(fentry_refused.empty()
                            ? "page_faults=vma_lookup (no filemap fault tracepoints nor fentry on filemap_fault)"
                            : "page_faults=vma_lookup (no filemap fault tracepoints; the kernel refused fentry on "
-                             "filemap_fault, " + fentry_refused + ")");
+                             "filemap_fault, " +
+                                 fentry_refused + ")");
       break;
     case FaultSource::kOff:
       out.push_back("page_faults=off (" + faults_off_reason + ")");
       break;
   }
-  if (!find_vma) out.emplace_back("overlay_mmaps=fd_inode (no helper/find_vma: faults on overlayfs files lose their path)");
-  out.push_back(fmt::format("pid_namespace={} (inode {})", pidns.initial() ? "initial" : "below the initial one",
-                            pidns.inum));
+  if (!find_vma)
+    out.emplace_back("overlay_mmaps=fd_inode (no helper/find_vma: faults on overlayfs files lose their path)");
+  out.push_back(
+      fmt::format("pid_namespace={} (inode {})", pidns.initial() ? "initial" : "below the initial one", pidns.inum));
   if (!forced.empty()) {
     std::string s;
     for (const std::string& f : forced) s += (s.empty() ? "" : ",") + f;

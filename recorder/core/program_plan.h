@@ -28,8 +28,8 @@ inline constexpr const char* kFeatFilemapMapPages = "tp_btf/mm_filemap_map_pages
 inline constexpr const char* kFeatFentryFilemap = "fentry/filemap_fault";
 // The tracepoints the recorder cannot do without.
 inline constexpr const char* kRequiredTracepoints[] = {"tp_btf/sys_enter", "tp_btf/sys_exit",
-                                                      "tp_btf/sched_process_fork", "tp_btf/sched_process_exec",
-                                                      "tp_btf/sched_process_exit"};
+                                                       "tp_btf/sched_process_fork", "tp_btf/sched_process_exec",
+                                                       "tp_btf/sched_process_exit"};
 // Every name above (what FSREPLAY_RECORD_WITHOUT accepts).
 std::vector<std::string> known_features();
 
@@ -51,7 +51,7 @@ struct ProgramPlan {
   bool find_vma = false;          // bpf_find_vma: file mappings on overlayfs get the mapped file's facts
   std::string fentry_refused;     // the kernel refused the fentry programs (why), so kVmaLookup
   PidNamespace pidns;
-  std::set<std::string> forced;   // features forced off
+  std::set<std::string> forced;  // features forced off
   // "name=value" lines, for the trace header and `record --verbose`.
   std::vector<std::string> describe() const;
 };

@@ -23,12 +23,12 @@ std::string with_nul(std::string_view s) { return s.empty() ? std::string() : st
 
 }  // namespace
 
-void write_record(std::vector<char>& out, fsr_rec hdr, const uint64_t (&args)[FSR_ARGS_MAX],
-                  const fsr_inode& inode, std::string_view path0, std::string_view path1) {
+void write_record(std::vector<char>& out, fsr_rec hdr, const uint64_t (&args)[FSR_ARGS_MAX], const fsr_inode& inode,
+                  std::string_view path0, std::string_view path1) {
   hdr.len0 = static_cast<uint16_t>(path0.size());
   const bool has_inode = (hdr.flags & FSR_RF_HAS_INODE) != 0;
-  out.resize(sizeof(hdr) + 8 * std::popcount(hdr.arg_mask & ((1u << FSR_ARGS_MAX) - 1)) + (has_inode ? sizeof(inode) : 0) +
-             path0.size() + path1.size());
+  out.resize(sizeof(hdr) + 8 * std::popcount(hdr.arg_mask & ((1u << FSR_ARGS_MAX) - 1)) +
+             (has_inode ? sizeof(inode) : 0) + path0.size() + path1.size());
   char* at = out.data();
   auto put = [&at](const void* p, size_t n) {
     if (n) std::memcpy(at, p, n);

@@ -20,8 +20,8 @@ namespace fsr {
 // `inode` when hdr.flags has FSR_RF_HAS_INODE, then path0 and path1 as the
 // kernel copies them (path0 with its NUL: hdr.len0 is set to its size, 0 =
 // none; path1 the rest of the record).
-void write_record(std::vector<char>& out, fsr_rec hdr, const uint64_t (&args)[FSR_ARGS_MAX],
-                  const fsr_inode& inode, std::string_view path0, std::string_view path1);
+void write_record(std::vector<char>& out, fsr_rec hdr, const uint64_t (&args)[FSR_ARGS_MAX], const fsr_inode& inode,
+                  std::string_view path0, std::string_view path1);
 
 // Replaces `out` with the record the BPF side submits for `e`, an event
 // decoded in a trace whose monotonic start is `mono_start_ns`; path0 and
@@ -36,9 +36,7 @@ void write_record(std::vector<char>& out, fsr_rec hdr, const uint64_t (&args)[FS
 // (event.h kEfRelative0), which such a record no longer has: compare events
 // through rebuilt_flags. False when `e` has no record form (a syscall
 // number outside the table).
-inline uint16_t rebuilt_flags(uint16_t flags) {
-  return static_cast<uint16_t>(flags & ~(kEfRelative0 | kEfRelative1));
-}
+inline uint16_t rebuilt_flags(uint16_t flags) { return static_cast<uint16_t>(flags & ~(kEfRelative0 | kEfRelative1)); }
 
 bool record_for_event(const Event& e, uint64_t mono_start_ns, std::string_view path0, std::string_view path1,
                       std::vector<char>& out);

@@ -16,9 +16,9 @@ namespace fsr {
 struct RecordView {
   fsr_rec hdr{};
   uint64_t args[FSR_ARGS_MAX] = {};  // 0 where the record carries no such argument
-  fsr_inode inode{};                  // all 0 without FSR_RF_HAS_INODE
-  const char* strings = nullptr;      // hdr.len0 bytes of path0, then len1 of path1
-  size_t len1 = 0;                    // path1: the rest of the record
+  fsr_inode inode{};                 // all 0 without FSR_RF_HAS_INODE
+  const char* strings = nullptr;     // hdr.len0 bytes of path0, then len1 of path1
+  size_t len1 = 0;                   // path1: the rest of the record
 };
 
 // Unpacks the record of `size` bytes at `data` (any alignment). False when

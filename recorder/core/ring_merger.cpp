@@ -1,6 +1,5 @@
 #include "recorder/core/ring_merger.h"
 
-
 namespace fsr {
 
 RingMerger::RingMerger(uint32_t ncpu) : queues_(ncpu) {

@@ -60,9 +60,7 @@ class RingMerger {
   // The lane position just past the last record of `cpu` released so far
   // (0 before the first): the lane may be freed up to there.
   uint64_t released_through(uint32_t cpu) const { return cpu < queues_.size() ? queues_[cpu].released : 0; }
-  size_t staged(uint32_t cpu) const {
-    return cpu < queues_.size() ? queues_[cpu].items.size() - queues_[cpu].head : 0;
-  }
+  size_t staged(uint32_t cpu) const { return cpu < queues_.size() ? queues_[cpu].items.size() - queues_[cpu].head : 0; }
   size_t staged() const { return staged_; }
 
  private:

@@ -25,9 +25,7 @@ class StringInterner {
 
   StrId intern(std::string_view s);
   // The string behind an id this interner gave ("" when unknown).
-  std::string_view str(StrId id) const {
-    return id < by_id_.size() ? by_id_[id] : std::string_view();
-  }
+  std::string_view str(StrId id) const { return id < by_id_.size() ? by_id_[id] : std::string_view(); }
 
  private:
   std::string_view store(std::string_view s);

@@ -32,12 +32,12 @@ enum class TimingMode { kThink, kAfap, kExact };
 // recording added (the trace header's RecordCost) and what the replayer
 // itself spends per op (replay_cost.h calibrates it at replay start).
 struct ThinkClock {
-  RecordCost recorded;      // recorder/bpf/record_cost.h; present = false: nothing to take out
+  RecordCost recorded;  // recorder/bpf/record_cost.h; present = false: nothing to take out
   // The share of every recorded gap the recorder took from the workload (its
   // threads, its fault programs), parts per million (stolen_share_ppm: the
   // trace footer); 0: none known.
   uint32_t stolen_ppm = 0;
-  uint64_t syscall_ns = 0;  // an issued call's entry and exit, which the recorded gap holds
+  uint64_t syscall_ns = 0;                         // an issued call's entry and exit, which the recorded gap holds
   std::array<uint32_t, kMaxSyscallNr> issue_ns{};  // the executor's work beyond the plain call, per syscall
 };
 
@@ -77,12 +77,12 @@ inline LessRecording less_recording(const PlanOp& op, const Event& e, const Thin
 
 // What the corrections came to in one replay (ns, summed over all workers).
 struct ClockTotals {
-  uint64_t recorder_gap_ns = 0;   // taken out of gaps: recording's addition
+  uint64_t recorder_gap_ns = 0;        // taken out of gaps: recording's addition
   uint64_t recorder_dur_slept_ns = 0;  // emulated calls' recorded in-kernel work, slept (less recording's part)
-  uint64_t syscall_ns = 0;        // paid back: entry and exit of issued calls
-  uint64_t issue_ns = 0;          // paid back: the executor's work beyond the plain call
-  uint64_t late_ns = 0;           // paid back: the engine's own work, wake-ups late or after a dependency
-  uint64_t unpaid_ns = 0;         // owed but never paid: no gap left to take it from
+  uint64_t syscall_ns = 0;             // paid back: entry and exit of issued calls
+  uint64_t issue_ns = 0;               // paid back: the executor's work beyond the plain call
+  uint64_t late_ns = 0;                // paid back: the engine's own work, wake-ups late or after a dependency
+  uint64_t unpaid_ns = 0;              // owed but never paid: no gap left to take it from
 };
 
 struct EngineResult {
@@ -140,9 +140,8 @@ using StallReport = std::function<void(uint64_t op, uint64_t since_ns)>;
 Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const EventSource& next,
                                        const RecordSink& sink, ExecEnv& env, TimingMode timing,
                                        const StreamProgress& progress, const InjectedLatency& inject,
-                                       const ThinkClock& clock, uint64_t buf_size,
-                                       const std::function<void()>& filled, const StallReport& stalled = nullptr,
-                                       uint64_t stall_ns = 30'000'000'000ull);
+                                       const ThinkClock& clock, uint64_t buf_size, const std::function<void()>& filled,
+                                       const StallReport& stalled = nullptr, uint64_t stall_ns = 30'000'000'000ull);
 
 // Emulated calls whose recorded duration is the kernel's own work on the fd
 // table (dup, fcntl, pipe creation, ...), which think mode sleeps: the

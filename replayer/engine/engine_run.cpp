@@ -23,7 +23,6 @@ using engine_detail::WorkerSlot;
 
 namespace {
 
-
 // The CPUs this process may run on (its affinity: a container's or
 // taskset's share, not the machine's).
 uint32_t usable_cpus() {
@@ -63,11 +62,13 @@ Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& e
       if (slots[w].failed.load(std::memory_order_acquire)) return true;
     return false;
   };
-  Status st = body([&] {
-    s.start = mono_ns();
-    s.go.store(true, std::memory_order_release);
-    s.go.notify_all();
-  }, failed);
+  Status st = body(
+      [&] {
+        s.start = mono_ns();
+        s.go.store(true, std::memory_order_release);
+        s.go.notify_all();
+      },
+      failed);
   if (!st) {  // stop: the rest of the trace is not planned; workers end at what is
     sync.planned.store(sync.planned.load() | kPlannedEnd, std::memory_order_release);
     sync.planned_lot.unpark(0);
@@ -98,8 +99,8 @@ Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& e
     try {
       std::rethrow_exception(slots[w].error);
     } catch (const std::exception& ex) {
-      return Status::error("replay worker " + std::to_string(w) + " failed at " + slots[w].error_op +
-                           ": " + ex.what() + " (a bug: please report it with the trace)");
+      return Status::error("replay worker " + std::to_string(w) + " failed at " + slots[w].error_op + ": " + ex.what() +
+                           " (a bug: please report it with the trace)");
     }
   }
   FSR_RETURN_IF_ERROR(st);
@@ -107,7 +108,8 @@ Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& e
 }
 
 Status stopped_by(int sig) {
-  return Status::error(std::string("stopped by ") + (sigabbrev_np(sig) ? "SIG" + std::string(sigabbrev_np(sig)) : "signal " + std::to_string(sig)),
+  return Status::error(std::string("stopped by ") + (sigabbrev_np(sig) ? "SIG" + std::string(sigabbrev_np(sig))
+                                                                       : "signal " + std::to_string(sig)),
                        StatusCode::kInterrupted);
 }
 
@@ -224,7 +226,9 @@ Status take_records(PlanStream& ps, WindowSync& sync, ChunkFeeder& feed, const R
     if (planned && ps.room()) continue;  // more to plan now (plan_some stops every 4,096 events)
     const uint64_t lag = plan.size - base;
     const long ns = !feed.more() ? 20'000'000L : lag > window / 4 * 3 ? 50'000L : 2'000'000L;
-    struct timespec ts{0, ns};
+    struct timespec ts {
+      0, ns
+    };
     nanosleep(&ts, nullptr);
   }
 }
@@ -248,7 +252,9 @@ Result<EngineResult> run_engine(const Plan& plan, ExecEnv& env, TimingMode timin
       while (d < n && sync.done[d].load(std::memory_order_acquire) == d + 1) ++d;
       if (progress) progress(d, n);
       if (d >= n || failed()) break;
-      struct timespec ts{0, 100'000'000};
+      struct timespec ts {
+        0, 100'000'000
+      };
       nanosleep(&ts, nullptr);
     }
     return Status::ok();
@@ -261,9 +267,8 @@ Result<EngineResult> run_engine(const Plan& plan, ExecEnv& env, TimingMode timin
 Result<EngineResult> run_engine_stream(PlanStream& ps, WindowSync& sync, const EventSource& next,
                                        const RecordSink& sink, ExecEnv& env, TimingMode timing,
                                        const StreamProgress& progress, const InjectedLatency& inject,
-                                       const ThinkClock& clock, uint64_t buf_size,
-                                       const std::function<void()>& filled, const StallReport& stalled,
-                                       uint64_t stall_ns) {
+                                       const ThinkClock& clock, uint64_t buf_size, const std::function<void()>& filled,
+                                       const StallReport& stalled, uint64_t stall_ns) {
   const Plan& plan = ps.plan();
   ChunkFeeder feed(ps, next);
   return with_workers(plan, sync, env, timing, inject, clock, buf_size, [&](auto go, auto /*failed*/) -> Status {

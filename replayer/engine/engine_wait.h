@@ -17,8 +17,8 @@
 
 namespace fsr::engine_detail {
 
-inline constexpr uint64_t kSpinTailNs = 60'000;  // sleep to this much before the deadline, then spin
-inline constexpr uint64_t kStopPollNs = 50'000'000;   // a sleep's slice between looks at a stop
+inline constexpr uint64_t kSpinTailNs = 60'000;      // sleep to this much before the deadline, then spin
+inline constexpr uint64_t kStopPollNs = 50'000'000;  // a sleep's slice between looks at a stop
 
 inline void cpu_relax() { __builtin_ia32_pause(); }
 

@@ -36,8 +36,13 @@ struct Turn {
 class Worker {
  public:
   Worker(Shared& s, uint32_t w, WorkerSlot& slot)
-      : s_(s), w_(w), slot_(slot), buf_(s.buf_size, 'f'), dirs_(&s.env.tree_gen),
-        think_(s.timing == TimingMode::kThink), tot_(slot.clock) {}
+      : s_(s),
+        w_(w),
+        slot_(slot),
+        buf_(s.buf_size, 'f'),
+        dirs_(&s.env.tree_gen),
+        think_(s.timing == TimingMode::kThink),
+        tot_(slot.clock) {}
   void run();
 
  private:
@@ -223,8 +228,8 @@ void Worker::fill_record(uint64_t i, const PlanOp& op, const Event& e, const Tur
   if (t.dep_wait > 0 && dw.at != UINT32_MAX)
     flags |= static_cast<uint16_t>(static_cast<unsigned>(s_.plan.dep_kind(dw.at)) << kOfDepKindShift);
   uint64_t intended = s_.timing == TimingMode::kExact ? e.ts - s_.plan.base_ts
-                      : t.want != UINT64_MAX           ? t.want
-                                                       : std::max(t.target, dw.latest);
+                      : t.want != UINT64_MAX          ? t.want
+                                                      : std::max(t.target, dw.latest);
   r.event_index = i;
   r.start = issue;
   r.latency = op.action == OpAction::kIssue ? t2 - t.t0 : 0;
@@ -254,8 +259,10 @@ uint64_t Worker::settle_after(const PlanOp& op, const Event& e, const Turn& t, c
   if (think_ && e.nr == kEvPageFault) {
     // The touch took (part of) the fault's gap: sleep the rest before the
     // next op, or pay a longer touch back from the gaps after.
-    if (r.latency < t.fault_gap) carry_ = t.fault_gap - r.latency;
-    else debt_ += r.latency - t.fault_gap;
+    if (r.latency < t.fault_gap)
+      carry_ = t.fault_gap - r.latency;
+    else
+      debt_ += r.latency - t.fault_gap;
   } else if (think_ && op.action == OpAction::kIssue && !(r.flags & kOfSkipped)) {
     // The entry/exit the recorded gap already holds, and what the
     // executor did beyond the plain call (never more than the call took).

@@ -32,14 +32,19 @@ struct Probe {
 
 // Which probe stands for `nr` (the syscall calibrated under it).
 uint16_t probe_nr(uint16_t nr) {
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (nr) {
     case SYS_open: case SYS_creat: case SYS_openat2: return SYS_openat;
     default: return nr;
   }
+  // clang-format on
 }
 
 bool make_probe(uint16_t nr, Probe& p) {
   p = Probe{nr, {}, 0, 1, 0};
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (nr) {
     case SYS_openat: p.args[0] = kAtFdcwdArg; p.args[2] = O_RDONLY | O_DIRECTORY | O_CLOEXEC; p.ret = 3; return true;
     case SYS_mkdir: p.args[1] = 0755; p.ret = -EEXIST; return true;
@@ -62,6 +67,7 @@ bool make_probe(uint16_t nr, Probe& p) {
     case SYS_getxattr: case SYS_lgetxattr: case SYS_listxattr: case SYS_llistxattr: p.ret = -ENODATA; return true;
     default: return false;
   }
+  // clang-format on
 }
 
 // The plain call, on paths relative to the target (as the executor's own
@@ -71,6 +77,8 @@ int64_t plain(uint16_t nr, int root, const std::string& dir, const std::string& 
   struct stat st;
   struct statfs sf;
   (void)st;
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (nr) {
     case SYS_openat: {
       int fd = openat(root, dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -93,6 +101,7 @@ int64_t plain(uint16_t nr, int root, const std::string& dir, const std::string& 
     case SYS_llistxattr: return llistxattr(abs_dir.c_str(), nullptr, 0);
     default: return 0;
   }
+  // clang-format on
 }
 
 uint64_t median(std::vector<uint64_t>& v) {
@@ -139,7 +148,8 @@ uint32_t calibrate_one(uint16_t nr, int target_fd, const std::string& target_pat
   in.target_dir = target_path;
   in.scratch_dir = target_path;
   in.initial.cwd = kRoot;
-  Plan plan = build_plan(ev, [&strs](StrId id) { return std::string_view(id < 5 ? strs[id] : strs[0]); }, in);
+  Plan plan = build_plan(
+      ev, [&strs](StrId id) { return std::string_view(id < 5 ? strs[id] : strs[0]); }, in);
   ExecEnv env;
   env.root[0] = env.root[1] = target_fd;
   env.root_path[0] = env.root_path[1] = target_path;
@@ -172,7 +182,13 @@ uint32_t calibrate_one(uint16_t nr, int target_fd, const std::string& target_pat
       pl.push_back(mono_ns() - t0);
       if (opens && r >= 0) close(static_cast<int>(r));
     };
-    if (k % 2) { run_exec(); run_plain(); } else { run_plain(); run_exec(); }
+    if (k % 2) {
+      run_exec();
+      run_plain();
+    } else {
+      run_plain();
+      run_exec();
+    }
     if (k == 3) {  // a slow mount: fewer repetitions
       const uint64_t per = (mono_ns() - began) / 4;
       if (per > 0) reps = static_cast<uint32_t>(std::clamp<uint64_t>(budget_ns / per, 8, kMaxReps));
@@ -213,8 +229,8 @@ Result<IssueCost> calibrate_issue_cost(int target_fd, const std::string& target_
   if (probes.empty()) return cost;
   const std::string dir = ".fsreplay-calibrate-" + std::to_string(getpid());
   if (mkdirat(target_fd, dir.c_str(), 0755) != 0 && errno != EEXIST)
-    return Status::error("cannot make a calibration directory in the target " + target_path + ": " +
-                         strerror(errno) + " (check the target is writable)");
+    return Status::error("cannot make a calibration directory in the target " + target_path + ": " + strerror(errno) +
+                         " (check the target is writable)");
   uint32_t by_probe[kMaxSyscallNr] = {};
   for (uint16_t p : probes) by_probe[p] = calibrate_one(p, target_fd, target_path, f, dir, budget_ns);
   unlinkat(target_fd, dir.c_str(), AT_REMOVEDIR);

@@ -30,8 +30,8 @@ namespace fsr {
 
 struct IssueCost {
   std::array<uint32_t, kMaxSyscallNr> ns{};  // per syscall: executor beyond the plain call
-  std::vector<uint16_t> measured;             // the syscalls calibrated
-  uint64_t took_ns = 0;                       // how long the calibration took
+  std::vector<uint16_t> measured;            // the syscalls calibrated
+  uint64_t took_ns = 0;                      // how long the calibration took
 };
 
 // Syscalls whose executor path does more than the plain call (the ones

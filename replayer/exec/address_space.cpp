@@ -14,9 +14,9 @@ namespace fsr {
 namespace {
 
 constexpr uint64_t kPage = 4096;
-constexpr uint64_t kInside = 1;       // placed inside its base (PlanOp::ref_op)
-constexpr uint64_t kBusy = 2;         // claimed: being unmapped or placed in
-constexpr int kExtraShift = 2;        // bits 2-11: kernel mappings it was split into, beyond one, halved
+constexpr uint64_t kInside = 1;  // placed inside its base (PlanOp::ref_op)
+constexpr uint64_t kBusy = 2;    // claimed: being unmapped or placed in
+constexpr int kExtraShift = 2;   // bits 2-11: kernel mappings it was split into, beyond one, halved
 constexpr uint64_t kExtraMax = 1023;
 constexpr uint64_t kAddrMask = ~(kPage - 1);
 
@@ -160,7 +160,8 @@ void ReplayMappings::add_live(int64_t n) {
   const int64_t now = live_.fetch_add(n, std::memory_order_relaxed) + n;
   if (n <= 0) return;
   uint64_t p = peak_.load(std::memory_order_relaxed);
-  while (static_cast<uint64_t>(now) > p && !peak_.compare_exchange_weak(p, static_cast<uint64_t>(now), std::memory_order_relaxed)) {}
+  while (static_cast<uint64_t>(now) > p &&
+         !peak_.compare_exchange_weak(p, static_cast<uint64_t>(now), std::memory_order_relaxed)) {}
 }
 
 void ReplayMappings::space_holds(uint32_t s) {
@@ -182,7 +183,8 @@ int64_t ReplayMappings::mmap(uint32_t i, int fd) {
   const uint32_t self = op.map;
   if (self == kNoMap) return -EINVAL;
   const int prot = static_cast<int>(a[2]);
-  const int fl = static_cast<int>(a[3]) & (MAP_SHARED | MAP_PRIVATE | MAP_SHARED_VALIDATE | MAP_POPULATE | MAP_NORESERVE);
+  const int fl =
+      static_cast<int>(a[3]) & (MAP_SHARED | MAP_PRIVATE | MAP_SHARED_VALIDATE | MAP_POPULATE | MAP_NORESERVE);
   const off_t off = static_cast<off_t>(a[5]);
   if (plan_->maps[self].base != kNoMap) {  // MAP_FIXED inside the replay's copy of its base, while that copy is there
     const uint32_t b = plan_->maps[self].base;
@@ -236,7 +238,8 @@ bool ReplayMappings::take(const PlanUnmap& u) {
     const uint32_t b = plan_->maps[m].base;
     const uint64_t bv = claim(b);
     if (!bv) return false;
-    const uint64_t sv = u.whole ? slot_[m].exchange(0, std::memory_order_acq_rel) : slot_[m].load(std::memory_order_acquire);
+    const uint64_t sv =
+        u.whole ? slot_[m].exchange(0, std::memory_order_acq_rel) : slot_[m].load(std::memory_order_acquire);
     bool ok = sv != 0 && n > 0 && reserve(addr_of(sv) + off, n);
     put(b, u.whole ? bv : with_extra(bv, 1));
     if (ok && !u.whole) add_live(2);
@@ -276,8 +279,10 @@ void ReplayMappings::leave(uint32_t i) {
   for (uint32_t k = ps.unmap_begin; k != ps.unmap_end; ++k) {
     const uint32_t m = plan_->unmap(k).map;
     if (const uint64_t v = claim(m)) {
-      if (v & kInside) put(m, v);  // (the plan lists bases only; a segment goes with its base)
-      else unmap_base(m, v);
+      if (v & kInside)
+        put(m, v);  // (the plan lists bases only; a segment goes with its base)
+      else
+        unmap_base(m, v);
     }
   }
   if (holds_[s].load(std::memory_order_relaxed)) live_spaces_.fetch_sub(1, std::memory_order_relaxed);

@@ -26,11 +26,11 @@
 namespace fsr {
 
 struct MappingStats {
-  int64_t live = 0;           // kernel mappings the replay's mappings make now (upper bound)
-  uint64_t peak = 0;          // ... at most, at once
-  uint64_t live_spaces = 0;   // address spaces holding a mapping now
+  int64_t live = 0;          // kernel mappings the replay's mappings make now (upper bound)
+  uint64_t peak = 0;         // ... at most, at once
+  uint64_t live_spaces = 0;  // address spaces holding a mapping now
   uint64_t peak_spaces = 0;
-  uint64_t enomem = 0;        // mmaps that failed with ENOMEM (vm.max_map_count)
+  uint64_t enomem = 0;  // mmaps that failed with ENOMEM (vm.max_map_count)
 };
 
 // The kernel's limit on one process's mappings (/proc/sys/vm/max_map_count;
@@ -81,8 +81,8 @@ class ReplayMappings {
   size_t n_maps_ = 0;
   // Per mapping (Plan::maps): address | kInside | kBusy | extra << kExtraShift; 0 = none.
   std::unique_ptr<std::atomic<uint64_t>[]> slot_;
-  std::unique_ptr<std::atomic<uint32_t>[]> left_;   // per space: threads still in it
-  std::unique_ptr<std::atomic<uint8_t>[]> holds_;   // per space: holds (held) a mapping
+  std::unique_ptr<std::atomic<uint32_t>[]> left_;  // per space: threads still in it
+  std::unique_ptr<std::atomic<uint8_t>[]> holds_;  // per space: holds (held) a mapping
   std::atomic<int64_t> live_{0};
   std::atomic<uint64_t> peak_{0};
   std::atomic<uint64_t> live_spaces_{0}, peak_spaces_{0}, enomem_{0};

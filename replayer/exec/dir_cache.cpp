@@ -13,8 +13,10 @@
 namespace fsr {
 
 void DirCache::drop(int fd) {
-  if (holds_ > 0 && n_deferred_ < static_cast<int>(std::size(deferred_))) deferred_[n_deferred_++] = fd;
-  else close(fd);
+  if (holds_ > 0 && n_deferred_ < static_cast<int>(std::size(deferred_)))
+    deferred_[n_deferred_++] = fd;
+  else
+    close(fd);
 }
 
 void DirCache::release() {

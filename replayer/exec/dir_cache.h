@@ -32,8 +32,7 @@ class DirCache {
   // `parent` (relative to `rootfd`; "" is the root itself) opened O_PATH
   // beneath the root, or a negative errno. `owned`: the caller closes it;
   // else the cache (or the caller of the replay, for the root) keeps it.
-  int open(int rootfd, std::string_view parent, const Features& f, bool& owned,
-           const LinkRoots* links = nullptr);
+  int open(int rootfd, std::string_view parent, const Features& f, bool& owned, const LinkRoots* links = nullptr);
 
   uint64_t hits() const { return hits_; }
 

@@ -46,6 +46,8 @@ int64_t xattr_at(Ctx& c, bool list, bool nofollow) {
 std::optional<int64_t> attr_op(Ctx& c) {
   const Event& e = c.e;
   const uint64_t* a = e.args;
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_chmod: case SYS_fchmodat: {
       mode_t m = static_cast<mode_t>(a[e.nr == SYS_chmod ? 1 : 2]);
@@ -89,6 +91,7 @@ std::optional<int64_t> attr_op(Ctx& c) {
     case SYS_flistxattr: return rc(flistxattr(c.fd(), nullptr, 0));
     default: return std::nullopt;
   }
+  // clang-format on
 }
 
 }  // namespace fsr::exec

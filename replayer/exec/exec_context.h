@@ -32,8 +32,8 @@ struct Ctx {
   uint64_t buf_size;
   uint16_t& flags;
   DirCache* dirs;
-  mutable std::string tailed[2] = {};  // relpath()'s text for a path with a tail
-  mutable int base_[2] = {-2, -2};     // walk_from(): -2 not yet looked at, -1 the root
+  mutable std::string tailed[2] = {};   // relpath()'s text for a path with a tail
+  mutable int base_[2] = {-2, -2};      // walk_from(): -2 not yet looked at, -1 the root
   mutable bool anchored_made_[2] = {};  // anchored_text(k) holds this op's path k (mapped_rel)
 
   // The worker thread's text of an anchored path k: made once per op, in

@@ -23,7 +23,6 @@
 namespace fsr::exec {
 namespace {
 
-
 int64_t do_open(Ctx& c, int flags, mode_t mode) {
   if (c.op.path[0] == kNoPath) return -EFAULT;
   if ((flags & O_TMPFILE) == O_TMPFILE && !c.feat().has(Feature::kOTmpfile)) {
@@ -32,8 +31,8 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
     std::string rel = c.plan_rel(0);
     if (!rel.empty()) rel += '/';
     rel += ".fsreplay-tmp-" + std::to_string(c.i);
-    int fd = open_beneath(c.root_fd(0), rel, (flags & ~O_TMPFILE) | O_CREAT | O_EXCL | O_RDWR,
-                          mode, c.feat(), c.links());
+    int fd =
+        open_beneath(c.root_fd(0), rel, (flags & ~O_TMPFILE) | O_CREAT | O_EXCL | O_RDWR, mode, c.feat(), c.links());
     if (fd >= 0) {
       std::string base;
       int pfd = open_parent_beneath(c.root_fd(0), rel, base, c.feat(), c.links());
@@ -41,8 +40,10 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
         unlinkat(pfd, base.c_str(), 0);
         close(pfd);
       }
-      if (c.op.new_ofd != kNoOfd) c.env.ofd_fd[c.op.new_ofd] = fd;
-      else close(fd);
+      if (c.op.new_ofd != kNoOfd)
+        c.env.ofd_fd[c.op.new_ofd] = fd;
+      else
+        close(fd);
     }
     return fd;
   }
@@ -54,8 +55,10 @@ int64_t do_open(Ctx& c, int flags, mode_t mode) {
     flags = O_PATH | (flags & (O_CLOEXEC | O_NOFOLLOW | O_DIRECTORY));
   int fd = c.open_path(0, flags, mode);
   if (fd >= 0) {
-    if (c.op.new_ofd != kNoOfd) c.env.ofd_fd[c.op.new_ofd] = fd;
-    else close(fd);  // recorded as a failure: nothing will use it
+    if (c.op.new_ofd != kNoOfd)
+      c.env.ofd_fd[c.op.new_ofd] = fd;
+    else
+      close(fd);  // recorded as a failure: nothing will use it
   }
   return fd;
 }
@@ -87,8 +90,8 @@ int64_t do_statx(Ctx& c) {
     if (null_path) return rc(syscall(SYS_statx, AT_FDCWD, nullptr, flags, static_cast<unsigned>(c.e.args[3]), nullptr));
     if (c.op.path[0] == kNoPath)
       return rc(syscall(SYS_statx, c.fd(), "", AT_EMPTY_PATH, static_cast<unsigned>(c.e.args[3]), &sx));
-    return rc(syscall(SYS_statx, c.dirfd(0), c.rel(0), flags & ~AT_EMPTY_PATH,
-                      static_cast<unsigned>(c.e.args[3]), &sx));
+    return rc(
+        syscall(SYS_statx, c.dirfd(0), c.rel(0), flags & ~AT_EMPTY_PATH, static_cast<unsigned>(c.e.args[3]), &sx));
   }
   c.fallback(Feature::kStatx);
   if (null_path) return c.skipped();
@@ -270,8 +273,7 @@ int64_t do_rename(Ctx& c, unsigned rflags) {
   }
   const int64_t r = with_parent(c, 0, [&](int p0, const char* b0) {
     return with_parent(c, 1, [&](int p1, const char* b1) {
-      return rflags ? rc(syscall(SYS_renameat2, p0, b0, p1, b1, rflags))
-                    : rc(renameat(p0, b0, p1, b1));
+      return rflags ? rc(syscall(SYS_renameat2, p0, b0, p1, b1, rflags)) : rc(renameat(p0, b0, p1, b1));
     });
   });
   tree_changed(c);
@@ -289,8 +291,10 @@ int64_t do_rename(Ctx& c, unsigned rflags) {
 int64_t open_close(Ctx& c, int flags) {
   int fd = c.open_path(0, flags, 0);
   if (fd < 0) return fd;
-  if (c.e.nr == SYS_chdir && c.op.new_ofd != kNoOfd && c.env.ofd_fd[c.op.new_ofd] < 0) c.env.ofd_fd[c.op.new_ofd] = fd;
-  else close(fd);
+  if (c.e.nr == SYS_chdir && c.op.new_ofd != kNoOfd && c.env.ofd_fd[c.op.new_ofd] < 0)
+    c.env.ofd_fd[c.op.new_ofd] = fd;
+  else
+    close(fd);
   return 0;
 }
 
@@ -299,6 +303,8 @@ int64_t open_close(Ctx& c, int flags) {
 std::optional<int64_t> files_op(Ctx& c) {
   const Event& e = c.e;
   const uint64_t* a = e.args;
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_open: return do_open(c, static_cast<int>(a[1]), static_cast<mode_t>(a[2]));
     case SYS_openat: return do_open(c, static_cast<int>(a[2]), static_cast<mode_t>(a[3]));
@@ -355,6 +361,7 @@ std::optional<int64_t> files_op(Ctx& c) {
     case SYS_chdir: return open_close(c, O_PATH | O_DIRECTORY | O_CLOEXEC);
     default: return attr_op(c);
   }
+  // clang-format on
 }
 
 // An op on a character device (kPfDevice): the stand-in device, by name.
@@ -364,11 +371,15 @@ int64_t device_op(Ctx& c) {
   auto open_dev = [&](int flags) -> int64_t {
     int fd = open(dev, flags & (O_ACCMODE | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_APPEND));
     if (fd < 0) return -errno;
-    if (c.op.new_ofd != kNoOfd) c.env.ofd_fd[c.op.new_ofd] = fd;
-    else close(fd);
+    if (c.op.new_ofd != kNoOfd)
+      c.env.ofd_fd[c.op.new_ofd] = fd;
+    else
+      close(fd);
     return fd;
   };
   struct stat st;
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (c.e.nr) {
     case SYS_open: return open_dev(static_cast<int>(a[1]));
     case SYS_openat: return open_dev(static_cast<int>(a[2]));
@@ -379,6 +390,7 @@ int64_t device_op(Ctx& c) {
     default:
       return c.skipped();  // never change a device node
   }
+  // clang-format on
 }
 
 }  // namespace fsr::exec

@@ -14,8 +14,10 @@ constexpr uint64_t kMaxBuf = 16ull << 20;
 
 int64_t dispatch(exec::Ctx& c) {
   switch (c.e.nr) {
-    case SYS_mmap: return c.env.maps.mmap(c.i, c.fd());
-    case SYS_munmap: return c.env.maps.munmap(c.i);
+    case SYS_mmap:
+      return c.env.maps.mmap(c.i, c.fd());
+    case SYS_munmap:
+      return c.env.maps.munmap(c.i);
     case kEvPageFault:
       // Unmapped, or past the file's end (SIGBUS caught): not touched.
       return c.env.maps.touch(c.i) ? 0 : c.skipped();
@@ -52,13 +54,11 @@ uint64_t max_io_size(const Plan& plan) {
   return std::min(m, kMaxBuf);
 }
 
-int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint16_t& op_flags,
-                   DirCache* dirs) {
+int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint16_t& op_flags, DirCache* dirs) {
   exec::Ctx c{i, env, env.plan->event(i), env.plan->op(i), buf, buf_size, op_flags, dirs};
   const SyscallInfo* si = syscall_info(c.e.nr);
   if (si && si->fd >= 0 && c.e.nr != SYS_mmap && c.fd() < 0) return -EBADF;
-  if (si && si->path[0] >= 0 && c.op.path[0] == kNoPath && c.op.ofd == kNoOfd &&
-      !(si->flags & kSfPathOptional))
+  if (si && si->path[0] >= 0 && c.op.path[0] == kNoPath && c.op.ofd == kNoOfd && !(si->flags & kSfPathOptional))
     return c.skipped();
   if (c.op.flags & kPfDevice) return exec::device_op(c);
   return dispatch(c);

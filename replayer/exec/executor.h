@@ -23,7 +23,7 @@
 namespace fsr {
 
 struct ExecEnv {
-  int root[2] = {-1, -1};            // Root::kTarget, Root::kScratch
+  int root[2] = {-1, -1};  // Root::kTarget, Root::kScratch
   // Their absolute paths, for the read-only calls that take a path and no
   // directory fd (xattrs): one walk instead of an fd opened beneath the root
   // and named through /proc. Empty: through /proc.
@@ -39,8 +39,8 @@ struct ExecEnv {
   int anchor[2] = {-1, -1};
   std::string anchor_prefix[2];
   const Features* features = nullptr;
-  const Plan* plan = nullptr;         // its window: ops and events by index (plan.h)
-  std::vector<int> ofd_fd;           // real fd per OFD slot (-1: none)
+  const Plan* plan = nullptr;  // its window: ops and events by index (plan.h)
+  std::vector<int> ofd_fd;     // real fd per OFD slot (-1: none)
   // The replayed processes' file mappings. An address space's are unmapped
   // when its last recorded thread leaves it (exit, exec): the replay never
   // holds more than the processes alive at that point of the trace mapped.

@@ -13,13 +13,15 @@ namespace fsr {
 namespace {
 
 constexpr std::string_view kNames[kFeatureCount] = {
-    "statx", "openat2", "renameat2-flags", "copy_file_range", "sync_file_range", "o_tmpfile",
-    "fallocate", "xattrat"};
-constexpr std::string_view kFallbacks[kFeatureCount] = {
-    "statx -> fstatat", "openat2 -> openat + user-space resolver",
-    "renameat2 flags -> rename when equivalent", "copy_file_range -> read/write",
-    "sync_file_range -> fdatasync", "O_TMPFILE -> named temporary file", "fallocate -> ftruncate",
-    "getxattrat -> getxattr through /proc/self/fd"};
+    "statx", "openat2", "renameat2-flags", "copy_file_range", "sync_file_range", "o_tmpfile", "fallocate", "xattrat"};
+constexpr std::string_view kFallbacks[kFeatureCount] = {"statx -> fstatat",
+                                                        "openat2 -> openat + user-space resolver",
+                                                        "renameat2 flags -> rename when equivalent",
+                                                        "copy_file_range -> read/write",
+                                                        "sync_file_range -> fdatasync",
+                                                        "O_TMPFILE -> named temporary file",
+                                                        "fallocate -> ftruncate",
+                                                        "getxattrat -> getxattr through /proc/self/fd"};
 
 bool missing(long rc) { return rc < 0 && (errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP); }
 
@@ -66,8 +68,7 @@ Features Features::probe(int dirfd, const std::vector<Feature>& force_off) {
 
   if (fa >= 0 && fb >= 0) {
     loff_t off_in = 0, off_out = 0;
-    f.set(Feature::kCopyFileRange,
-          !missing(syscall(SYS_copy_file_range, fa, &off_in, fb, &off_out, 5, 0)));
+    f.set(Feature::kCopyFileRange, !missing(syscall(SYS_copy_file_range, fa, &off_in, fb, &off_out, 5, 0)));
     f.set(Feature::kSyncFileRange, !missing(syscall(SYS_sync_file_range, fa, 0, 5, 2)));
     f.set(Feature::kFallocate, !missing(syscall(SYS_fallocate, fb, 0, 0, 4096)));
     std::string c = base + "-c";

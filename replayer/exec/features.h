@@ -16,7 +16,14 @@
 namespace fsr {
 
 enum class Feature : uint8_t {
-  kStatx, kOpenat2, kRenameat2Flags, kCopyFileRange, kSyncFileRange, kOTmpfile, kFallocate, kXattrAt,
+  kStatx,
+  kOpenat2,
+  kRenameat2Flags,
+  kCopyFileRange,
+  kSyncFileRange,
+  kOTmpfile,
+  kFallocate,
+  kXattrAt,
   kCount
 };
 inline constexpr int kFeatureCount = static_cast<int>(Feature::kCount);

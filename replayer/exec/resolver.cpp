@@ -22,8 +22,10 @@ void split(std::string_view p, std::deque<std::string>& out, bool front) {
   split_path(p, parts);
   // "x/" names x only if it is a directory (after following it): as "x/." does.
   if (!parts.empty() && p.back() == '/') parts.push_back(".");
-  if (front) out.insert(out.begin(), parts.begin(), parts.end());
-  else out.insert(out.end(), parts.begin(), parts.end());
+  if (front)
+    out.insert(out.begin(), parts.begin(), parts.end());
+  else
+    out.insert(out.end(), parts.begin(), parts.end());
 }
 
 struct FdStack {
@@ -124,9 +126,9 @@ int openat2_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, ui
   // than these, and mode bits other than the permissions (Node's fs.cp
   // passes the source's st_mode, S_IFREG included: each of its creates
   // diverged).
-  constexpr int kValid = O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | O_NONBLOCK | O_SYNC |
-                         O_DSYNC | O_ASYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_NOATIME |
-                         O_CLOEXEC | O_PATH | O_TMPFILE;
+  constexpr int kValid = O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | O_NONBLOCK | O_SYNC | O_DSYNC |
+                         O_ASYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC | O_PATH |
+                         O_TMPFILE;
   constexpr int kPathFlags = O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC;
   flags &= kValid;
   if (flags & O_PATH) flags &= kPathFlags;
@@ -143,8 +145,7 @@ int openat2_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, ui
   return fd >= 0 ? static_cast<int>(fd) : -errno;
 }
 
-int open_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, const Features& f,
-                 const LinkRoots* links) {
+int open_beneath(int rootfd, std::string_view rel, int flags, mode_t mode, const Features& f, const LinkRoots* links) {
   if (f.has(Feature::kOpenat2)) {
     // openat2 fails with EAGAIN when a rename or mount anywhere on the
     // system raced its walk through a ".." (a relative symlink's): it cannot

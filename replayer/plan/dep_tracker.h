@@ -17,21 +17,32 @@ namespace fsr {
 
 struct DepTracker::Impl {
   Impl(Plan& p, const std::vector<OpFacts>& f, uint64_t w, uint64_t floor)
-      : plan(p), facts(f), window(w), exit_floor(floor), key(p.ops.size(), 0), waiter(p.ops.size(), 0),
-        late(p.ops.size(), 0), exits(p.ops.size(), 0), final_(p.ops.size(), 0), rev_at(p.ops.size(), 0), rev_free(p.ops.size(), 0),
-        out_min(p.ops.size(), UINT64_MAX), next_key(p.ops.size(), UINT64_MAX), last_key(p.worker_count, 0),
+      : plan(p),
+        facts(f),
+        window(w),
+        exit_floor(floor),
+        key(p.ops.size(), 0),
+        waiter(p.ops.size(), 0),
+        late(p.ops.size(), 0),
+        exits(p.ops.size(), 0),
+        final_(p.ops.size(), 0),
+        rev_at(p.ops.size(), 0),
+        rev_free(p.ops.size(), 0),
+        out_min(p.ops.size(), UINT64_MAX),
+        next_key(p.ops.size(), UINT64_MAX),
+        last_key(p.worker_count, 0),
         last_op(p.worker_count, UINT64_MAX) {}
 
   Plan& plan;
   const std::vector<OpFacts>& facts;
   uint64_t window, exit_floor;
-  std::vector<uint64_t> key;       // per slot
-  std::vector<uint8_t> waiter;     // per slot: its key is its exit time
-  std::vector<uint8_t> late;       // per slot: final a lookahead after it (a waiter, or it may be moved)
-  std::vector<uint8_t> exits;      // per slot: a process's exit (held: hold_exit)
-  std::vector<uint8_t> final_;     // per slot: its edge list is complete
-  std::vector<uint32_t> rev_at;    // per slot: arena position of its room for moved edges
-  std::vector<uint8_t> rev_free;   // ... and how much of it is left
+  std::vector<uint64_t> key;      // per slot
+  std::vector<uint8_t> waiter;    // per slot: its key is its exit time
+  std::vector<uint8_t> late;      // per slot: final a lookahead after it (a waiter, or it may be moved)
+  std::vector<uint8_t> exits;     // per slot: a process's exit (held: hold_exit)
+  std::vector<uint8_t> final_;    // per slot: its edge list is complete
+  std::vector<uint32_t> rev_at;   // per slot: arena position of its room for moved edges
+  std::vector<uint8_t> rev_free;  // ... and how much of it is left
   // Per slot, what bounds a raise of its key (raise): the least key of the
   // ops that took an edge from it, and the key of the next op on its worker.
   std::vector<uint64_t> out_min, next_key;
@@ -41,7 +52,7 @@ struct DepTracker::Impl {
     uint32_t from;
     DepKind kind;
   };
-  std::vector<Edge> buf;           // the current op's edges
+  std::vector<Edge> buf;  // the current op's edges
   // Edges the overlap rule turns around: the op being added must precede
   // `to`, an earlier op (in completion order) not final yet.
   struct Moved {
@@ -101,6 +112,8 @@ struct DepTracker::Impl {
     return fact(i).chan != UINT32_MAX && !fact(i).chan_write && plan.op(i).ofd != kNoOfd;
   }
   bool classify(uint64_t i) const {
+    // The case labels stay packed, one line per family of calls.
+    // clang-format off
     switch (ev(i).nr) {
       case SYS_wait4: case SYS_waitid: case SYS_futex: case SYS_poll: case SYS_ppoll:
       case SYS_select: case SYS_pselect6: case SYS_epoll_wait: case SYS_epoll_pwait:
@@ -109,6 +122,7 @@ struct DepTracker::Impl {
       default:
         return is_blocking_read(i);
     }
+    // clang-format on
   }
   // An op on a path may learn from a later-completing op that overlapped it
   // that it must follow that op (path_edge): it stays open for that.
@@ -130,8 +144,8 @@ struct DepTracker::Impl {
     uint32_t op, prev, thread;
   };
   struct Readers {
-    std::vector<Reader> ops;          // in order, but for the last
-    Reader last{kNoOp, kNoOp, 0};     // (op kNoOp: none)
+    std::vector<Reader> ops;       // in order, but for the last
+    Reader last{kNoOp, kNoOp, 0};  // (op kNoOp: none)
     size_t compact_at = 16;
     bool empty() const { return last.op == kNoOp; }
     void clear() {
@@ -269,10 +283,10 @@ struct DepTracker::Impl {
     return e.args[0] ^ (priv ? (static_cast<uint64_t>(e.pid) << 48) : 0);
   }
 
-  IdStates<Shared> paths, dirs;      // by plan path
-  IdStates<Shared> data;             // a regular file's contents, by plan path (writer: a write)
-  IdStates<Contents> dir_contents;   // by plan path (a directory)
-  std::vector<uint32_t> last_on_ofd;  // by OFD: its latest op (kNoOp: none lately)
+  IdStates<Shared> paths, dirs;                        // by plan path
+  IdStates<Shared> data;                               // a regular file's contents, by plan path (writer: a write)
+  IdStates<Contents> dir_contents;                     // by plan path (a directory)
+  std::vector<uint32_t> last_on_ofd;                   // by OFD: its latest op (kNoOp: none lately)
   std::unordered_map<uint32_t, uint64_t> last_of_pid;  // pid -> event index + 1
   // A byte channel (pipe, socket end, eventfd): its writes not yet read, by
   // the bytes written up to and with each, and how far reads got. Positions
@@ -306,7 +320,7 @@ struct DepTracker::Impl {
   struct Futex {
     std::vector<Wake> wakes;
     std::vector<std::pair<uint64_t, uint64_t>> unresolved;  // waits with no wake: [enter, exit)
-    uint32_t last = 0;  // its latest wake
+    uint32_t last = 0;                                      // its latest wake
     bool other_values = false;  // waited on expecting another value than a lock's 2 (lock_wait)
   };
   std::unordered_map<uint64_t, Futex> futexes;

@@ -31,8 +31,10 @@ void DepTracker::Impl::resources(uint64_t i) {
     // A namespace call that failed changed nothing: it saw the name, as a
     // reader does (an EEXIST mkdir that returned before the mkdir that made
     // the name must not take the readers the maker has to follow).
-    if ((f.ns_mask >> k & 1) && ev(i).ret >= 0) writer(s, i, DepKind::kPath, op.path[k]);
-    else reader(s, i, DepKind::kPath, op.path[k]);
+    if ((f.ns_mask >> k & 1) && ev(i).ret >= 0)
+      writer(s, i, DepKind::kPath, op.path[k]);
+    else
+      reader(s, i, DepKind::kPath, op.path[k]);
     if (f.dir[k] != kNoPath) reader(paths[f.dir[k]], i, DepKind::kParentPath, f.dir[k]);
   }
   if (plan.serial_dirs) {
@@ -47,8 +49,10 @@ void DepTracker::Impl::resources(uint64_t i) {
   }
   // A failed write changed nothing: it orders as a read.
   if (f.data != kNoPath) {
-    if (f.data_write && ev(i).ret >= 0) writer(data[f.data], i, DepKind::kFileData);
-    else reader(data[f.data], i, DepKind::kFileData);
+    if (f.data_write && ev(i).ret >= 0)
+      writer(data[f.data], i, DepKind::kFileData);
+    else
+      reader(data[f.data], i, DepKind::kFileData);
   }
   if (op.action == OpAction::kIssue) {
     if (op.thread >= call_end.size()) call_end.resize(size_t{op.thread} + 1, 0);
@@ -84,8 +88,8 @@ void DepTracker::Impl::resources(uint64_t i) {
       Futex& fx = futexes[futex_key(e)];
       auto at = fx.wakes.end();
       while (at != fx.wakes.begin() && (at - 1)->ts > e.ts) --at;
-      fx.wakes.insert(at, Wake{e.ts, static_cast<uint32_t>(i), op.thread,
-                               op.thread < call_end.size() ? call_end[op.thread] : 0});
+      fx.wakes.insert(
+          at, Wake{e.ts, static_cast<uint32_t>(i), op.thread, op.thread < call_end.size() ? call_end[op.thread] : 0});
       fx.last = static_cast<uint32_t>(i);
       size_t old = 0;
       while (old < fx.wakes.size() && fx.wakes[old].op + 2 * window <= i) ++old;
@@ -125,8 +129,10 @@ void DepTracker::Impl::sweep(uint64_t i) {
   for (auto it = chans.begin(); it != chans.end();) {
     Chan& c = it->second;
     trim_chan(c, i);
-    if (c.read_pos >= c.written && gone(c.touched) && !c.unresolved) it = chans.erase(it);
-    else ++it;
+    if (c.read_pos >= c.written && gone(c.touched) && !c.unresolved)
+      it = chans.erase(it);
+    else
+      ++it;
   }
   std::erase_if(futexes, [&](const auto& kv) { return kv.second.last + 2 * window <= i; });
 }
@@ -153,8 +159,7 @@ void DepTracker::Impl::path_edge(Shared& s, uint32_t from, uint64_t i, uint32_t 
 uint32_t DepTracker::Impl::prev_on_thread(const Shared& s, uint64_t o) const {
   uint32_t best = kNoOp;
   auto consider = [&](uint32_t c) {
-    if (c != kNoOp && c < o && !far_back(c, plan.size) && same_thread(c, o) && (best == kNoOp || c > best))
-      best = c;
+    if (c != kNoOp && c < o && !far_back(c, plan.size) && same_thread(c, o) && (best == kNoOp || c > best)) best = c;
   };
   consider(s.last_ns);
   if (s.last_ns == o) consider(s.last_ns_prev);
@@ -254,8 +259,8 @@ void DepTracker::add(uint64_t i) {
   if (prev != UINT64_MAX && !m.far_back(prev, i)) m.next_key[prev & m.plan.op_mask] = m.k(i);
   const Event& e = m.ev(i);
   if (e.ret > 0 && (e.nr == SYS_wait4 || e.nr == SYS_waitid)) {
-    const uint32_t child = e.nr == SYS_wait4 ? static_cast<uint32_t>(e.ret)
-                           : (e.args[0] == P_PID ? static_cast<uint32_t>(e.args[1]) : 0);
+    const uint32_t child =
+        e.nr == SYS_wait4 ? static_cast<uint32_t>(e.ret) : (e.args[0] == P_PID ? static_cast<uint32_t>(e.args[1]) : 0);
     if (child) m.reaped[child] = {m.end(i), i};
   }
   m.write_edges(i);

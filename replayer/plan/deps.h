@@ -77,9 +77,9 @@ struct OpFacts {
   uint32_t readdir_dir = kNoPath;           // directory listed by a getdents
   uint32_t chan = UINT32_MAX;               // byte channel read (reads) or written (writes)
   bool chan_write = false;
-  uint32_t data = kNoPath;                  // regular file whose contents it reads or writes (plan path)
+  uint32_t data = kNoPath;  // regular file whose contents it reads or writes (plan path)
   bool data_write = false;
-  uint32_t creator = kNoOp;                 // first op of a thread: the op that created it
+  uint32_t creator = kNoOp;  // first op of a thread: the op that created it
 };
 
 class DepTracker {

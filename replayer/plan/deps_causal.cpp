@@ -52,8 +52,8 @@ void DepTracker::Impl::causal_edge(uint32_t from, uint64_t i, size_t slot) {
 
 void DepTracker::Impl::wait4(uint64_t i) {
   const Event& e = ev(i);
-  const uint32_t child = e.nr == SYS_wait4 ? static_cast<uint32_t>(e.ret)
-                         : (e.args[0] == P_PID ? static_cast<uint32_t>(e.args[1]) : 0);
+  const uint32_t child =
+      e.nr == SYS_wait4 ? static_cast<uint32_t>(e.ret) : (e.args[0] == P_PID ? static_cast<uint32_t>(e.args[1]) : 0);
   auto it = last_of_pid.find(child);
   uint32_t last = kNoOp;
   if (child && it != last_of_pid.end() && !far_back(it->second - 1, i)) last = static_cast<uint32_t>(it->second - 1);
@@ -114,6 +114,8 @@ uint32_t DepTracker::Impl::waker(uint64_t i) {
     }
     return from;
   }
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6: case SYS_epoll_wait:
     case SYS_epoll_pwait: case SYS_epoll_pwait2: case SYS_vfork:
@@ -121,6 +123,7 @@ uint32_t DepTracker::Impl::waker(uint64_t i) {
     default:
       break;
   }
+  // clang-format on
   if (!is_blocking_read(i)) return kNoWait;
   const uint32_t ch = fact(i).chan;
   auto it = chans.find(ch);
@@ -140,9 +143,12 @@ uint32_t DepTracker::Impl::waker(uint64_t i) {
       c.read_pos += static_cast<uint64_t>(e.ret);
       auto p = std::lower_bound(c.writes.begin(), c.writes.end(), c.read_pos,
                                 [](const ChanWrite& x, uint64_t b) { return x.upto < b; });
-      if (c.read_pos <= c.trimmed_upto) from = c.trimmed_op;  // fed by a write a window back
-      else if (p != c.writes.end()) from = p->op;
-      else c.unresolved = c.read_pos;
+      if (c.read_pos <= c.trimmed_upto)
+        from = c.trimmed_op;  // fed by a write a window back
+      else if (p != c.writes.end())
+        from = p->op;
+      else
+        c.unresolved = c.read_pos;
       c.writes.erase(c.writes.begin(), p);  // consumed: later reads are further on
     }
   } else if (e.ret > 0) {
@@ -171,14 +177,14 @@ void DepTracker::finalize(uint64_t i) {
     if (m.buf.size() == 2) m.buf[0] = m.buf[1];
     m.buf.resize(1);
   } else {
-  const uint32_t from = m.waker(i);
-  if (from == Impl::kNoWait) return;  // no causal wait after all
-  if (from == Impl::kLockWait) {  // no edge, and no time of its own (deps.h)
-    ++m.plan.lock_waits;
-    return;
-  }
-  m.buf.push_back({kNoOp, DepKind::kNone});
-  m.causal_edge(from, i, 0);
+    const uint32_t from = m.waker(i);
+    if (from == Impl::kNoWait) return;  // no causal wait after all
+    if (from == Impl::kLockWait) {      // no edge, and no time of its own (deps.h)
+      ++m.plan.lock_waits;
+      return;
+    }
+    m.buf.push_back({kNoOp, DepKind::kNone});
+    m.causal_edge(from, i, 0);
   }
   const PlanOp& op = m.plan.op(i);
   if (!m.buf.empty() && m.buf[0].from != kNoOp && op.dep_end != op.dep_begin) {

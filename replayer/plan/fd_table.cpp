@@ -58,8 +58,7 @@ bool FdTable::close(int fd, std::vector<uint32_t>& closed) {
   return true;
 }
 
-void FdTable::close_range(unsigned first, unsigned last, bool cloexec_only_mark,
-                          std::vector<uint32_t>& closed) {
+void FdTable::close_range(unsigned first, unsigned last, bool cloexec_only_mark, std::vector<uint32_t>& closed) {
   auto it = fds_.lower_bound(static_cast<int>(first));
   while (it != fds_.end() && static_cast<unsigned>(it->first) <= last) {
     if (cloexec_only_mark) {

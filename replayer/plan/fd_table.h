@@ -19,10 +19,10 @@ inline constexpr uint32_t kNoOfd = UINT32_MAX;
 // Reference counts of OFD slots, shared by every table of a plan.
 class OfdRefs {
  public:
-  uint32_t create();                 // a new OFD with no references (a recycled slot first)
-  void recycle(uint32_t ofd);        // a slot no op refers to any more: create() may hand it out
+  uint32_t create();           // a new OFD with no references (a recycled slot first)
+  void recycle(uint32_t ofd);  // a slot no op refers to any more: create() may hand it out
   void add_ref(uint32_t ofd);
-  bool drop_ref(uint32_t ofd);       // true when that was the last reference
+  bool drop_ref(uint32_t ofd);  // true when that was the last reference
   uint32_t refs(uint32_t ofd) const { return refs_.at(ofd); }
   uint32_t size() const { return static_cast<uint32_t>(refs_.size()); }
 
@@ -37,16 +37,15 @@ class FdTable {
   // Copy for fork: every binding takes one more reference.
   std::shared_ptr<FdTable> fork_copy() const;
 
-  uint32_t lookup(int fd) const;     // kNoOfd when unbound
+  uint32_t lookup(int fd) const;  // kNoOfd when unbound
   // Binds fd (closing what it held; its OFD is appended to `closed` when that
   // was the last reference).
   void bind(int fd, uint32_t ofd, bool cloexec, std::vector<uint32_t>& closed);
   bool close(int fd, std::vector<uint32_t>& closed);  // false when fd was unbound
-  void close_range(unsigned first, unsigned last, bool cloexec_only_mark,
-                   std::vector<uint32_t>& closed);
+  void close_range(unsigned first, unsigned last, bool cloexec_only_mark, std::vector<uint32_t>& closed);
   void set_cloexec(int fd, bool on);
-  void exec(std::vector<uint32_t>& closed);           // drops close-on-exec fds
-  void clear(std::vector<uint32_t>& closed);          // table released (last user exited)
+  void exec(std::vector<uint32_t>& closed);   // drops close-on-exec fds
+  void clear(std::vector<uint32_t>& closed);  // table released (last user exited)
   size_t size() const { return fds_.size(); }
 
  private:

@@ -48,7 +48,8 @@ void MappingTracker::add_vmas(Space& sp, int64_t n) {
     sp.held = true;
     plan_.peak_spaces = std::max(plan_.peak_spaces, ++live_spaces_);
   }
-  plan_.peak_mappings = std::max<uint64_t>(plan_.peak_mappings, static_cast<uint64_t>(std::max<int64_t>(live_vmas_, 0)));
+  plan_.peak_mappings =
+      std::max<uint64_t>(plan_.peak_mappings, static_cast<uint64_t>(std::max<int64_t>(live_vmas_, 0)));
 }
 
 void MappingTracker::leave(uint32_t i, uint32_t tid) {
@@ -133,13 +134,15 @@ void MappingTracker::munmap(uint32_t i, const Event& e) {
   auto in_gone = [&](uint32_t op_index) { return std::find(gone.begin(), gone.end(), op_index) != gone.end(); };
   op.unmap_begin = plan_.unmap_pos;
   uint32_t first_op = kNoOp;
-  std::vector<uint32_t> holed;  // bases a segment of which it takes: the rest of them stays
+  std::vector<uint32_t> holed;                  // bases a segment of which it takes: the rest of them stays
   for (size_t k = sp->maps.size(); k-- > 0;) {  // (segments come after their base)
     Mapping& m = sp->maps[k];
     if (!overlaps(m) || (m.base != kNoOp && in_gone(m.base))) continue;
     PlanUnmap u{m.id, covers(m) ? 1u : 0u, 0, 0};
-    if (m.base != kNoOp) holed.push_back(m.base);
-    else if (!u.whole && std::find(holed.begin(), holed.end(), m.op) != holed.end()) continue;
+    if (m.base != kNoOp)
+      holed.push_back(m.base);
+    else if (!u.whole && std::find(holed.begin(), holed.end(), m.op) != holed.end())
+      continue;
     if (!u.whole) {
       u.off = std::max(a, m.addr) - m.addr;
       u.len = std::min(end, m.addr + m.len) - m.addr - u.off;

@@ -46,18 +46,18 @@ class MappingTracker {
 
  private:
   struct Mapping {
-    uint64_t addr, len;   // recorded range, len rounded up to pages
-    uint32_t op;          // its mmap op
+    uint64_t addr, len;  // recorded range, len rounded up to pages
+    uint32_t op;         // its mmap op
     uint32_t tid;
-    uint32_t base;        // mmap op it was placed inside (kNoOp: none)
-    uint32_t vmas;        // kernel mappings it makes, at most (bases: with what lies in it)
-    uint32_t id;          // Plan::maps
+    uint32_t base;  // mmap op it was placed inside (kNoOp: none)
+    uint32_t vmas;  // kernel mappings it makes, at most (bases: with what lies in it)
+    uint32_t id;    // Plan::maps
   };
   struct Space {
     std::vector<Mapping> maps;
     uint32_t threads_in = 0;  // recorded threads in it now
     int64_t vmas = 0;
-    bool held = false;        // has held a mapping (counted in live_spaces_)
+    bool held = false;  // has held a mapping (counted in live_spaces_)
     bool ended = false;
   };
 
@@ -69,11 +69,11 @@ class MappingTracker {
   Space* space_of(uint32_t tid);
 
   Plan& plan_;
-  std::vector<Space> spaces_;                       // parallel to Plan::spaces
-  std::unordered_map<uint32_t, uint32_t> current_;  // pid -> its current space
+  std::vector<Space> spaces_;                            // parallel to Plan::spaces
+  std::unordered_map<uint32_t, uint32_t> current_;       // pid -> its current space
   std::unordered_map<uint32_t, uint32_t> space_of_tid_;  // tid -> its space (kNoSpace: left)
   int64_t live_vmas_ = 0;
-  uint64_t live_spaces_ = 0;                        // spaces holding a mapping
+  uint64_t live_spaces_ = 0;  // spaces holding a mapping
 };
 
 }  // namespace fsr

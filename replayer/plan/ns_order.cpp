@@ -18,28 +18,37 @@ bool is_open(const Event& e) {
 
 // Calls that create path[k] and fail with EEXIST if it is there.
 bool creates_exclusively(const Event& e, int k) {
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_mkdir: case SYS_mkdirat: case SYS_mknod: case SYS_mknodat: return k == 0;
     case SYS_link: case SYS_linkat: case SYS_symlink: case SYS_symlinkat: return k == 1;
     default:
       return k == 0 && is_open(e) && (open_flags_of(e) & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
   }
+  // clang-format on
 }
 
 bool removes(const Event& e, int k) {
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_unlink: case SYS_unlinkat: case SYS_rmdir: return k == 0;
     case SYS_rename: case SYS_renameat: case SYS_renameat2: return k == 0;
     default: return false;
   }
+  // clang-format on
 }
 
 bool creates(const Event& e, int k) {
   if (creates_exclusively(e, k)) return true;
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_rename: case SYS_renameat: case SYS_renameat2: return k == 1;
     default: return k == 0 && is_open(e) && (open_flags_of(e) & O_CREAT);
   }
+  // clang-format on
 }
 
 }  // namespace
@@ -74,8 +83,8 @@ int ns_first(NsEffect a_effect, NsSeen a_seen, NsEffect b_effect, NsSeen b_seen)
     const bool leaves_present = effect == NsEffect::kCreate;
     return (seen == NsSeen::kPresent) == leaves_present ? 1 : -1;
   };
-  const int by_b = after(a_effect, b_seen);   // +1: a first
-  const int by_a = -after(b_effect, a_seen);  // +1: a first
+  const int by_b = after(a_effect, b_seen);              // +1: a first
+  const int by_a = -after(b_effect, a_seen);             // +1: a first
   if (by_b != 0 && by_a != 0 && by_b != by_a) return 0;  // contradictory results
   return by_b != 0 ? by_b : by_a;
 }

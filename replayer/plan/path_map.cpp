@@ -12,8 +12,7 @@ MappedPath PathMap::map(std::string_view abs) const {
   std::string n = normalize_abs(abs);
   if (root_ == "/") return {Root::kTarget, n.substr(1)};
   if (n == root_) return {Root::kTarget, ""};
-  if (is_beneath(n, root_))
-    return {Root::kTarget, n.substr(root_.size() + 1)};
+  if (is_beneath(n, root_)) return {Root::kTarget, n.substr(root_.size() + 1)};
   return {Root::kScratch, n.substr(1)};
 }
 
@@ -48,15 +47,13 @@ std::string relative_path(std::string_view from_rel, std::string_view to_rel) {
   return s.empty() ? "." : s;
 }
 
-std::string PathMap::symlink_target(std::string_view link_abs, std::string_view target,
-                                    const std::string& target_dir,
+std::string PathMap::symlink_target(std::string_view link_abs, std::string_view target, const std::string& target_dir,
                                     const std::string& scratch_dir) const {
   MappedPath link = map(link_abs);
   std::string link_abs_mapped("/");
   link_abs_mapped.append(link.rel);
   std::string link_dir_rel(parent_of(link_abs_mapped).substr(1));
-  if (!target.empty() && target[0] != '/' && stays_beneath(link_dir_rel, target))
-    return std::string(target);
+  if (!target.empty() && target[0] != '/' && stays_beneath(link_dir_rel, target)) return std::string(target);
   // Resolve lexically where the recorded link pointed, then map that.
   std::string abs_target = join_abs(parent_of(normalize_abs(link_abs)), target);
   MappedPath to = map(abs_target);

@@ -36,8 +36,7 @@ class PathMap {
   // link's own root are kept; others (absolute, or climbing out) are mapped and
   // expressed relative to the link when both lie in the same root, and as an
   // absolute path into the other root (`other_root_dir`) otherwise.
-  std::string symlink_target(std::string_view link_abs, std::string_view target,
-                             const std::string& target_dir,
+  std::string symlink_target(std::string_view link_abs, std::string_view target, const std::string& target_dir,
                              const std::string& scratch_dir) const;
 
  private:

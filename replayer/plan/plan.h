@@ -38,10 +38,10 @@ enum PlanOpFlag : uint8_t {
   kPfApproxDep = 1 << 0,  // one of its dependencies is approximate (//TRACE fallback)
   kPfNotify = 1 << 1,     // another thread waits for this op: wake waiters on completion
   kPfFirstOfThread = 1 << 2,
-  kPfCausal = 1 << 3,     // has an exact causal dependency (wait4, pipe, futex)
-  kPfNs0 = 1 << 4,        // path[0] / path[1] gains or loses a directory entry
+  kPfCausal = 1 << 3,  // has an exact causal dependency (wait4, pipe, futex)
+  kPfNs0 = 1 << 4,     // path[0] / path[1] gains or loses a directory entry
   kPfNs1 = 1 << 5,
-  kPfDevice = 1 << 7,     // path[0] is a character device (/dev/null, a tty): see device_standin()
+  kPfDevice = 1 << 7,  // path[0] is a character device (/dev/null, a tty): see device_standin()
 };
 
 // Character devices are not on the mount under test: opens, stats and
@@ -54,7 +54,7 @@ enum class OfdKind : uint8_t { kFile, kDir, kPipe, kSocket, kEventfd, kEpoll, kU
 
 struct OfdInfo {
   OfdKind kind = OfdKind::kUnknown;
-  uint32_t path = kNoPath;      // plan path it was opened from
+  uint32_t path = kNoPath;           // plan path it was opened from
   uint32_t chan_read = UINT32_MAX;   // byte channel this end reads (pipes, sockets, eventfd)
   uint32_t chan_write = UINT32_MAX;  // byte channel this end writes
   uint32_t open_flags = 0;
@@ -67,10 +67,10 @@ struct PlanPath {
 };
 
 struct PlanOp {
-  uint32_t thread = 0;              // index into Plan::threads
-  uint32_t ofd = kNoOfd;            // fd operand
-  uint32_t ofd2 = kNoOfd;           // second fd operand (copy_file_range/sendfile/splice output)
-  uint32_t new_ofd = kNoOfd;        // OFD this op opens (its real fd is stored there)
+  uint32_t thread = 0;        // index into Plan::threads
+  uint32_t ofd = kNoOfd;      // fd operand
+  uint32_t ofd2 = kNoOfd;     // second fd operand (copy_file_range/sendfile/splice output)
+  uint32_t new_ofd = kNoOfd;  // OFD this op opens (its real fd is stored there)
   uint32_t path[2] = {kNoPath, kNoPath};
   // The directory OFD path k's walk starts from, as the original's did (its
   // dirfd, or its cwd: ProcessTracker::walk_base); the walk is the path's
@@ -80,7 +80,7 @@ struct PlanOp {
   uint32_t dep_begin = 0, dep_end = 0;      // Plan::deps[dep_begin, dep_end)
   uint32_t close_begin = 0, close_end = 0;  // Plan::closes[...]: OFDs to close after this op
   uint32_t unmap_begin = 0, unmap_end = 0;  // munmap: Plan::unmaps[...], what it takes
-  uint32_t map = UINT32_MAX;        // mmap: the mapping it makes; page fault: the one it touches (Plan::maps)
+  uint32_t map = UINT32_MAX;                // mmap: the mapping it makes; page fault: the one it touches (Plan::maps)
   // page fault: the mmap op it touches, and the offset into that mapping.
   // mmap with MAP_FIXED inside an earlier mapping of its thread: that base
   // op, and the offset to place it at in the base's copy (mapping_tracker.h).
@@ -97,7 +97,7 @@ struct PlanOp {
   // for after it (deps.cpp, exit_holds), held before the exit counts as done.
   uint32_t own_ns = 0;
   uint64_t ref_off = 0;
-  uint64_t gap = 0;                 // recorded compute gap before this op, ns
+  uint64_t gap = 0;  // recorded compute gap before this op, ns
   OpAction action = OpAction::kSkip;
   uint8_t flags = 0;
 };
@@ -113,37 +113,37 @@ inline constexpr uint32_t kNoMap = UINT32_MAX;
 
 // A replayed file mapping (mapping_tracker.h), by dense id: outlives the window.
 struct PlanMap {
-  uint64_t len = 0;          // recorded length, rounded up to pages
-  uint32_t base = kNoMap;    // MAP_FIXED inside another mapping: that one
-  uint32_t op = kNoOp;       // the mmap op that made it
+  uint64_t len = 0;        // recorded length, rounded up to pages
+  uint32_t base = kNoMap;  // MAP_FIXED inside another mapping: that one
+  uint32_t op = kNoOp;     // the mmap op that made it
 };
 
 // What a munmap (or an address space's end) takes of one replayed mapping.
 struct PlanUnmap {
-  uint32_t map = kNoMap;    // the mapping (Plan::maps)
-  uint32_t whole = 1;       // 0: only [off, off + len) of it
+  uint32_t map = kNoMap;  // the mapping (Plan::maps)
+  uint32_t whole = 1;     // 0: only [off, off + len) of it
   uint64_t off = 0, len = 0;
 };
 
 struct RecordedThread {
   uint32_t tid = 0, pid = 0;
-  uint64_t start = 0, end = 0;      // first event enter, last event exit (recorded ns)
-  uint32_t creator = kNoOp;         // op that created it (clone/fork), if traced
-  uint64_t creator_end = 0;         // that op's recorded end
+  uint64_t start = 0, end = 0;  // first event enter, last event exit (recorded ns)
+  uint32_t creator = kNoOp;     // op that created it (clone/fork), if traced
+  uint64_t creator_end = 0;     // that op's recorded end
   uint32_t worker = 0;
-  uint64_t n_ops = 0;               // its ops so far
+  uint64_t n_ops = 0;  // its ops so far
 };
 
 struct Plan {
   // Rings (streaming) or whole arrays (build_plan: masks of all ones).
-  std::vector<PlanOp> ops;          // op i at ops[i & op_mask]
-  std::vector<Event> ev;            // its event, same slot
-  std::vector<uint32_t> deps;       // arena: deps[k & dep_mask]
-  std::vector<DepKind> dep_kinds;   // parallel to deps: why (deps.h)
-  std::vector<uint32_t> closes;     // arena: closes[k & close_mask]
-  std::vector<PlanUnmap> unmaps;    // arena: unmaps[k & unmap_mask]
+  std::vector<PlanOp> ops;         // op i at ops[i & op_mask]
+  std::vector<Event> ev;           // its event, same slot
+  std::vector<uint32_t> deps;      // arena: deps[k & dep_mask]
+  std::vector<DepKind> dep_kinds;  // parallel to deps: why (deps.h)
+  std::vector<uint32_t> closes;    // arena: closes[k & close_mask]
+  std::vector<PlanUnmap> unmaps;   // arena: unmaps[k & unmap_mask]
   uint32_t op_mask = UINT32_MAX, dep_mask = UINT32_MAX, close_mask = UINT32_MAX, unmap_mask = UINT32_MAX;
-  uint64_t size = 0;                // ops planned so far (events)
+  uint64_t size = 0;                                   // ops planned so far (events)
   uint32_t dep_pos = 0, close_pos = 0, unmap_pos = 0;  // arena ends (positions wrap with the masks)
   // Whole-trace tables, sized by the survey (survey.h) before any op runs:
   // never reallocated while workers read them.
@@ -152,27 +152,27 @@ struct Plan {
   std::vector<PlanPath> paths;
   std::vector<OfdInfo> ofds;
   std::vector<RecordedThread> threads;
-  bool fixed_tables = false;        // the tables above are presized: growing them is a bug
+  bool fixed_tables = false;  // the tables above are presized: growing them is a bug
   uint32_t worker_count = 0;
-  uint64_t base_ts = 0;             // earliest enter time: replay time 0
+  uint64_t base_ts = 0;  // earliest enter time: replay time 0
   // Latest enter time less base_ts (the survey's; 0 without one): no
   // recorded gap or exact-mode offset is longer (the reader clamps times
   // past the recording's end, trace_reader.h), so no op's own recorded time
   // may hold back the stall report longer (engine.h).
   uint64_t enter_span = 0;
   std::vector<uint32_t> initial_ofds;  // OFDs of the first process's files at start (opened before the clock)
-  uint64_t approx_deps = 0;         // ops whose causal wait fell back to //TRACE's rule
-  uint64_t lock_waits = 0;          // futex waits on a lock not held across a call: no edge (deps.h)
-  uint64_t file_data_edges = 0;     // edges of a file's contents (a read after another thread's write: deps.h)
-  uint64_t beyond_window = 0;       // ... of them because their waker lay beyond the window
+  uint64_t approx_deps = 0;            // ops whose causal wait fell back to //TRACE's rule
+  uint64_t lock_waits = 0;             // futex waits on a lock not held across a call: no edge (deps.h)
+  uint64_t file_data_edges = 0;        // edges of a file's contents (a read after another thread's write: deps.h)
+  uint64_t beyond_window = 0;          // ... of them because their waker lay beyond the window
   uint64_t exact_causal = 0;
   uint64_t dep_edges = 0;
-  uint64_t moved_edges = 0;         // edges the results of overlapping calls turned around (ns_order.h)
-  uint64_t moves_beyond_window = 0; // ... that could not be: the earlier op's plan was already published
-  uint64_t dropped_edges = 0;       // edges refused because they could deadlock the replay
-  uint64_t overlapping_ops = 0;     // ops that entered before the previous op of their worker returned (damaged trace)
-  bool serial_dirs = false;         // PlanInputs::serial_dirs
-  bool walks_as_passed = false;     // PlanInputs::walks_as_passed
+  uint64_t moved_edges = 0;          // edges the results of overlapping calls turned around (ns_order.h)
+  uint64_t moves_beyond_window = 0;  // ... that could not be: the earlier op's plan was already published
+  uint64_t dropped_edges = 0;        // edges refused because they could deadlock the replay
+  uint64_t overlapping_ops = 0;      // ops that entered before the previous op of their worker returned (damaged trace)
+  bool serial_dirs = false;          // PlanInputs::serial_dirs
+  bool walks_as_passed = false;      // PlanInputs::walks_as_passed
   // In recorded order: the most kernel mappings the replay's mappings make at
   // once (an upper bound), and the most address spaces holding one.
   uint64_t peak_mappings = 0, peak_spaces = 0;
@@ -195,16 +195,18 @@ struct Plan {
 // Appends to a ring arena (or a whole array when mask is all ones).
 template <typename T>
 void arena_push(std::vector<T>& v, uint32_t mask, uint32_t& pos, const T& x) {
-  if (mask == UINT32_MAX) v.push_back(x);
-  else v[pos & mask] = x;
+  if (mask == UINT32_MAX)
+    v.push_back(x);
+  else
+    v[pos & mask] = x;
   ++pos;
 }
 
 struct PlanInputs {
   std::string recorded_root;
-  std::string target_dir;   // for symlink targets that cross roots
+  std::string target_dir;  // for symlink targets that cross roots
   std::string scratch_dir;
-  ProcessState initial;     // the first process's cwd and fds
+  ProcessState initial;  // the first process's cwd and fds
   bool mmap_touch = true;
   // Keep every namespace op in a directory in its recorded order, as before
   // ROOT/ARTC's rule (deps.h); the default orders them only against listings.

@@ -31,8 +31,12 @@ uint64_t fit_window(uint64_t window, uint64_t events) {
 }
 
 WindowSync::WindowSync(uint64_t n, bool records)
-    : slots(n), done(new std::atomic<uint64_t>[n]), done_ns(new std::atomic<uint64_t>[n]),
-      ready(new std::atomic<uint64_t>[n]), worker(new std::atomic<uint32_t>[n]), rec(records ? n : 0) {
+    : slots(n),
+      done(new std::atomic<uint64_t>[n]),
+      done_ns(new std::atomic<uint64_t>[n]),
+      ready(new std::atomic<uint64_t>[n]),
+      worker(new std::atomic<uint32_t>[n]),
+      rec(records ? n : 0) {
   for (uint64_t i = 0; i < n; ++i) {
     done[i].store(0, std::memory_order_relaxed);
     done_ns[i].store(0, std::memory_order_relaxed);
@@ -43,8 +47,13 @@ WindowSync::WindowSync(uint64_t n, bool records)
 
 PlanStream::PlanStream(const PlanInputs& in, StringLookup str, const PlanSurvey* survey, uint64_t window,
                        uint64_t lookahead, WindowSync* sync)
-    : in_(in), str_(std::move(str)), survey_(survey), sync_(sync), lookahead_(lookahead),
-      procs_(plan_, in_, str_, window), maps_(plan_) {
+    : in_(in),
+      str_(std::move(str)),
+      survey_(survey),
+      sync_(sync),
+      lookahead_(lookahead),
+      procs_(plan_, in_, str_, window),
+      maps_(plan_) {
   plan_.op_mask = pow2_mask(window);
   plan_.ops.resize(uint64_t{plan_.op_mask} + 1);
   plan_.ev.resize(plan_.ops.size());
@@ -101,8 +110,10 @@ bool PlanStream::is_file(uint32_t ofd) const {
 }
 
 void PlanStream::fd_op_action(PlanOp& op) const {
-  if (op.ofd == kNoOfd) op.action = OpAction::kSkip;
-  else op.action = is_file(op.ofd) ? OpAction::kIssue : OpAction::kEmulate;
+  if (op.ofd == kNoOfd)
+    op.action = OpAction::kSkip;
+  else
+    op.action = is_file(op.ofd) ? OpAction::kIssue : OpAction::kEmulate;
 }
 
 bool PlanStream::delayed(uint64_t i) const {
@@ -147,8 +158,10 @@ void PlanStream::add(const Event& e) {
   const uint32_t p = op.path[0];
   bool dev = false;
   if (p != kNoPath) {
-    if (survey_) dev = p < survey_->device.size() && survey_->device[p];
-    else dev = (e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode)) || procs_.is_tty(p);
+    if (survey_)
+      dev = p < survey_->device.size() && survey_->device[p];
+    else
+      dev = (e.ret >= 0 && !(e.flags & kEfNoInode) && S_ISCHR(e.mode)) || procs_.is_tty(p);
   }
   if (dev) {
     op.flags = static_cast<uint8_t>((op.flags | kPfDevice) & ~(kPfNs0 | kPfNs1));
@@ -161,8 +174,10 @@ void PlanStream::add(const Event& e) {
     sync_->planned.store(i + 1, std::memory_order_release);
     if (sync_->waiters) ++planned_unwoken_;
   }
-  if (delayed(i)) delayed_.push_back(i);
-  else make_final(i);
+  if (delayed(i))
+    delayed_.push_back(i);
+  else
+    make_final(i);
   while (!delayed_.empty() && delayed_.front() + lookahead_ <= i) {
     deps_->finalize(delayed_.front());
     make_final(delayed_.front());

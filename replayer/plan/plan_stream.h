@@ -40,8 +40,8 @@ struct WindowSync {
   std::unique_ptr<std::atomic<uint64_t>[]> ready;    // index + 1 once that op's plan is final
   std::unique_ptr<std::atomic<uint32_t>[]> worker;   // the worker of the op planned in it
   std::vector<OpRecord> rec;                         // its result
-  std::atomic<uint64_t> planned{0};  // ops [0, planned) are in the window (| kPlannedEnd: all of them)
-  std::atomic<uint64_t> base{0};     // ops [0, base) ran and their records were taken
+  std::atomic<uint64_t> planned{0};                  // ops [0, planned) are in the window (| kPlannedEnd: all of them)
+  std::atomic<uint64_t> base{0};                     // ops [0, base) ran and their records were taken
   // Where workers sleep: on an op's completion (key: the op), on its plan
   // becoming final (key: the op), on more ops planned (key 0).
   ParkingLot done_lot, ready_lot, planned_lot;
@@ -64,7 +64,7 @@ uint64_t plan_window(uint64_t requested);
 uint64_t fit_window(uint64_t window, uint64_t events);
 
 inline constexpr uint64_t kPlannedEnd = 1ull << 63;  // WindowSync::planned: the trace's end is planned
-inline constexpr uint32_t kMaxEdgesPerOp = 4096;  // more are dropped (counted): the arena's reserve
+inline constexpr uint32_t kMaxEdgesPerOp = 4096;     // more are dropped (counted): the arena's reserve
 
 class PlanStream {
  public:
@@ -72,8 +72,8 @@ class PlanStream {
   // the tables grow). Else the replay pass: tables sized and threads, workers,
   // devices and exit holds taken from the survey. sync == nullptr: nothing runs
   // while planning (build_plan, the survey).
-  PlanStream(const PlanInputs& in, StringLookup str, const PlanSurvey* survey, uint64_t window,
-             uint64_t lookahead, WindowSync* sync);
+  PlanStream(const PlanInputs& in, StringLookup str, const PlanSurvey* survey, uint64_t window, uint64_t lookahead,
+             WindowSync* sync);
   ~PlanStream();
 
   Plan& plan() { return plan_; }
@@ -122,9 +122,9 @@ class PlanStream {
   MappingTracker maps_;
   std::unique_ptr<DepTracker> deps_;
   std::deque<uint64_t> delayed_;
-  std::vector<uint32_t> closed_;  // reused per op
+  std::vector<uint32_t> closed_;                      // reused per op
   std::unordered_map<uint32_t, uint32_t> fifo_chan_;  // a named FIFO's path -> its channel
-  uint32_t fifo_chan(uint32_t path) {  // that channel, made at the FIFO's first sight
+  uint32_t fifo_chan(uint32_t path) {                 // that channel, made at the FIFO's first sight
     auto [c, fresh] = fifo_chan_.try_emplace(path, 0);
     if (fresh) c->second = procs_.new_chan();
     return c->second;

@@ -21,9 +21,7 @@ void ProcessTracker::grow_into(std::vector<T>& v, T x, const char* what) {
   v.push_back(std::move(x));
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 uint32_t ProcessTracker::intern(const std::string& abs) {
   auto it = path_ids_.find(abs);
@@ -58,8 +56,10 @@ uint32_t ProcessTracker::new_ofd(OfdKind kind, uint32_t path, uint32_t flags) {
   info.kind = kind;
   info.path = path;
   info.open_flags = flags;
-  if (id < plan_.ofds.size()) plan_.ofds[id] = info;
-  else grow_into(plan_.ofds, info, "open files");
+  if (id < plan_.ofds.size())
+    plan_.ofds[id] = info;
+  else
+    grow_into(plan_.ofds, info, "open files");
   return id;
 }
 
@@ -87,8 +87,8 @@ uint32_t ProcessTracker::walk_base(const Event& e, const SyscallInfo& si, int k,
   const MappedPath& b = plan_.paths[plan_.ofds[o].path].mapped;
   const MappedPath& m = plan_.paths[path].mapped;
   if (b.root == m.root && b.rel.empty()) return kWalkFromRoot;
-  if (b.root != m.root || m.rel.size() < b.rel.size() ||
-      m.rel.compare(0, b.rel.size(), b.rel) != 0 || (m.rel.size() > b.rel.size() && m.rel[b.rel.size()] != '/'))
+  if (b.root != m.root || m.rel.size() < b.rel.size() || m.rel.compare(0, b.rel.size(), b.rel) != 0 ||
+      (m.rel.size() > b.rel.size() && m.rel[b.rel.size()] != '/'))
     return kNoOfd;
   return o;
 }
@@ -187,8 +187,8 @@ uint32_t ProcessTracker::resolve_path(const Event& e, const SyscallInfo& si, int
   return intern(join_abs(base, std::string(v)));
 }
 
-void ProcessTracker::child_created(uint64_t i, uint64_t end, uint32_t child_tid, bool share_fs,
-                                   bool share_files, TidState& st) {
+void ProcessTracker::child_created(uint64_t i, uint64_t end, uint32_t child_tid, bool share_fs, bool share_files,
+                                   TidState& st) {
   if (child_tid == 0 || tids_.count(child_tid) || pending_.count(child_tid)) return;
   Pending p;
   p.creator = static_cast<uint32_t>(i);

@@ -73,8 +73,7 @@ class ProcessTracker {
   uint32_t new_chan() { return next_chan_++; }
   // OFDs whose last reference op `i` dropped: recycled a window later.
   void released(uint64_t i, const std::vector<uint32_t>& ofds);
-  void child_created(uint64_t i, uint64_t end, uint32_t child_tid, bool share_fs, bool share_files,
-                     TidState& st);
+  void child_created(uint64_t i, uint64_t end, uint32_t child_tid, bool share_fs, bool share_files, TidState& st);
   // The table's last user exited: true when it is to be cleared.
   bool drop_user(TidState& st) { return --users_[st.table.get()] == 0; }
   void forget_table(TidState& st) { users_.erase(st.table.get()); }
@@ -102,8 +101,8 @@ class ProcessTracker {
   // It names the same path whatever the cwd, and path ids are never taken
   // back: resolved once, not normalised, hashed and compared per event.
   std::vector<uint32_t> abs_ids_;
-  std::vector<uint32_t> parent_;                       // per path: parent_id(), memoised
-  std::vector<uint8_t> tty_;                           // per path: is_tty()
+  std::vector<uint32_t> parent_;  // per path: parent_id(), memoised
+  std::vector<uint8_t> tty_;      // per path: is_tty()
   std::unordered_map<uint32_t, TidState> tids_;
   std::unordered_map<uint32_t, uint32_t> by_pid_;
   std::unordered_map<uint32_t, Pending> pending_;

@@ -51,6 +51,8 @@ void SpeedHazards::add(const Event& e) {
     if (lw != last_write_.end() && lw->second == recent_.front().end) last_write_.erase(lw);
     recent_.pop_front();
   }
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
       if (e.ret < 0 || e.path[0] == kNoStr) return;
@@ -72,6 +74,7 @@ void SpeedHazards::add(const Event& e) {
     default:
       return;
   }
+  // clang-format on
 }
 
 std::vector<std::string> SpeedHazards::warnings() const {

@@ -42,8 +42,8 @@ class SpeedHazards {
   void add(const Event& e);
 
   uint64_t index_writes() const { return index_writes_; }
-  uint64_t racy_files() const { return racy_files_; }     // files racily clean at some index write
-  uint64_t racy_rereads() const { return racy_rereads_; } // their opens for reading after it
+  uint64_t racy_files() const { return racy_files_; }      // files racily clean at some index write
+  uint64_t racy_rereads() const { return racy_rereads_; }  // their opens for reading after it
   uint64_t xattr_probes() const { return xattr_nodata_; }
 
   // One line per pattern found at a size that matters (none when the trace
@@ -64,10 +64,10 @@ class SpeedHazards {
 
   uint64_t wall_;
   Lookup str_;
-  std::deque<Write> recent_;                      // writes in time order, the last seconds' only
+  std::deque<Write> recent_;                        // writes in time order, the last seconds' only
   std::unordered_map<StrId, uint64_t> last_write_;  // path -> end of its last write (the recent ones)
-  std::unordered_set<StrId> racy_;                // racily clean now (until written again)
-  std::unordered_set<StrId> ever_racy_;           // racily clean at some index write
+  std::unordered_set<StrId> racy_;                  // racily clean now (until written again)
+  std::unordered_set<StrId> ever_racy_;             // racily clean at some index write
   uint64_t index_writes_ = 0, racy_files_ = 0, racy_rereads_ = 0, xattr_nodata_ = 0;
 };
 

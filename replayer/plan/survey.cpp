@@ -20,7 +20,8 @@ SurveyBuilder::SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t wi
                 ? std::make_unique<TreeSpecBuilder>(PathMap(in.recorded_root.empty() ? "/" : in.recorded_root),
                                                     in.target_dir, in.scratch_dir)
                 : nullptr),
-      lookahead_(window / 4), issued_(kMaxSyscallNr, 0) {
+      lookahead_(window / 4),
+      issued_(kMaxSyscallNr, 0) {
   s_.base_ts = UINT64_MAX;
 }
 
@@ -76,8 +77,8 @@ void SurveyBuilder::add(const Event& e) {
   // The smallest lag between a process's exit and its parent's wait (deps.cpp's held exits).
   // (The trace is in completion order, or nearly: the wait may come before the exit.)
   if ((e.nr == SYS_wait4 || e.nr == SYS_waitid) && e.ret >= 0) {
-    const uint32_t child = e.nr == SYS_wait4 ? static_cast<uint32_t>(e.ret)
-                           : (e.args[0] == P_PID ? static_cast<uint32_t>(e.args[1]) : 0);
+    const uint32_t child =
+        e.nr == SYS_wait4 ? static_cast<uint32_t>(e.ret) : (e.args[0] == P_PID ? static_cast<uint32_t>(e.args[1]) : 0);
     auto it = last_of_pid_.find(child);
     if (child && it != last_of_pid_.end() && it->second.exit && e.ts + e.dur >= it->second.end)
       s_.exit_floor = std::min(s_.exit_floor, e.ts + e.dur - it->second.end);

@@ -22,21 +22,21 @@ namespace fsr {
 
 struct PlanSurvey {
   uint64_t events = 0;
-  uint64_t base_ts = 0;              // earliest enter time
+  uint64_t base_ts = 0;                 // earliest enter time
   uint64_t first_ts = 0, last_end = 0;  // the first event's enter, the latest exit
-  uint64_t last_ts = 0;              // the latest enter
+  uint64_t last_ts = 0;                 // the latest enter
   std::vector<RecordedThread> threads;  // with their workers
   uint32_t workers = 0;
-  std::vector<uint8_t> device;       // per plan path: a character device
+  std::vector<uint8_t> device;  // per plan path: a character device
   uint64_t exit_floor = kWakeNs;
   size_t paths = 0, ofds = 0, maps = 0;
   std::vector<uint32_t> space_threads;  // per address space: the threads that leave it
   uint64_t peak_mappings = 0, peak_spaces = 0;
-  uint64_t max_io = 65536;           // largest read/write a worker's buffer holds (capped)
+  uint64_t max_io = 65536;  // largest read/write a worker's buffer holds (capped)
   // Bytes the issued writes and copies wrote, by the root of their file
   // (Root::kTarget, Root::kScratch): at most the space the replay takes.
   uint64_t written[2] = {0, 0};
-  std::vector<uint16_t> issued;      // distinct syscalls issued
+  std::vector<uint16_t> issued;  // distinct syscalls issued
   TreeSpec spec;
 };
 
@@ -44,8 +44,7 @@ enum class SurveyTree { kBuild, kNone };
 
 class SurveyBuilder {
  public:
-  SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t window,
-                const std::vector<PrestateEntry>& prestate);
+  SurveyBuilder(const PlanInputs& in, StringLookup str, uint64_t window, const std::vector<PrestateEntry>& prestate);
   // The prestate given afterwards, block by block (TraceReader::for_each_prestate),
   // all of it before the first add(): the builder never holds the entries,
   // only the tree they make (tree_spec.h: ~70 bytes an entry and its path's nodes).

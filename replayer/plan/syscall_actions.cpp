@@ -18,6 +18,8 @@ namespace {
 // Calls replayed as synchronisation points only: their effect is on what
 // the replay does not hold (waits, exits, the process's own state).
 bool is_emulated_call(uint16_t nr) {
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (nr) {
     case SYS_futex: case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6:
     case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_epoll_pwait2: case SYS_epoll_ctl:
@@ -27,6 +29,7 @@ bool is_emulated_call(uint16_t nr) {
     default:
       return false;
   }
+  // clang-format on
 }
 
 }  // namespace
@@ -49,7 +52,8 @@ void PlanStream::plan_syscall(uint64_t i) {
   SyscallCtx c{i, e, op, f, st, *si, closed_, exec_done};
   if (!plan_operands(c)) return;
   plan_namespace_change(c);
-  if (is_emulated_call(e.nr)) op.action = OpAction::kEmulate;
+  if (is_emulated_call(e.nr))
+    op.action = OpAction::kEmulate;
   else if (!plan_fd_table_call(c) && !plan_process_call(c) && !plan_memory_call(c) && !plan_data_call(c))
     plan_other_call(c);
   record_facts(c);
@@ -74,8 +78,7 @@ void PlanStream::place_in_thread(const Event& e, PlanOp& op, TidState& st) {
   }
   ++rt.n_ops;
   // (Not vfork: its parent waits for the child, which is a dependency, not work.)
-  if (e.nr == SYS_execve || e.nr == SYS_execveat || e.nr == SYS_clone || e.nr == SYS_clone3 ||
-      e.nr == SYS_fork) {
+  if (e.nr == SYS_execve || e.nr == SYS_execveat || e.nr == SYS_clone || e.nr == SYS_clone3 || e.nr == SYS_fork) {
     uint64_t before = rt.n_ops > 1 ? st.last_end : rt.creator != kNoOp ? rt.creator_end : e.ts;
     uint64_t from = std::max(e.ts, before);
     op.own_ns = static_cast<uint32_t>(std::min<uint64_t>(e.ts + e.dur > from ? e.ts + e.dur - from : 0, UINT32_MAX));
@@ -94,14 +97,15 @@ bool PlanStream::plan_operands(SyscallCtx& c) {
   if (si.flags & kSfLiteralPath0) {
     op.path[1] = procs_.resolve_path(e, si, 1, st);
     if (e.path[0] != kNoStr && op.path[1] != kNoPath)
-      op.path[0] = procs_.add_literal(procs_.path_map().symlink_target(
-          plan_.paths[op.path[1]].abs, str_(e.path[0]), in_.target_dir, in_.scratch_dir));
+      op.path[0] = procs_.add_literal(procs_.path_map().symlink_target(plan_.paths[op.path[1]].abs, str_(e.path[0]),
+                                                                       in_.target_dir, in_.scratch_dir));
   } else {
     op.path[0] = procs_.resolve_path(e, si, 0, st);
     op.path[1] = procs_.resolve_path(e, si, 1, st);
   }
   for (int k = 0; k < 2; ++k) op.walk[k] = procs_.walk_base(e, si, k, op.path[k], st);
-  if (si.fd >= 0) op.ofd = st.table->lookup(c.fdarg(si.fd));
+  if (si.fd >= 0)
+    op.ofd = st.table->lookup(c.fdarg(si.fd));
   else if (op.path[0] == kNoPath && si.dirfd[0] >= 0 && c.fdarg(si.dirfd[0]) != kAtFdcwd)
     op.ofd = st.table->lookup(c.fdarg(si.dirfd[0]));  // AT_EMPTY_PATH / NULL path forms
 
@@ -118,8 +122,7 @@ bool PlanStream::plan_operands(SyscallCtx& c) {
 
   // glibc's fstat() is newfstatat(fd, "", AT_EMPTY_PATH): the recorder names
   // the fd's path, but the original walked no path. Replay it as the fd form.
-  if ((e.nr == SYS_newfstatat && (e.args[3] & AT_EMPTY_PATH)) ||
-      (e.nr == SYS_statx && (e.args[2] & AT_EMPTY_PATH))) {
+  if ((e.nr == SYS_newfstatat && (e.args[3] & AT_EMPTY_PATH)) || (e.nr == SYS_statx && (e.args[2] & AT_EMPTY_PATH))) {
     int dfd = c.fdarg(si.dirfd[0]);
     uint32_t o = dfd == kAtFdcwd ? kNoOfd : st.table->lookup(dfd);
     if (o != kNoOfd && plan_.ofds[o].path != kNoPath && plan_.ofds[o].path == op.path[0]) {
@@ -145,15 +148,17 @@ void PlanStream::plan_namespace_change(SyscallCtx& c) {
   PlanOp& op = c.op;
   op.action = c.has_path ? OpAction::kIssue : OpAction::kSkip;
   if (!(c.si.flags & kSfNamespace)) return;
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (nr) {
     case SYS_rename: case SYS_renameat: case SYS_renameat2: c.f.ns_mask = 3; break;
     case SYS_link: case SYS_linkat: case SYS_symlink: case SYS_symlinkat: c.f.ns_mask = 2; break;
     default: c.f.ns_mask = 1;
   }
+  // clang-format on
   if (nr == SYS_linkat && op.path[0] == kNoPath)
     op.action = c.link_fd && op.ofd != kNoOfd && op.path[1] != kNoPath ? OpAction::kIssue : OpAction::kSkip;
-  if ((nr == SYS_symlink || nr == SYS_symlinkat) && op.path[1] == kNoPath)
-    op.action = OpAction::kSkip;
+  if ((nr == SYS_symlink || nr == SYS_symlinkat) && op.path[1] == kNoPath) op.action = OpAction::kSkip;
 }
 
 // Listings, reads, writes and copies: on a file issued, on a pipe or socket
@@ -161,6 +166,8 @@ void PlanStream::plan_namespace_change(SyscallCtx& c) {
 bool PlanStream::plan_data_call(SyscallCtx& c) {
   const Event& e = c.e;
   PlanOp& op = c.op;
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_getdents: case SYS_getdents64:
       fd_op_action(op);
@@ -185,12 +192,15 @@ bool PlanStream::plan_data_call(SyscallCtx& c) {
     default:
       return false;
   }
+  // clang-format on
 }
 
 // The calls of no family: by path issued; by fd as the fd's kind says.
 void PlanStream::plan_other_call(SyscallCtx& c) {
   const Event& e = c.e;
   PlanOp& op = c.op;
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_mknod: case SYS_mknodat: {
       uint32_t mode = static_cast<uint32_t>(e.args[e.nr == SYS_mknod ? 1 : 2]);
@@ -216,9 +226,12 @@ void PlanStream::plan_other_call(SyscallCtx& c) {
     default:
       break;
   }
+  // clang-format on
   if (!c.has_path) {
-    if (c.si.fd >= 0 || op.ofd != kNoOfd) fd_op_action(op);
-    else op.action = OpAction::kEmulate;
+    if (c.si.fd >= 0 || op.ofd != kNoOfd)
+      fd_op_action(op);
+    else
+      op.action = OpAction::kEmulate;
   }
 }
 
@@ -231,8 +244,7 @@ void PlanStream::record_facts(SyscallCtx& c) {
   if (f.ns_mask) {
     op.flags |= static_cast<uint8_t>(f.ns_mask << 4);
     for (int k = 0; k < 2; ++k)
-      if ((f.ns_mask >> k & 1) && op.path[k] != kNoPath)
-        f.parent[k] = procs_.changed_dir(op.path[k]);
+      if ((f.ns_mask >> k & 1) && op.path[k] != kNoPath) f.parent[k] = procs_.changed_dir(op.path[k]);
   }
   // The directory holding each path (deps.cpp orders ops beneath a directory after its changes).
   for (int k = (c.si.flags & kSfLiteralPath0) ? 1 : 0; k < 2; ++k)
@@ -241,6 +253,8 @@ void PlanStream::record_facts(SyscallCtx& c) {
   auto file_of = [&](uint32_t o) {
     return o != kNoOfd && plan_.ofds[o].kind == OfdKind::kFile ? plan_.ofds[o].path : kNoPath;
   };
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_read: case SYS_readv: case SYS_pread64: case SYS_preadv: case SYS_preadv2:
       f.data = file_of(op.ofd);
@@ -257,6 +271,7 @@ void PlanStream::record_facts(SyscallCtx& c) {
     default:
       break;
   }
+  // clang-format on
 }
 
 }  // namespace fsr

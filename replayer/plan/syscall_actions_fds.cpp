@@ -15,6 +15,8 @@ bool PlanStream::plan_fd_table_call(SyscallCtx& c) {
   const int64_t ret = e.ret;
   PlanOp& op = c.op;
   TidState& st = c.st;
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat: {
       const uint32_t flags = open_flags(e.nr, e.args[1], e.args[2]);
@@ -85,6 +87,7 @@ bool PlanStream::plan_fd_table_call(SyscallCtx& c) {
     default:
       return false;
   }
+  // clang-format on
 }
 
 // pipe, pipe2, socketpair: two OFDs on one channel (a pipe's) or two (a
@@ -103,9 +106,13 @@ void PlanStream::plan_fd_pair(SyscallCtx& c) {
   uint32_t w = procs_.new_ofd(sock ? OfdKind::kSocket : OfdKind::kPipe, kNoPath);
   plan_.ofds[r].chan_read = a;
   plan_.ofds[w].chan_write = a;
-  if (sock) { plan_.ofds[w].chan_read = b; plan_.ofds[r].chan_write = b; }
-  unsigned fl = e.nr == SYS_pipe2 ? static_cast<unsigned>(e.args[1])
-                : e.nr == SYS_socketpair ? static_cast<unsigned>(e.args[1]) : 0;
+  if (sock) {
+    plan_.ofds[w].chan_read = b;
+    plan_.ofds[r].chan_write = b;
+  }
+  unsigned fl = e.nr == SYS_pipe2        ? static_cast<unsigned>(e.args[1])
+                : e.nr == SYS_socketpair ? static_cast<unsigned>(e.args[1])
+                                         : 0;
   bool cx = (fl & O_CLOEXEC) != 0;
   c.st.table->bind(static_cast<int>(pair & 0xffffffffu), r, cx, c.closed);
   c.st.table->bind(static_cast<int>(pair >> 32), w, cx, c.closed);

@@ -13,6 +13,8 @@ bool PlanStream::plan_process_call(SyscallCtx& c) {
   const Event& e = c.e;
   PlanOp& op = c.op;
   TidState& st = c.st;
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork: {
       op.action = OpAction::kEmulate;
@@ -62,6 +64,7 @@ bool PlanStream::plan_process_call(SyscallCtx& c) {
     default:
       return false;
   }
+  // clang-format on
 }
 
 bool PlanStream::plan_memory_call(SyscallCtx& c) {

@@ -46,6 +46,8 @@ std::string guess_link_target(const Plan& plan, uint64_t i, const std::string& l
 bool follows_last_link(const Event& e, const SyscallInfo& si, int k, bool ns) {
   if (ns || k != 0) return false;
   const uint64_t* a = e.args;
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (e.nr) {
     case SYS_lstat: case SYS_readlink: case SYS_readlinkat: case SYS_lchown:
     case SYS_lgetxattr: case SYS_llistxattr: case SYS_lsetxattr: case SYS_lremovexattr:
@@ -60,6 +62,7 @@ bool follows_last_link(const Event& e, const SyscallInfo& si, int k, bool ns) {
     default:
       return si.cls == SyscallClass::kStat || si.cls == SyscallClass::kOpen;
   }
+  // clang-format on
 }
 
 }  // namespace
@@ -86,8 +89,7 @@ uint32_t TreeSpecBuilder::made_link_target(const Plan& plan, const PlanOp& op) {
   return spec_.paths.intern(to);
 }
 
-TreeSpecBuilder::TreeSpecBuilder(const PathMap& map, std::string target_dir, std::string scratch_dir)
-    : map_(map) {
+TreeSpecBuilder::TreeSpecBuilder(const PathMap& map, std::string target_dir, std::string scratch_dir) : map_(map) {
   spec_.target_dir = std::move(target_dir);
   spec_.scratch_dir = std::move(scratch_dir);
 }
@@ -101,7 +103,8 @@ void TreeSpecBuilder::reserve(uint64_t entries) {
 void TreeSpecBuilder::add(const TreeEntry& t) {
   if (entry_of(t.node) != UINT32_MAX) return;
   if (entry_of_.size() <= t.node)
-    entry_of_.resize(std::max<size_t>(t.node + 1, std::max(entry_of_.capacity(), entry_of_.size() * 3 / 2)), UINT32_MAX);
+    entry_of_.resize(std::max<size_t>(t.node + 1, std::max(entry_of_.capacity(), entry_of_.size() * 3 / 2)),
+                     UINT32_MAX);
   entry_of_[t.node] = static_cast<uint32_t>(all_.size());
   all_.push_back(t);
 }
@@ -318,8 +321,8 @@ void TreeSpecBuilder::read_through(const Plan& plan, const PlanOp& op, const Eve
     off = n;
     return;
   }
-  const bool positioned = e.nr == SYS_pread64 || e.nr == SYS_preadv ||
-                          (e.nr == SYS_preadv2 && static_cast<int64_t>(e.args[3]) != -1);
+  const bool positioned =
+      e.nr == SYS_pread64 || e.nr == SYS_preadv || (e.nr == SYS_preadv2 && static_cast<int64_t>(e.args[3]) != -1);
   const uint64_t end = positioned ? e.args[3] + n : (off += n);
   sn.entry.size = std::max(sn.entry.size, end);
 }

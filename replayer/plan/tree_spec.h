@@ -27,7 +27,7 @@ namespace fsr {
 // symlink text an index into TreeSpec::targets.
 struct TreeEntry {
   uint64_t size = 0;
-  uint32_t node = 0;              // TreeSpec::paths
+  uint32_t node = 0;  // TreeSpec::paths
   uint32_t mode = 0;
   uint32_t link_to = UINT32_MAX;  // hard link: index of the entry it shares an inode with
   uint32_t target = UINT32_MAX;   // symlink: TreeSpec::targets (already rewritten)
@@ -40,9 +40,9 @@ static_assert(sizeof(TreeEntry) == 32);
 // creates (few: one per creating op at most).
 struct TreeSpec {
   PathTree paths;
-  std::vector<TreeEntry> entries;     // parents before children
-  std::vector<std::string> targets;   // symlink texts
-  std::vector<MappedPath> created;    // paths the trace creates that are not in the prestate
+  std::vector<TreeEntry> entries;       // parents before children
+  std::vector<std::string> targets;     // symlink texts
+  std::vector<MappedPath> created;      // paths the trace creates that are not in the prestate
   std::string target_dir, scratch_dir;  // absolute symlink targets may point into these
 
   Root root(size_t i) const { return paths.root(entries[i].node); }
@@ -99,10 +99,12 @@ class TreeSpecBuilder {
   PathMap map_;
   TreeSpec spec_;
   std::vector<TreeEntry> all_;
-  std::vector<uint32_t> entry_of_;     // per node: its entry in all_, or UINT32_MAX
-  std::vector<uint32_t> plan_node_;    // per plan path: its node (UINT32_MAX until asked)
+  std::vector<uint32_t> entry_of_;   // per node: its entry in all_, or UINT32_MAX
+  std::vector<uint32_t> plan_node_;  // per plan path: its node (UINT32_MAX until asked)
   struct InodeHash {
-    size_t operator()(const std::pair<uint64_t, uint64_t>& k) const { return k.first * 0x9E3779B97F4A7C15ull ^ k.second; }
+    size_t operator()(const std::pair<uint64_t, uint64_t>& k) const {
+      return k.first * 0x9E3779B97F4A7C15ull ^ k.second;
+    }
   };
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, InodeHash> inodes_;  // (dev, ino) -> first node
   std::vector<std::pair<uint32_t, uint32_t>> links_;  // entry -> node of the entry it links to

@@ -97,8 +97,7 @@ struct Scratch {
 
 // One entry; returns 1 when it already matched, 0 when (re)made, -errno on
 // failure. A hard link to an entry of a root not being made is made as a file.
-int make_entry(const TreeSpec& spec, size_t i, const int roots[2], const Features& f, unsigned which,
-               Scratch& sc) {
+int make_entry(const TreeSpec& spec, size_t i, const int roots[2], const Features& f, unsigned which, Scratch& sc) {
   const TreeEntry& t = spec.entries[i];
   Parent p;
   spec.rel(i, sc.rel);
@@ -151,8 +150,8 @@ namespace {
 // and what its threads counted.
 class TreeMaker {
  public:
-  TreeMaker(const TreeSpec& spec, const int roots[2], const Features& f, const ProgressFn& progress,
-            unsigned which, bool stoppable)
+  TreeMaker(const TreeSpec& spec, const int roots[2], const Features& f, const ProgressFn& progress, unsigned which,
+            bool stoppable)
       : spec_(spec), roots_(roots), f_(f), progress_(progress), which_(which), stoppable_(stoppable) {
     for (size_t i = 0; i < spec.entries.size(); ++i) total_ += chosen(i);
     for (const MappedPath& m : spec.created) total_ += (which & root_bit(m.root)) != 0;
@@ -211,7 +210,8 @@ Status TreeMaker::remove_created() {
 Status TreeMaker::make_dirs(size_t& first_rest) {
   Scratch sc;
   for (; first_rest < spec_.entries.size() && spec_.entries[first_rest].kind == PrestateKind::kDir &&
-         spec_.entries[first_rest].link_to == UINT32_MAX; ++first_rest) {
+         spec_.entries[first_rest].link_to == UINT32_MAX;
+       ++first_rest) {
     if (!chosen(first_rest)) continue;
     if (stop_now()) break;
     int r = make_entry(spec_, first_rest, roots_, f_, which_, sc);
@@ -265,9 +265,12 @@ void TreeMaker::make_until(size_t end) {
       if (failure_.is_ok()) failure_ = err(spec_.where(i), "cannot create", -r);
       continue;
     }
-    if (r == 1) ++kept_;
-    else if (t.kind == PrestateKind::kSymlink) ++syms_;
-    else ++files_, bytes_ += t.size;
+    if (r == 1)
+      ++kept_;
+    else if (t.kind == PrestateKind::kSymlink)
+      ++syms_;
+    else
+      ++files_, bytes_ += t.size;
     ++done_;
   }
 }
@@ -292,8 +295,8 @@ Result<PrepareStats> TreeMaker::finish(size_t first_link) {
 
 }  // namespace
 
-Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f,
-                                 unsigned threads, const ProgressFn& progress, unsigned which, bool stoppable) {
+Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f, unsigned threads,
+                                 const ProgressFn& progress, unsigned which, bool stoppable) {
   TreeMaker maker(spec, roots, f, progress, which, stoppable);
   FSR_RETURN_IF_ERROR(maker.remove_created());
   size_t first_rest = 0;
@@ -357,14 +360,15 @@ Status verify_tree(const TreeSpec& spec, const int roots[2], const Features& f) 
     Parent p;
     struct stat st;
     spec.rel(i, rel);
-    if (open_parent(roots, spec.root(i), rel, p, f) < 0 ||
-        fstatat(p.fd, p.base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    if (open_parent(roots, spec.root(i), rel, p, f) < 0 || fstatat(p.fd, p.base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
       return Status::error(where_str(spec.where(i)) + " is missing: run 'fsreplay prepare' first");
     bool kind_ok = t.kind == PrestateKind::kDir ? S_ISDIR(st.st_mode)
-                   : t.kind == PrestateKind::kSymlink ? S_ISLNK(st.st_mode)
-                   : S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == t.size;
+                   : t.kind == PrestateKind::kSymlink
+                       ? S_ISLNK(st.st_mode)
+                       : S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == t.size;
     if (!kind_ok)
-      return Status::error(where_str(spec.where(i)) + " differs from the trace's initial state: run "
+      return Status::error(where_str(spec.where(i)) +
+                           " differs from the trace's initial state: run "
                            "'fsreplay prepare' again");
   }
   for (const MappedPath& m : spec.created) {

@@ -41,9 +41,8 @@ inline constexpr unsigned kBothRoots = root_bit(Root::kTarget) | root_bit(Root::
 // directory fds (Root order). Holds nothing per entry: memory is the spec's.
 // `stoppable`: a stop (interrupt.h) ends it early with a kInterrupted error,
 // the tree half made (the reset after a replay is not stoppable).
-Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f,
-                                 unsigned threads, const ProgressFn& progress, unsigned which = kBothRoots,
-                                 bool stoppable = false);
+Result<PrepareStats> materialise(const TreeSpec& spec, const int roots[2], const Features& f, unsigned threads,
+                                 const ProgressFn& progress, unsigned which = kBothRoots, bool stoppable = false);
 
 // Removes `base` in directory `pfd`, recursively, never following a
 // symlink; 0 (also when it was not there) or -errno.

@@ -116,10 +116,10 @@ void open_initial(const Plan& plan, const Session& ss, ExecEnv& env) {
   for (uint32_t of : plan.initial_ofds) {
     const OfdInfo& info = plan.ofds[of];
     const MappedPath& m = plan.paths[info.path].mapped;
-    int fd = open_beneath(ss.roots.fd[static_cast<int>(m.root)], m.rel,
-                          info.cwd ? O_PATH | O_DIRECTORY | O_CLOEXEC
-                                   : static_cast<int>(info.open_flags & (O_ACCMODE | O_APPEND)),
-                          0, ss.features);
+    int fd = open_beneath(
+        ss.roots.fd[static_cast<int>(m.root)], m.rel,
+        info.cwd ? O_PATH | O_DIRECTORY | O_CLOEXEC : static_cast<int>(info.open_flags & (O_ACCMODE | O_APPEND)), 0,
+        ss.features);
     if (fd >= 0) env.ofd_fd[of] = fd;
   }
 }
@@ -161,8 +161,8 @@ StallReport stall_report(const ReplayOptions& o, const Plan& plan, const TraceRe
     std::string where = p != kNoStr ? " \"" + std::string(rp->str(p)) + "\"" : std::string();
     o.on_warning("no op has finished for " + std::to_string(since_ns / 1'000'000'000) +
                  " s: the oldest unfinished is op " + std::to_string(i + 1) + " of " + std::to_string(events) + ", " +
-                 std::string(syscall_name(e.nr)) + where + " of pid " + std::to_string(e.pid) +
-                 ", recorded to take " + std::to_string(e.dur / 1000) +
+                 std::string(syscall_name(e.nr)) + where + " of pid " + std::to_string(e.pid) + ", recorded to take " +
+                 std::to_string(e.dur / 1000) +
                  " us. The mount may have stopped answering, or the call blocks where the original's did not "
                  "(a FIFO, a lock). Still waiting; Ctrl-C stops the replay");
   };
@@ -217,25 +217,35 @@ void summarise_plan(ReplaySummary& sum, const Plan& plan, const Session& ss, con
     sum.warnings.push_back(std::to_string(plan.beyond_window) + " waits found their waker only beyond the " +
                            std::to_string(lookahead) + "-event lookahead: replayed with an approximate dependency");
   if (plan.moves_beyond_window)
-    sum.warnings.push_back(std::to_string(plan.moves_beyond_window) + " overlapping calls' order (by their results) "
-                           "came more than the " + std::to_string(lookahead) + "-event lookahead after the earlier "
+    sum.warnings.push_back(std::to_string(plan.moves_beyond_window) +
+                           " overlapping calls' order (by their results) "
+                           "came more than the " +
+                           std::to_string(lookahead) +
+                           "-event lookahead after the earlier "
                            "call: replayed in the order they returned");
 }
 
 // The result's options (think mode's clock aside: the caller adds it).
 nlohmann::json result_options(const ReplayOptions& o, const Session& ss, const ReplaySummary& sum, const Plan& plan,
-                              uint64_t window, ResultWriter& writer, const MappingStats& maps,
-                              uint64_t map_limit) {
-  nlohmann::json opts = {{"timing", timing_name(o.timing)}, {"prepare", o.prepare},
-                         {"mmap", o.mmap_touch ? "touch" : "skip"}, {"target", ss.roots.target},
-                         {"scratch", ss.roots.scratch}, {"disable_features", o.disable_features},
-                         {"workers", sum.workers}, {"max_divergence_pct", o.max_divergence_pct},
-                         {"diverged", sum.diverged}, {"window", window},
-                         {"beyond_window", plan.beyond_window}, {"moved_edges", plan.moved_edges},
+                              uint64_t window, ResultWriter& writer, const MappingStats& maps, uint64_t map_limit) {
+  nlohmann::json opts = {{"timing", timing_name(o.timing)},
+                         {"prepare", o.prepare},
+                         {"mmap", o.mmap_touch ? "touch" : "skip"},
+                         {"target", ss.roots.target},
+                         {"scratch", ss.roots.scratch},
+                         {"disable_features", o.disable_features},
+                         {"workers", sum.workers},
+                         {"max_divergence_pct", o.max_divergence_pct},
+                         {"diverged", sum.diverged},
+                         {"window", window},
+                         {"beyond_window", plan.beyond_window},
+                         {"moved_edges", plan.moved_edges},
                          {"moves_beyond_window", plan.moves_beyond_window}};
   opts["overlap"] = {{"recorded", writer.recorded_overlap()}, {"replayed", writer.replayed_overlap()}};
-  opts["address_space"] = {{"peak_mappings", sum.peak_mappings}, {"peak_spaces", sum.peak_spaces},
-                           {"max_map_count", map_limit}, {"enomem", maps.enomem}};
+  opts["address_space"] = {{"peak_mappings", sum.peak_mappings},
+                           {"peak_spaces", sum.peak_spaces},
+                           {"max_map_count", map_limit},
+                           {"enomem", maps.enomem}};
   for (int c = 0; c < kClassCount; ++c)
     if (o.inject_ns[c])
       opts["inject_latency_ns"][std::string(class_name(static_cast<SyscallClass>(c)))] = o.inject_ns[c];
@@ -249,11 +259,10 @@ TraceFooter result_footer(const ReplaySummary& sum, const ReplayOptions& o, cons
   f.divergences = sum.divergences;
   f.approx_deps = sum.approx_deps;
   f.notes = (sum.diverged ? "DIVERGED: " + std::to_string(sum.divergences) + " divergent ops, more than " +
-                                 fmt_pct(o.max_divergence_pct) + " of " + std::to_string(sum.ops) + "; "
-                           : std::string()) +
+                                fmt_pct(o.max_divergence_pct) + " of " + std::to_string(sum.ops) + "; "
+                          : std::string()) +
             "skipped " + std::to_string(sum.skipped) + " ops; " + std::to_string(plan.dropped_edges) +
-            " ordering edges dropped (could deadlock); " + std::to_string(plan.exact_causal) +
-            " exact causal waits";
+            " ordering edges dropped (could deadlock); " + std::to_string(plan.exact_causal) + " exact causal waits";
   return f;
 }
 
@@ -302,7 +311,8 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   TraceReader* rp = &reader;
   const uint64_t window = fit_window(window_of(o), sv.events), lookahead = window / 4;
   WindowSync sync(window);
-  PlanStream ps(ss.in, [rp](StrId id) { return rp->str(id); }, &sv, window, lookahead, &sync);
+  PlanStream ps(
+      ss.in, [rp](StrId id) { return rp->str(id); }, &sv, window, lookahead, &sync);
   Plan& plan = ps.plan();
   ExecEnv env;
   init_env(env, ss, plan);
@@ -325,13 +335,12 @@ Result<ReplaySummary> run_replay(const std::string& trace_path, const ReplayOpti
   };
   auto next = [&](std::vector<Event>& chunk) { return reader.next(chunk); };
   StreamProgress prog;
-  if (o.progress && o.on_progress)
-    prog = [&](uint64_t d) { o.on_progress("replay", d, sv.events, writer.current()); };
+  if (o.progress && o.on_progress) prog = [&](uint64_t d) { o.on_progress("replay", d, sv.events, writer.current()); };
   set_debris_note("the target " + ss.roots.target + " is not reset" + scratch_note + "; the partial result " + out +
                   ".partial remains");
-  auto er = run_engine_stream(ps, sync, next, sink, env, o.timing, prog, o.inject_ns, clock, sv.max_io,
-                              [&] { open_initial(plan, ss, env); }, stall_report(o, plan, rp, sv.events),
-                              static_cast<uint64_t>(o.stall_warn_s * 1e9));
+  auto er = run_engine_stream(
+      ps, sync, next, sink, env, o.timing, prog, o.inject_ns, clock, sv.max_io, [&] { open_initial(plan, ss, env); },
+      stall_report(o, plan, rp, sv.events), static_cast<uint64_t>(o.stall_warn_s * 1e9));
   const MappingStats maps = env.maps.stats();
   release_all(env);  // before returning an error too
   if (!er && er.code() == StatusCode::kInterrupted) return stopped(er.status(), ss, o);

@@ -48,12 +48,16 @@ nlohmann::json clock_json(const ThinkClock& c, const IssueCost& ic, const ClockT
   } else {
     j["recorder"] = nullptr;  // the trace predates the measurement: gaps replayed as recorded
   }
-  j["recorder_stolen_ppm"] = c.stolen_ppm;  // share of every gap the recorder took: threads, fault programs (trace footer)
+  j["recorder_stolen_ppm"] =
+      c.stolen_ppm;  // share of every gap the recorder took: threads, fault programs (trace footer)
   nlohmann::json issue = nlohmann::json::object();
   for (uint16_t nr : ic.measured) issue[syscall_name(nr)] = ic.ns[nr];
   j["replayer"] = {{"syscall_ns", c.syscall_ns}, {"issue_ns", issue}, {"calibration_ns", ic.took_ns}};
-  j["totals_ns"] = {{"recorder_gap", t.recorder_gap_ns}, {"emulated_work_slept", t.recorder_dur_slept_ns},
-                    {"syscall", t.syscall_ns}, {"issue", t.issue_ns}, {"late", t.late_ns},
+  j["totals_ns"] = {{"recorder_gap", t.recorder_gap_ns},
+                    {"emulated_work_slept", t.recorder_dur_slept_ns},
+                    {"syscall", t.syscall_ns},
+                    {"issue", t.issue_ns},
+                    {"late", t.late_ns},
                     {"unpaid", t.unpaid_ns}};
   return j;
 }
@@ -65,10 +69,12 @@ void count_divergence(DivergenceTally& by, const OpRecord& r) {
 std::vector<DivergenceRow> top_divergences(const DivergenceTally& by) {
   // By name first: rows of equal count keep the order of their names.
   std::map<std::tuple<uint16_t, std::string, std::string>, uint64_t> named;
-  for (const auto& [k, n] : by) named[{std::get<0>(k), result_class(std::get<1>(k)), result_class(std::get<2>(k))}] += n;
+  for (const auto& [k, n] : by)
+    named[{std::get<0>(k), result_class(std::get<1>(k)), result_class(std::get<2>(k))}] += n;
   std::vector<DivergenceRow> rows;
   for (const auto& [k, n] : named) rows.push_back({syscall_name(std::get<0>(k)), std::get<1>(k), std::get<2>(k), n});
-  std::stable_sort(rows.begin(), rows.end(), [](const DivergenceRow& a, const DivergenceRow& b) { return a.count > b.count; });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const DivergenceRow& a, const DivergenceRow& b) { return a.count > b.count; });
   if (rows.size() > 8) rows.resize(8);
   return rows;
 }
@@ -93,8 +99,8 @@ std::string summary_to_json(const ReplaySummary& s) {
   j["fallbacks"] = s.fallbacks;
   j["trace_problems"] = s.trace_problems;
   j["warnings"] = s.warnings;
-  j["address_space"] = {{"peak_mappings", s.peak_mappings}, {"peak_spaces", s.peak_spaces},
-                        {"max_map_count", s.max_map_count}};
+  j["address_space"] = {
+      {"peak_mappings", s.peak_mappings}, {"peak_spaces", s.peak_spaces}, {"max_map_count", s.max_map_count}};
   j["result"] = s.result_path;
   j["diverged"] = s.diverged;
   j["max_divergence_pct"] = s.max_divergence_pct;

@@ -18,20 +18,20 @@ namespace fsr {
 
 struct ReplayOptions {
   std::string target;
-  std::string scratch;           // empty = fresh dir under $TMPDIR (removed afterwards)
+  std::string scratch;  // empty = fresh dir under $TMPDIR (removed afterwards)
   TimingMode timing = TimingMode::kThink;
-  bool prepare = true;           // false: verify the tree is prepared, change nothing before the clock
+  bool prepare = true;  // false: verify the tree is prepared, change nothing before the clock
   // Take a target (or a given scratch) that holds files fsreplay did not
   // make: the trace's paths there are overwritten or removed, listed through
   // on_warning first (target_guard.h). Without it such a directory is refused.
   bool force = false;
-  bool verify = true;            // with prepare = false: check the tree first (benches that remount
-                                 // the target between prepare and replay skip it: it warms the mount's caches)
+  bool verify = true;  // with prepare = false: check the tree first (benches that remount
+                       // the target between prepare and replay skip it: it warms the mount's caches)
   bool mmap_touch = true;
-  std::string output;            // result file path; empty = TRACE with .result instead of .trace
-  bool progress = true;          // report progress through on_progress
+  std::string output;    // result file path; empty = TRACE with .result instead of .trace
+  bool progress = true;  // report progress through on_progress
   // Beyond the shared API:
-  bool reset_after = true;       // after the clock stops, reset the tree to the prestate
+  bool reset_after = true;                    // after the clock stops, reset the tree to the prestate
   std::vector<std::string> disable_features;  // force fallbacks (tests, WSL1 rehearsal)
   // `current`: what runs now (replay: the program started last among the ops done), may be empty.
   std::function<void(const char* phase, uint64_t done, uint64_t total, std::string_view current)> on_progress;
@@ -50,7 +50,7 @@ struct ReplayOptions {
   // target (replay_cost.h). Off: as before these existed (A/B benches).
   bool correct_recorder = true;
   bool calibrate_issue = true;
-  bool serial_dirs = false;      // PlanInputs::serial_dirs
+  bool serial_dirs = false;  // PlanInputs::serial_dirs
   // PlanInputs::walks_as_passed, when the trace marks relative paths (false:
   // every walk from the root, with the parent-directory cache, as before).
   bool walks_as_passed = true;
@@ -76,18 +76,18 @@ struct DivergenceRow {
 
 struct ReplaySummary {
   uint64_t wall_ns = 0, ops = 0, divergences = 0, approx_deps = 0;
-  uint64_t beyond_window = 0;    // ... of them because their waker lay beyond the streaming window's lookahead
-  uint64_t moved_edges = 0;      // orders of overlapping calls taken from their results (deps.h)
+  uint64_t beyond_window = 0;        // ... of them because their waker lay beyond the streaming window's lookahead
+  uint64_t moved_edges = 0;          // orders of overlapping calls taken from their results (deps.h)
   uint64_t moves_beyond_window = 0;  // ... that came beyond the lookahead: kept as they returned
-  uint64_t lock_waits = 0;       // futex waits on a lock not held across a call: no edge (deps.h)
-  uint64_t file_data_deps = 0;   // edges of a file's contents: a read after another thread's write (deps.h)
+  uint64_t lock_waits = 0;           // futex waits on a lock not held across a call: no edge (deps.h)
+  uint64_t file_data_deps = 0;       // edges of a file's contents: a read after another thread's write (deps.h)
   uint64_t skipped = 0, escaped = 0, workers = 0;
   // Reads that returned fewer bytes than recorded, both without error (not
   // divergences): the file the replay read was smaller than the original's
   // (prepared from what the trace showed; /proc and /sys files are prepared
   // empty), so the replay read less than the workload did.
   uint64_t short_reads = 0, short_read_bytes = 0;
-  uint64_t recorded_ns = 0;      // the original run's duration (first event to last exit)
+  uint64_t recorded_ns = 0;  // the original run's duration (first event to last exit)
   std::array<uint64_t, kClassCount> count{}, total_ns{};
   std::vector<std::string> fallbacks;
   std::vector<std::string> trace_problems;  // damage found in the trace (replayed what was readable)
@@ -98,10 +98,10 @@ struct ReplaySummary {
   uint64_t peak_mappings = 0, peak_spaces = 0, max_map_count = 0;
   std::string result_path;
   std::string scratch;
-  bool diverged = false;         // divergences > max_divergence_pct of ops
+  bool diverged = false;  // divergences > max_divergence_pct of ops
   double max_divergence_pct = 0;
   std::vector<DivergenceRow> top_divergences;  // most frequent first (at most 8)
-  std::string clock_json;        // think mode: the corrections and their totals (result options "clock")
+  std::string clock_json;                      // think mode: the corrections and their totals (result options "clock")
 };
 
 // JSON text of a summary: wall_ns, ops, divergences, approx_deps, skipped,

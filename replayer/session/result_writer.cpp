@@ -10,7 +10,7 @@
 namespace fsr {
 
 Result<std::unique_ptr<ResultWriter>> ResultWriter::create(const std::string& out, const TraceHeader& header,
-                                                          StringLookup trace_str) {
+                                                           StringLookup trace_str) {
   std::unique_ptr<ResultWriter> rw(new ResultWriter());
   rw->out_ = out;
   rw->trace_str_ = std::move(trace_str);
@@ -66,8 +66,8 @@ void ResultWriter::tally(ReplaySummary& sum, double max_divergence_pct) const {
   sum.count = sum_.count;
   sum.total_ns = sum_.total_ns;
   sum.max_divergence_pct = max_divergence_pct;
-  sum.diverged = sum.ops > 0 && static_cast<double>(sum.divergences) * 100.0 >
-                                    max_divergence_pct * static_cast<double>(sum.ops);
+  sum.diverged =
+      sum.ops > 0 && static_cast<double>(sum.divergences) * 100.0 > max_divergence_pct * static_cast<double>(sum.ops);
   sum.top_divergences = top_divergences(div_);
 }
 

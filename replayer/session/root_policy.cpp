@@ -45,10 +45,13 @@ bool is_system_dir(const std::string& dir) {
 Status refuse_dangerous_root(const std::string& what, const std::string& dir) {
   if (dir == "/") return Status::error(what + " is '/': choose a dedicated empty directory");
   if (dir == "/tmp" || dir == "/var/tmp" || dir == "/dev/shm")
-    return Status::error(what + " " + dir + " is shared by every program on the machine: make a directory "
-                         "beneath it (mkdir " + dir + "/fsreplay-target) and use that");
+    return Status::error(what + " " + dir +
+                         " is shared by every program on the machine: make a directory "
+                         "beneath it (mkdir " +
+                         dir + "/fsreplay-target) and use that");
   if (is_system_dir(dir))
-    return Status::error(what + " " + dir + " is one of the system's own directories, which fsreplay never "
+    return Status::error(what + " " + dir +
+                         " is one of the system's own directories, which fsreplay never "
                          "writes into: choose a dedicated empty directory (e.g. under /var/tmp or your home)");
   std::vector<std::string> homes;
   if (const char* h = getenv("HOME")) homes.push_back(real_path(h));
@@ -78,10 +81,13 @@ Status open_roots(const std::string& trace, const ReplayOptions& o, Roots& r) {
   if (o.scratch.empty()) {
     const char* tmp = getenv("TMPDIR");
     std::string tpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/fsreplay-scratch-XXXXXX";
-    if (!mkdtemp(tpl.data())) return Status::error("cannot create a scratch directory in " + tpl + ": " + strerror(errno) + " (set TMPDIR or pass --scratch)");
+    if (!mkdtemp(tpl.data()))
+      return Status::error("cannot create a scratch directory in " + tpl + ": " + strerror(errno) +
+                           " (set TMPDIR or pass --scratch)");
     r.scratch = real_path(tpl);
     r.scratch_is_ours = true;
-    if (r.scratch.empty()) return Status::error("scratch " + tpl + ": " + strerror(errno) + " (set TMPDIR or pass --scratch)");
+    if (r.scratch.empty())
+      return Status::error("scratch " + tpl + ": " + strerror(errno) + " (set TMPDIR or pass --scratch)");
   } else {
     r.scratch = real_path(o.scratch);
     if (r.scratch.empty()) return Status::error("scratch " + o.scratch + ": " + strerror(errno) + " (create it first)");
@@ -94,9 +100,11 @@ Status open_roots(const std::string& trace, const ReplayOptions& o, Roots& r) {
   if (!tr.empty() && (is_beneath(tr, r.target) || is_beneath(tr, r.scratch)))
     return Status::error("the trace " + tr + " lies inside the target or scratch: move it out, replay may change it");
   if (!o.output.empty()) {
-    std::string outdir = real_path(std::string(parent_of(normalize_abs(o.output[0] == '/' ? o.output : real_path(".") + "/" + o.output))));
+    std::string outdir = real_path(
+        std::string(parent_of(normalize_abs(o.output[0] == '/' ? o.output : real_path(".") + "/" + o.output))));
     if (!outdir.empty() && (is_beneath(outdir, r.target) || is_beneath(outdir, r.scratch)))
-      return Status::error("the result file " + o.output + " would lie inside the target or scratch: write it elsewhere");
+      return Status::error("the result file " + o.output +
+                           " would lie inside the target or scratch: write it elsewhere");
   }
   const std::string* names[2] = {&r.target, &r.scratch};
   for (int k = 0; k < 2; ++k) {

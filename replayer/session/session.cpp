@@ -1,7 +1,6 @@
 // The replay's session: see session.h.
 #include "replayer/session/session.h"
 
-
 #include <fcntl.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -46,8 +45,10 @@ std::vector<Feature> forced_off(const ReplayOptions& o, Status& st) {
   std::vector<Feature> v;
   for (const auto& n : o.disable_features) {
     auto f = feature_from_name(n);
-    if (!f) st = f.status();
-    else v.push_back(f.value());
+    if (!f)
+      st = f.status();
+    else
+      v.push_back(f.value());
   }
   return v;
 }
@@ -76,7 +77,6 @@ ProgressFn phase_progress(const ReplayOptions& o, const char* phase) {
   auto cb = o.on_progress;
   return [cb, phase](uint64_t d, uint64_t t) { cb(phase, d, t, {}); };
 }
-
 
 std::string signal_name(int sig) {
   const char* n = sigabbrev_np(sig);
@@ -170,8 +170,9 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   // gets the window it needs, as its plan will (fit_window).
   auto event_count = reader.record_count();
   const uint64_t events_total = event_count ? event_count.value() : 0;
-  SurveyBuilder sb(s->in, [rp](StrId id) { return rp->str(id); },
-                   event_count ? fit_window(window_of(o), events_total) : window_of(o));
+  SurveyBuilder sb(
+      s->in, [rp](StrId id) { return rp->str(id); },
+      event_count ? fit_window(window_of(o), events_total) : window_of(o));
   // The prestate block by block: only the tree it makes is held (tree_spec.h).
   {
     auto count = reader.prestate_count();
@@ -208,8 +209,8 @@ Result<std::unique_ptr<Session>> open_session(const std::string& trace_path, con
   const ReadProblems& pr = reader.problems();
   if (n == 0 && (!pr.complete() || pr.missing_records > 0))
     return Status::error(trace_path + ": no readable events (" +
-                         (pr.messages.empty() ? std::string("damaged or truncated") : pr.messages.front()) +
-                         "); check it with 'fsreplay inspect', or record it again with this version",
+                             (pr.messages.empty() ? std::string("damaged or truncated") : pr.messages.front()) +
+                             "); check it with 'fsreplay inspect', or record it again with this version",
                          StatusCode::kDamaged);
   s->problems = pr.messages;
   s->hazards = hazards.warnings();

@@ -31,8 +31,8 @@ ProgressFn phase_progress(const ReplayOptions& o, const char* phase);
 struct Session {
   TraceHeader header;
   Roots roots;
-  RootClaim claim[2];     // the target's and a given scratch's markers, locked (target_guard.h)
-  bool wrote = false;     // something was made in the roots (a claim's marker aside)
+  RootClaim claim[2];  // the target's and a given scratch's markers, locked (target_guard.h)
+  bool wrote = false;  // something was made in the roots (a claim's marker aside)
   Features features;
   PlanInputs in;
   PlanSurvey survey;

@@ -155,8 +155,8 @@ Status claim_root(int dir_fd, const ClaimRequest& req, const TreeSpec& spec, Roo
             req.what + " " + req.dir + " holds " + std::to_string(foreign.size()) + " entries fsreplay did not make (" +
                 first_names(foreign) + ")" +
                 (hit.empty() ? std::string()
-                             : "; the replay would overwrite or remove " + std::to_string(hit.size()) + " of its files (" +
-                                   first_names(hit) + ")") +
+                             : "; the replay would overwrite or remove " + std::to_string(hit.size()) +
+                                   " of its files (" + first_names(hit) + ")") +
                 ": replay into an empty directory (mkdir one), or pass --force to let fsreplay overwrite them",
             StatusCode::kInvalidInput);
       if (warn) {

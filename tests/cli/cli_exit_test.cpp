@@ -101,8 +101,8 @@ TEST_F(CliFiles, ADirectoryGivenAsAFileIsCalledADirectory) {
 }
 
 TEST_F(CliFiles, DumpOfAProfileSaysWhatItIsAndFails) {
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"dump", profile},
-                                               std::vector<std::string>{"dump", "--prestate", profile}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"dump", profile}, std::vector<std::string>{"dump", "--prestate", profile}}) {
     const CliRun r = fsreplay(args);
     EXPECT_EQ(r.code, 1) << show(r);
     EXPECT_TRUE(r.out.empty()) << show(r);
@@ -112,8 +112,8 @@ TEST_F(CliFiles, DumpOfAProfileSaysWhatItIsAndFails) {
 }
 
 TEST_F(CliFiles, AProfileGivenForAResultIsCalledAProfile) {
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"report", profile},
-                                               std::vector<std::string>{"compare", profile, profile}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"report", profile}, std::vector<std::string>{"compare", profile, profile}}) {
     const CliRun r = fsreplay(args);
     EXPECT_EQ(r.code, 1) << show(r);
     EXPECT_NE(r.err.find(profile + ": is a profile, not a replay result"), std::string::npos) << show(r);
@@ -143,8 +143,8 @@ TEST_F(CliFiles, ADamagedTraceExits4InEveryVerbAfterItsOutput) {
   EXPECT_EQ(p.code, 4) << show(p);
   EXPECT_NE(p.out.find("predicted (base)"), std::string::npos) << show(p);
   const std::string result = d.file("cut.result");
-  const CliRun r = fsreplay({"replay", cut_footer, "--target", target, "--timing", "afap", "--max-divergence", "100",
-                          "-o", result, "-q"});
+  const CliRun r = fsreplay(
+      {"replay", cut_footer, "--target", target, "--timing", "afap", "--max-divergence", "100", "-o", result, "-q"});
   EXPECT_EQ(r.code, 4) << show(r);
   EXPECT_TRUE(std::filesystem::exists(result)) << "the result of what was readable is written first";
   EXPECT_NE(r.err.find("fsreplay replay: " + cut_footer + ": damaged ("), std::string::npos) << show(r);

@@ -44,8 +44,8 @@ size_t lines_in(const std::string& path) {
 TEST_F(CliRuns, ReplayKeepsEveryRunAndPreparesBeforeEach) {
   const std::string count = d.file("prepared");
   const CliRun r = fsreplay({"replay", trace, "--target", target, "--timing", "afap", "--max-divergence", "100", "-o",
-                             d.file("r.result"), "--runs", "3", "--warmup", "1", "--prepare-cmd",
-                             "echo x >> " + count, "--json", "-q"});
+                             d.file("r.result"), "--runs", "3", "--warmup", "1", "--prepare-cmd", "echo x >> " + count,
+                             "--json", "-q"});
   ASSERT_EQ(r.code, 0) << show(r);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.contains("runs")) << r.out;
@@ -100,8 +100,8 @@ TEST_F(CliRuns, CompareInterleavesTheTargetsAndShowsIntervals) {
   const std::string target2 = d.file("target2"), results = d.file("results");
   fs::create_directory(target2);
   fs::create_directory(results);
-  const CliRun c = fsreplay({"compare", trace, "--target", target, "--target", target2, "--runs", "3",
-                             "--results-dir", results, "-q"});
+  const CliRun c = fsreplay(
+      {"compare", trace, "--target", target, "--target", target2, "--runs", "3", "--results-dir", results, "-q"});
   ASSERT_EQ(c.code, 0) << show(c);
   EXPECT_NE(c.out.find("Runs: 3 of each mount"), std::string::npos) << show(c);
   EXPECT_NE(c.out.find("interval of the median"), std::string::npos) << show(c);
@@ -120,7 +120,8 @@ TEST_F(CliRuns, CompareInterleavesTheTargetsAndShowsIntervals) {
   // The same runs as files: every 3 consecutive results are one mount's.
   std::vector<std::string> args{"compare"};
   for (int m = 1; m <= 2; ++m)
-    for (int k = 1; k <= 3; ++k) args.push_back(results + "/build." + std::to_string(m) + ".run" + std::to_string(k) + ".result");
+    for (int k = 1; k <= 3; ++k)
+      args.push_back(results + "/build." + std::to_string(m) + ".run" + std::to_string(k) + ".result");
   args.insert(args.end(), {"--runs", "3", "--format", "json"});
   const CliRun f = fsreplay(args);
   ASSERT_EQ(f.code, 0) << show(f);
@@ -145,8 +146,8 @@ TEST_F(CliRuns, PredictAndCompareExportMarkdownAndCsv) {
   EXPECT_EQ(csv.out.rfind("row,mount,label,runs,median_ns", 0), 0u) << show(csv);
   const std::string results = d.file("results");
   fs::create_directory(results);
-  const CliRun c = fsreplay({"compare", trace, "--target", target, "--results-dir", results, "--format", "markdown",
-                             "-q"});
+  const CliRun c =
+      fsreplay({"compare", trace, "--target", target, "--results-dir", results, "--format", "markdown", "-q"});
   ASSERT_EQ(c.code, 0) << show(c);
   EXPECT_NE(c.out.find("One run per mount: no interval"), std::string::npos) << show(c);
   const CliRun r = fsreplay({"report", results + "/build.1.result", "--format", "csv"});

@@ -52,8 +52,8 @@ TEST(EnvFormat, Wsl1DrvfsTextMatchesGolden) {
 TEST(EnvFormat, JsonHasTheDocumentedKeys) {
   Environment e = fixture_env("linux.mountinfo", "linux.osrelease", "/mnt/ssh/x", 0x65735546);
   auto j = nlohmann::json::parse(environment_to_json(e));
-  for (const char* k : {"platform", "kernel_release", "hostname", "cpu_count", "path", "mount", "statfs_type",
-                        "wsl_distro"})
+  for (const char* k :
+       {"platform", "kernel_release", "hostname", "cpu_count", "path", "mount", "statfs_type", "wsl_distro"})
     EXPECT_TRUE(j.contains(k)) << k;
   for (const char* k : {"mount_point", "fs_type", "source", "options", "kind", "fuse_subtype", "windows_path"})
     EXPECT_TRUE(j["mount"].contains(k)) << k;

@@ -7,9 +7,9 @@
 
 namespace fsr::test {
 
-std::string read_fixture(const std::string& name);  // from FSR_ENV_FIXTURES; aborts the test on error
-std::string make_temp_dir(const std::string& tag);   // under /tmp; caller removes
-int run(const std::string& shell_cmd);               // exit status of `sh -c`, output discarded
+std::string read_fixture(const std::string& name);                   // from FSR_ENV_FIXTURES; aborts the test on error
+std::string make_temp_dir(const std::string& tag);                   // under /tmp; caller removes
+int run(const std::string& shell_cmd);                               // exit status of `sh -c`, output discarded
 std::string run_capture(const std::string& shell_cmd, int* status);  // stdout of `sh -c`
 bool have_program(const std::string& name);
 bool is_root();

@@ -34,7 +34,7 @@ TEST(Mountinfo, UnescapesOctalInMountPointRootAndSource) {
   EXPECT_EQ(unescape_mountinfo("C:\\134"), "C:\\");
   EXPECT_EQ(unescape_mountinfo("a\\040b\\011c\\012d"), "a b\tc\nd");
   EXPECT_EQ(unescape_mountinfo("path=C:\\;uid"), "path=C:\\;uid");  // lone backslash stays
-  EXPECT_EQ(unescape_mountinfo("end\\13"), "end\\13");               // short escape stays
+  EXPECT_EQ(unescape_mountinfo("end\\13"), "end\\13");              // short escape stays
   auto m = parse_ok("1 0 0:1 /r\\040oot /mnt/my\\040disk rw - tmpfs my\\134src rw\n");
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0].root, "/r oot");
@@ -95,19 +95,19 @@ TEST_P(MountinfoMalformed, ReportsTheLineNumberAndWhatIsWrong) {
   EXPECT_EQ(r.message().find('\n'), std::string::npos) << "one-line message";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Lines, MountinfoMalformed,
-    ::testing::Values(Malformed{"garbage", "too few"}, Malformed{"1 2 3:4 / /x rw ext4 /dev/a rw", "separator"},
-                      Malformed{"x 1 0:1 / /x rw - ext4 /dev/a rw", "mount id"},
-                      Malformed{"1 y 0:1 / /x rw - ext4 /dev/a rw", "parent id"},
-                      Malformed{"1 1 01 / /x rw - ext4 /dev/a rw", "major:minor"},
-                      Malformed{"1 1 0:z / /x rw - ext4 /dev/a rw", "major:minor"},
-                      Malformed{"1 1 0:1 / /x rw - ext4", "missing fields"},
-                      Malformed{"1 1 0:1 / /x rw - ext4 /dev/a", "missing fields"},
-                      Malformed{"1 1 0:1 / /x rw shared - ext4 /dev/a rw", "tag:value"},
-                      Malformed{"1 1 0:1  /x rw - ext4 /dev/a rw", "empty"},
-                      Malformed{"1 1 0:1 / /x rw -  /dev/a rw", "type is empty"},
-                      Malformed{"99999999999 1 0:1 / /x rw - ext4 /dev/a rw", "mount id"}));
+INSTANTIATE_TEST_SUITE_P(Lines, MountinfoMalformed,
+                         ::testing::Values(Malformed{"garbage", "too few"},
+                                           Malformed{"1 2 3:4 / /x rw ext4 /dev/a rw", "separator"},
+                                           Malformed{"x 1 0:1 / /x rw - ext4 /dev/a rw", "mount id"},
+                                           Malformed{"1 y 0:1 / /x rw - ext4 /dev/a rw", "parent id"},
+                                           Malformed{"1 1 01 / /x rw - ext4 /dev/a rw", "major:minor"},
+                                           Malformed{"1 1 0:z / /x rw - ext4 /dev/a rw", "major:minor"},
+                                           Malformed{"1 1 0:1 / /x rw - ext4", "missing fields"},
+                                           Malformed{"1 1 0:1 / /x rw - ext4 /dev/a", "missing fields"},
+                                           Malformed{"1 1 0:1 / /x rw shared - ext4 /dev/a rw", "tag:value"},
+                                           Malformed{"1 1 0:1  /x rw - ext4 /dev/a rw", "empty"},
+                                           Malformed{"1 1 0:1 / /x rw -  /dev/a rw", "type is empty"},
+                                           Malformed{"99999999999 1 0:1 / /x rw - ext4 /dev/a rw", "mount id"}));
 
 TEST(Mountinfo, RejectsEmbeddedNul) {
   const char raw[] = "1 0 0:1 / / rw - ext4 /dev/a rw\n1 0 0:1 / /\0x rw - ext4 /dev/a rw\n";

@@ -30,8 +30,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto n = rd.chunk_count();
   if (n) {
     for (size_t i = 0; i < n.value() && i < 64; ++i) {
-      if (rd.kind() == fsr::PayloadKind::kTrace) (void)rd.read_chunk(i, ev);
-      else (void)rd.read_chunk(i, ops);
+      if (rd.kind() == fsr::PayloadKind::kTrace)
+        (void)rd.read_chunk(i, ev);
+      else
+        (void)rd.read_chunk(i, ops);
     }
   }
   return 0;

@@ -252,7 +252,8 @@ std::string sentinel_state(const std::string& dir) {
     struct stat st;
     std::string p = dir + "/" + n;
     if (lstat(p.c_str(), &st) != 0) return "missing " + p;
-    out += std::to_string(st.st_mode) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_nsec) + ";";
+    out +=
+        std::to_string(st.st_mode) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_nsec) + ";";
   }
   return out;
 }

@@ -21,37 +21,67 @@ constexpr size_t kMaxEvents = 600;
 constexpr size_t kMaxPrestate = 200;
 
 uint64_t interesting(FuzzedDataProvider& in) {
-  static const uint64_t kValues[] = {
-      0, 1, 2, 3, 4, 7, 255, 4096, 65536, 1u << 20,
-      static_cast<uint64_t>(-1), static_cast<uint64_t>(-2), static_cast<uint64_t>(-9), static_cast<uint64_t>(-100),
-      static_cast<uint64_t>(-4095), static_cast<uint64_t>(-4096),
-      0x7fffffffull, 0x80000000ull, 0xffffffffull, 0x100000000ull,
-      1ull << 40, 1ull << 62, (1ull << 63) - 1, 1ull << 63, (1ull << 63) + 1, ~0ull, ~0ull - 1,
-      1'000'000'000ull, 1'000'000'000'000'000'000ull, 0x7f1234560000ull};
+  static const uint64_t kValues[] = {0,
+                                     1,
+                                     2,
+                                     3,
+                                     4,
+                                     7,
+                                     255,
+                                     4096,
+                                     65536,
+                                     1u << 20,
+                                     static_cast<uint64_t>(-1),
+                                     static_cast<uint64_t>(-2),
+                                     static_cast<uint64_t>(-9),
+                                     static_cast<uint64_t>(-100),
+                                     static_cast<uint64_t>(-4095),
+                                     static_cast<uint64_t>(-4096),
+                                     0x7fffffffull,
+                                     0x80000000ull,
+                                     0xffffffffull,
+                                     0x100000000ull,
+                                     1ull << 40,
+                                     1ull << 62,
+                                     (1ull << 63) - 1,
+                                     1ull << 63,
+                                     (1ull << 63) + 1,
+                                     ~0ull,
+                                     ~0ull - 1,
+                                     1'000'000'000ull,
+                                     1'000'000'000'000'000'000ull,
+                                     0x7f1234560000ull};
   return kValues[in.ConsumeIntegralInRange<size_t>(0, std::size(kValues) - 1)];
 }
 
 uint64_t value(FuzzedDataProvider& in, uint64_t current) {
   switch (in.ConsumeIntegralInRange<int>(0, 3)) {
-    case 0: return interesting(in);
-    case 1: return in.ConsumeIntegralInRange<uint64_t>(0, 300);
-    case 2: return current + static_cast<uint64_t>(in.ConsumeIntegralInRange<int64_t>(-64, 64));
-    default: return in.ConsumeIntegral<uint64_t>();
+    case 0:
+      return interesting(in);
+    case 1:
+      return in.ConsumeIntegralInRange<uint64_t>(0, 300);
+    case 2:
+      return current + static_cast<uint64_t>(in.ConsumeIntegralInRange<int64_t>(-64, 64));
+    default:
+      return in.ConsumeIntegral<uint64_t>();
   }
 }
 
 const uint16_t kCalls[] = {
-    SYS_openat, SYS_open, SYS_creat, SYS_read, SYS_pread64, SYS_readv, SYS_write, SYS_pwrite64, SYS_writev,
-    SYS_close, SYS_fstat, SYS_newfstatat, SYS_stat, SYS_lstat, SYS_statx, SYS_access, SYS_faccessat,
-    SYS_mkdir, SYS_mkdirat, SYS_rmdir, SYS_unlink, SYS_unlinkat, SYS_rename, SYS_renameat, SYS_renameat2,
-    SYS_link, SYS_linkat, SYS_symlink, SYS_symlinkat, SYS_readlink, SYS_readlinkat, SYS_getdents64,
-    SYS_chdir, SYS_fchdir, SYS_getcwd, SYS_lseek, SYS_ftruncate, SYS_truncate, SYS_fsync, SYS_fdatasync,
-    SYS_fallocate, SYS_dup, SYS_dup2, SYS_dup3, SYS_fcntl, SYS_pipe2, SYS_clone, SYS_clone3, SYS_fork,
-    SYS_vfork, SYS_execve, SYS_execveat, SYS_wait4, SYS_exit, SYS_exit_group, SYS_mmap, SYS_munmap,
-    SYS_mknodat, SYS_utimensat, SYS_fchmodat, SYS_chmod, SYS_fchmod, SYS_chown, SYS_fchownat, SYS_flock,
-    SYS_copy_file_range, SYS_sendfile, SYS_futex, SYS_getxattr, SYS_setxattr, SYS_listxattr,
-    SYS_removexattr, SYS_openat2, SYS_statfs, SYS_sync_file_range, SYS_socket, SYS_ioctl,
-    kEvProcExec, kEvProcExit, kEvPageFault, kEvProcFork};
+    SYS_openat,     SYS_open,       SYS_creat,           SYS_read,      SYS_pread64,   SYS_readv,
+    SYS_write,      SYS_pwrite64,   SYS_writev,          SYS_close,     SYS_fstat,     SYS_newfstatat,
+    SYS_stat,       SYS_lstat,      SYS_statx,           SYS_access,    SYS_faccessat, SYS_mkdir,
+    SYS_mkdirat,    SYS_rmdir,      SYS_unlink,          SYS_unlinkat,  SYS_rename,    SYS_renameat,
+    SYS_renameat2,  SYS_link,       SYS_linkat,          SYS_symlink,   SYS_symlinkat, SYS_readlink,
+    SYS_readlinkat, SYS_getdents64, SYS_chdir,           SYS_fchdir,    SYS_getcwd,    SYS_lseek,
+    SYS_ftruncate,  SYS_truncate,   SYS_fsync,           SYS_fdatasync, SYS_fallocate, SYS_dup,
+    SYS_dup2,       SYS_dup3,       SYS_fcntl,           SYS_pipe2,     SYS_clone,     SYS_clone3,
+    SYS_fork,       SYS_vfork,      SYS_execve,          SYS_execveat,  SYS_wait4,     SYS_exit,
+    SYS_exit_group, SYS_mmap,       SYS_munmap,          SYS_mknodat,   SYS_utimensat, SYS_fchmodat,
+    SYS_chmod,      SYS_fchmod,     SYS_chown,           SYS_fchownat,  SYS_flock,     SYS_copy_file_range,
+    SYS_sendfile,   SYS_futex,      SYS_getxattr,        SYS_setxattr,  SYS_listxattr, SYS_removexattr,
+    SYS_openat2,    SYS_statfs,     SYS_sync_file_range, SYS_socket,    SYS_ioctl,     kEvProcExec,
+    kEvProcExit,    kEvPageFault,   kEvProcFork};
 
 uint16_t any_call(FuzzedDataProvider& in) {
   if (in.ConsumeBool()) return kCalls[in.ConsumeIntegralInRange<size_t>(0, std::size(kCalls) - 1)];
@@ -59,22 +89,56 @@ uint16_t any_call(FuzzedDataProvider& in) {
 }
 
 void edit_string(FuzzedDataProvider& in, std::string& s, const std::string& root) {
-  static const char* const kPaths[] = {
-      "/", "", ".", "..", "/..", "/../..", "/w/p/..", "/w/p/../../etc/passwd", "/w/p/src/../../..",
-      "/w/p//src///a.c", "/w/p/src/./a.c", "relative/x", "/proc/self/fd/3", "/proc/self/cwd", "/dev/null",
-      "/dev/tty", "/dev/zero", "/sys/kernel", "/tmp", "/tmp/cc-tmp.s", "/w/p/link/", "/w/p/link/x",
-      "/w/p/abs/a.c", "/w/p/src/a.c/x", "/w/p/out", "/w/p/out/b.o", "/home/dev/project",
-      "/home/dev/project/node_modules/pkg1", "pipe:[1234]", "socket:[9]", "/w/p/\n\t\x1b[31m", "/w/p/\xff\xfe"};
+  static const char* const kPaths[] = {"/",
+                                       "",
+                                       ".",
+                                       "..",
+                                       "/..",
+                                       "/../..",
+                                       "/w/p/..",
+                                       "/w/p/../../etc/passwd",
+                                       "/w/p/src/../../..",
+                                       "/w/p//src///a.c",
+                                       "/w/p/src/./a.c",
+                                       "relative/x",
+                                       "/proc/self/fd/3",
+                                       "/proc/self/cwd",
+                                       "/dev/null",
+                                       "/dev/tty",
+                                       "/dev/zero",
+                                       "/sys/kernel",
+                                       "/tmp",
+                                       "/tmp/cc-tmp.s",
+                                       "/w/p/link/",
+                                       "/w/p/link/x",
+                                       "/w/p/abs/a.c",
+                                       "/w/p/src/a.c/x",
+                                       "/w/p/out",
+                                       "/w/p/out/b.o",
+                                       "/home/dev/project",
+                                       "/home/dev/project/node_modules/pkg1",
+                                       "pipe:[1234]",
+                                       "socket:[9]",
+                                       "/w/p/\n\t\x1b[31m",
+                                       "/w/p/\xff\xfe"};
   switch (in.ConsumeIntegralInRange<int>(0, 9)) {
-    case 0: s = kPaths[in.ConsumeIntegralInRange<size_t>(0, std::size(kPaths) - 1)]; break;
-    case 1: s += "/.."; break;
-    case 2: s += in.ConsumeBool() ? "/" : "/x"; break;
+    case 0:
+      s = kPaths[in.ConsumeIntegralInRange<size_t>(0, std::size(kPaths) - 1)];
+      break;
+    case 1:
+      s += "/..";
+      break;
+    case 2:
+      s += in.ConsumeBool() ? "/" : "/x";
+      break;
     case 3: {  // drop the last component
       auto at = s.rfind('/');
       s.resize(at == std::string::npos ? 0 : at);
       break;
     }
-    case 4: s = root + "/" + in.ConsumeRandomLengthString(64); break;
+    case 4:
+      s = root + "/" + in.ConsumeRandomLengthString(64);
+      break;
     case 5: {  // long: past PATH_MAX, or deep
       std::string part = in.ConsumeBool() ? std::string(255, 'n') : std::string("d");
       size_t n = in.ConsumeIntegralInRange<size_t>(1, 300);
@@ -83,16 +147,26 @@ void edit_string(FuzzedDataProvider& in, std::string& s, const std::string& root
       s = out;
       break;
     }
-    case 6: s = in.ConsumeRandomLengthString(300); break;
-    case 7: s.insert(0, in.ConsumeBool() ? "/w/p/../" : "../"); break;
-    case 8: if (!s.empty()) s[in.ConsumeIntegralInRange<size_t>(0, s.size() - 1)] = in.ConsumeIntegral<char>(); break;
-    default: s = root; break;
+    case 6:
+      s = in.ConsumeRandomLengthString(300);
+      break;
+    case 7:
+      s.insert(0, in.ConsumeBool() ? "/w/p/../" : "../");
+      break;
+    case 8:
+      if (!s.empty()) s[in.ConsumeIntegralInRange<size_t>(0, s.size() - 1)] = in.ConsumeIntegral<char>();
+      break;
+    default:
+      s = root;
+      break;
   }
 }
 
 void edit_event_field(FuzzedDataProvider& in, Event& e, size_t strings) {
   int f = in.ConsumeIntegralInRange<int>(0, 18);
   auto u32 = [&](uint32_t cur) { return static_cast<uint32_t>(value(in, cur)); };
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (f) {
     case 0: e.ts = value(in, e.ts); break;
     case 1: e.dur = value(in, e.dur); break;
@@ -119,27 +193,50 @@ void edit_event_field(FuzzedDataProvider& in, Event& e, size_t strings) {
                                         : in.ConsumeIntegral<uint16_t>();
       break;
   }
+  // clang-format on
 }
 
 void edit_prestate(FuzzedDataProvider& in, PrestateEntry& p, const std::string& root) {
   switch (in.ConsumeIntegralInRange<int>(0, 7)) {
-    case 0: edit_string(in, p.path, root); break;
-    case 1: p.kind = static_cast<PrestateKind>(in.ConsumeIntegralInRange<int>(0, 5)); break;
-    case 2: p.mode = static_cast<uint32_t>(value(in, p.mode)); break;
-    case 3: p.size = value(in, p.size); break;
-    case 4: edit_string(in, p.target, root); break;
-    case 5: p.ino = in.ConsumeBool() ? in.ConsumeIntegralInRange<uint64_t>(100, 110) : value(in, p.ino); break;
-    case 6: p.dev = value(in, p.dev); break;
-    default: p.nlink = static_cast<uint32_t>(value(in, p.nlink)); break;
+    case 0:
+      edit_string(in, p.path, root);
+      break;
+    case 1:
+      p.kind = static_cast<PrestateKind>(in.ConsumeIntegralInRange<int>(0, 5));
+      break;
+    case 2:
+      p.mode = static_cast<uint32_t>(value(in, p.mode));
+      break;
+    case 3:
+      p.size = value(in, p.size);
+      break;
+    case 4:
+      edit_string(in, p.target, root);
+      break;
+    case 5:
+      p.ino = in.ConsumeBool() ? in.ConsumeIntegralInRange<uint64_t>(100, 110) : value(in, p.ino);
+      break;
+    case 6:
+      p.dev = value(in, p.dev);
+      break;
+    default:
+      p.nlink = static_cast<uint32_t>(value(in, p.nlink));
+      break;
   }
 }
 
 void edit_header(FuzzedDataProvider& in, Decoded& d) {
   TraceHeader& h = d.header;
   switch (in.ConsumeIntegralInRange<int>(0, 5)) {
-    case 0: edit_string(in, h.root, h.root); break;
-    case 1: edit_string(in, h.initial.cwd, h.root); break;
-    case 2: h.initial.pid = static_cast<uint32_t>(value(in, h.initial.pid)); break;
+    case 0:
+      edit_string(in, h.root, h.root);
+      break;
+    case 1:
+      edit_string(in, h.initial.cwd, h.root);
+      break;
+    case 2:
+      h.initial.pid = static_cast<uint32_t>(value(in, h.initial.pid));
+      break;
     case 3: {
       FdEntry f;
       f.fd = static_cast<int32_t>(value(in, 3));
@@ -149,8 +246,12 @@ void edit_header(FuzzedDataProvider& in, Decoded& d) {
       h.initial.fds.push_back(f);
       break;
     }
-    case 4: h.initial.umask = static_cast<uint32_t>(value(in, 022)); break;
-    default: d.footer.end_ns = value(in, d.footer.end_ns); break;
+    case 4:
+      h.initial.umask = static_cast<uint32_t>(value(in, 022));
+      break;
+    default:
+      d.footer.end_ns = value(in, d.footer.end_ns);
+      break;
   }
 }
 
@@ -205,6 +306,8 @@ Decoded edit_program(FuzzedDataProvider& in, const std::vector<Decoded>& bases, 
     auto pick_event = [&]() -> Event* {
       return d.events.empty() ? nullptr : &d.events[in.ConsumeIntegralInRange<size_t>(0, d.events.size() - 1)];
     };
+    // The case labels stay packed, one line per family of calls.
+    // clang-format off
     switch (in.ConsumeIntegralInRange<int>(0, 11)) {
       case 0: case 1: case 2:
         if (Event* e = pick_event()) edit_event_field(in, *e, d.strs.size());
@@ -267,6 +370,7 @@ Decoded edit_program(FuzzedDataProvider& in, const std::vector<Decoded>& bases, 
         }
         break;
     }
+    // clang-format on
   }
   for (auto& p : d.prestate) p.size = std::min(p.size, kMaxFileSize);
   for (auto& e : d.events) e.size = std::min(e.size, kMaxFileSize);

@@ -37,7 +37,8 @@ std::vector<uint64_t> latencies(const TraceFixture& t, uint64_t life_ns) {
   p.cache_lifetime_ns = life_ns;
   LatencyModel model(p);
   std::vector<uint64_t> out;
-  for (const OpRecord& r : testdata::simulate_fixture(t, &model, testdata::stream_options(7)).ops) out.push_back(r.latency);
+  for (const OpRecord& r : testdata::simulate_fixture(t, &model, testdata::stream_options(7)).ops)
+    out.push_back(r.latency);
   return out;
 }
 
@@ -122,7 +123,8 @@ TEST(OpCostWritten, AnOldProfileWithoutTheCaseNamesIt) {
   std::string line;
   for (const std::string& a : pr->columns.back().assumptions)
     if (a.find("stat-written") != std::string::npos) line = a;
-  EXPECT_NE(line.find("no 'stat-written' case"), std::string::npos) << ::testing::PrintToString(pr->columns.back().assumptions);
+  EXPECT_NE(line.find("no 'stat-written' case"), std::string::npos)
+      << ::testing::PrintToString(pr->columns.back().assumptions);
   EXPECT_NE(line.find("3 stats of files written"), std::string::npos) << line;
 }
 
@@ -132,8 +134,10 @@ TEST(LatencyModelBytes, AReadOfAFewBytesIsPricedAsTheSmallestNonEmptyRead) {
   Profile p = fixed_profile("r", kWarmNs);
   std::vector<uint64_t> eof(200, 100), small(200, 50'000);
   for (ProfileCase& c : p.cases)
-    if (c.kind == ProbeKind::kRead && c.param == 0) c = make_case(ProbeKind::kRead, Temp::kWarm, 0, eof);
-    else if (c.kind == ProbeKind::kRead && c.param == 128) c = make_case(ProbeKind::kRead, Temp::kWarm, 128, small);
+    if (c.kind == ProbeKind::kRead && c.param == 0)
+      c = make_case(ProbeKind::kRead, Temp::kWarm, 0, eof);
+    else if (c.kind == ProbeKind::kRead && c.param == 128)
+      c = make_case(ProbeKind::kRead, Temp::kWarm, 128, small);
   const LatencyModel m(p);
   EXPECT_EQ(m.sample(ProbeKind::kRead, Temp::kWarm, 0, 64), 100u);
   EXPECT_EQ(m.sample(ProbeKind::kRead, Temp::kWarm, 3, 64), 50'000u);

@@ -15,11 +15,13 @@ int main(int argc, char** argv) {
   const std::string d = argv[1];
   Status st = testdata::small_build_trace().write(d + "/build.trace");
   if (st) st = write_profile(d + "/base.profile", testdata::fixed_profile("base", 20'000));
-  if (st) st = write_profile(d + "/slow-stat.profile",
-                             testdata::fixed_profile("slow-stat", 20'000, {{ProbeKind::kStat, 1'000'000},
-                                                                           {ProbeKind::kStatMissing, 1'000'000}}));
-  if (st) st = write_profile(d + "/noxattr.profile",
-                             testdata::fixed_profile("noxattr", 20'000, {}, {ProbeKind::kXattr, ProbeKind::kRename}));
+  if (st)
+    st = write_profile(d + "/slow-stat.profile",
+                       testdata::fixed_profile("slow-stat", 20'000,
+                                               {{ProbeKind::kStat, 1'000'000}, {ProbeKind::kStatMissing, 1'000'000}}));
+  if (st)
+    st = write_profile(d + "/noxattr.profile",
+                       testdata::fixed_profile("noxattr", 20'000, {}, {ProbeKind::kXattr, ProbeKind::kRename}));
   if (!st) {
     std::fprintf(stderr, "predict_fixture: %s\n", st.message().c_str());
     return 1;

@@ -18,14 +18,14 @@ namespace {
 
 using testdata::fixed_profile;
 using testdata::many_builds;
-using testdata::mkdir_race;
 using testdata::mixed_trace;
-using testdata::simulate_fixture;
+using testdata::mkdir_race;
 using testdata::SimRun;
-using testdata::TempDir;
-using testdata::write_then_stat;
+using testdata::simulate_fixture;
 using testdata::small_build_trace;
+using testdata::TempDir;
 using testdata::TraceFixture;
+using testdata::write_then_stat;
 
 std::optional<double> share(const Report& r, SyscallClass c) {
   for (const ClassRow& row : r.classes)
@@ -204,8 +204,8 @@ TEST(Blame, ProfileWithTheWrittenFilesStatSlowedBlamesStat) {
 INSTANTIATE_TEST_SUITE_P(
     Classes, BlameTest,
     ::testing::Values(std::pair{SyscallClass::kStat, std::vector{ProbeKind::kStat, ProbeKind::kStatMissing}},
-                      std::pair{SyscallClass::kOpen, std::vector{ProbeKind::kOpenFile, ProbeKind::kOpenDir,
-                                                                 ProbeKind::kOpenCreate}},
+                      std::pair{SyscallClass::kOpen,
+                                std::vector{ProbeKind::kOpenFile, ProbeKind::kOpenDir, ProbeKind::kOpenCreate}},
                       std::pair{SyscallClass::kReaddir, std::vector{ProbeKind::kReaddir}},
                       std::pair{SyscallClass::kWrite, std::vector{ProbeKind::kWrite}}),
     [](const auto& info) { return std::string(class_name(info.param.first)); });
@@ -213,8 +213,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Predict, NamesTheClassesTheProfileNeverMeasured) {
   TempDir dir;
   ASSERT_TRUE(small_build_trace().write(dir.file("t.trace")));
-  ASSERT_TRUE(write_profile(dir.file("p.profile"),
-                            fixed_profile("nox", 10'000, {}, {ProbeKind::kXattr, ProbeKind::kRename})));
+  ASSERT_TRUE(
+      write_profile(dir.file("p.profile"), fixed_profile("nox", 10'000, {}, {ProbeKind::kXattr, ProbeKind::kRename})));
   PredictOptions o;
   o.profiles = {dir.file("p.profile")};
   auto pr = run_predict(dir.file("t.trace"), o);
@@ -226,7 +226,8 @@ TEST(Predict, NamesTheClassesTheProfileNeverMeasured) {
       if (s.find(needle) != std::string::npos) return true;
     return false;
   };
-  EXPECT_TRUE(has("never measured 1 ops of class xattr: assumed their recorded duration")) << ::testing::PrintToString(a);
+  EXPECT_TRUE(has("never measured 1 ops of class xattr: assumed their recorded duration"))
+      << ::testing::PrintToString(a);
   EXPECT_TRUE(has("never measured 1 ops of class rename")) << ::testing::PrintToString(a);
   EXPECT_TRUE(has("outside the recorded root")) << ::testing::PrintToString(a);
   for (const std::string& s : a) EXPECT_EQ(s.find('\n'), std::string::npos);

@@ -92,7 +92,8 @@ TraceFixture mixed_trace(uint32_t n) {
     t.add(1, 1, SYS_getdents64, at(), 2'000, 400, {4, 0, 32768});
     t.add(1, 1, SYS_getdents64, at(), 2'000, 0, {4, 0, 32768});
     t.add(1, 1, SYS_close, at(), 2'000, 0, {4});
-    t.add(1, 1, SYS_openat, at(), 2'000, 5, {kAtFdcwdArg, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644}, "/w/o/" + std::to_string(k));
+    t.add(1, 1, SYS_openat, at(), 2'000, 5, {kAtFdcwdArg, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644},
+          "/w/o/" + std::to_string(k));
     t.add(1, 1, SYS_write, at(), 2'000, 4096, {5, 0, 4096});
     t.add(1, 1, SYS_close, at(), 2'000, 0, {5});
   }
@@ -109,7 +110,8 @@ TraceFixture mkdir_race(uint32_t between) {
   t.add(1, 3, SYS_mkdir, ts, 10, -ENOENT, {0, 0755}, d + "/x");
   t.add(1, 2, SYS_mkdir, ts + 300, 500, -EEXIST, {0, 0755}, d);
   for (uint32_t k = 0; k < between; ++k)
-    t.add(1, 3, SYS_newfstatat, ts + 900 + k * 1000ull, 100, -ENOENT, {kAtFdcwdArg, 0, 0, 0}, "/w/p/f" + std::to_string(k));
+    t.add(1, 3, SYS_newfstatat, ts + 900 + k * 1000ull, 100, -ENOENT, {kAtFdcwdArg, 0, 0, 0},
+          "/w/p/f" + std::to_string(k));
   t.add(1, 1, SYS_mkdir, ts + 100, maker_dur, 0, {0, 0755}, d);
   return t;
 }
@@ -122,8 +124,7 @@ TraceFixture many_builds(uint32_t jobs) {
     const uint32_t pair = jobs - k >= 2 ? 2 : 1;
     // (in completion order, as the recorder writes events: the children's
     // work interleaves, make's waits end after their exits)
-    for (uint32_t j = 0; j < pair; ++j)
-      t.add(10, 10, SYS_clone, ts + j * 60'000, 40'000, 100 + k + j, {17});
+    for (uint32_t j = 0; j < pair; ++j) t.add(10, 10, SYS_clone, ts + j * 60'000, 40'000, 100 + k + j, {17});
     const uint64_t c0 = ts + 120'000;
     const size_t first = t.ev.size();
     for (uint32_t j = 0; j < pair; ++j) {
@@ -196,6 +197,8 @@ Profile fixed_profile(const std::string& name, uint64_t base_ns, const std::map<
   };
   for (int k = 0; k < kProbeKindCount; ++k) {
     const auto kind = static_cast<ProbeKind>(k);
+    // The case labels stay packed, one line per family of calls.
+    // clang-format off
     switch (kind) {
       case ProbeKind::kStat:
         for (uint64_t d : {2, 3, 5, 7, 9})
@@ -218,6 +221,7 @@ Profile fixed_profile(const std::string& name, uint64_t base_ns, const std::map<
         break;
       default: add(kind, Temp::kWarm, 0, 1.0);
     }
+    // clang-format on
   }
   return p;
 }

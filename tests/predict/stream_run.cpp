@@ -28,8 +28,8 @@ SimRun simulate_fixture(const TraceFixture& t, const LatencyModel* model, const 
     run.ops.push_back(r);
     run.action.push_back(op.action);
   };
-  auto st = simulate_stream(in, [&](StrId id) { return std::string_view(t.strs[id]); }, chunks_of(t.ev),
-                            chunks_of(t.ev), cols, o);
+  auto st = simulate_stream(
+      in, [&](StrId id) { return std::string_view(t.strs[id]); }, chunks_of(t.ev), chunks_of(t.ev), cols, o);
   EXPECT_TRUE(st) << st.message();
   if (st) run.stream = st.value();
   run.sim = cols[0].sim;

@@ -50,7 +50,8 @@ TEST_P(ProbeStopSignal, RemovesItsDirectoryWritesNoProfileAndExits128PlusSignal)
   const int sig = GetParam();
   Tmp probed, out;
   const std::string profile = out.dir + "/p.profile", err = out.dir + "/err";
-  const pid_t p = start_fsreplay({"probe", probed.dir, "-o", profile, "--duration", "120", "--samples", "2"}, "/dev/null", err);
+  const pid_t p =
+      start_fsreplay({"probe", probed.dir, "-o", profile, "--duration", "120", "--samples", "2"}, "/dev/null", err);
   ASSERT_GT(p, 0);
   bool started = false;  // its private directory exists: the handlers are in place
   for (int i = 0; i < 3000 && !started; ++i) {
@@ -86,7 +87,8 @@ TEST(ProbeCli, ShortBudgetIsRaisedWithANoteAndAKilledProbesDirectoryIsRemoved) {
   const std::string stale = ".fsreplay-probe-" + std::to_string(gone) + "-0a0b0c";
   std::filesystem::create_directories(probed.dir + "/" + stale + "/r1");
   const std::string profile = out.dir + "/p.profile", err = out.dir + "/err";
-  const pid_t p = start_fsreplay({"probe", probed.dir, "-o", profile, "--duration", "1", "--samples", "2"}, "/dev/null", err);
+  const pid_t p =
+      start_fsreplay({"probe", probed.dir, "-o", profile, "--duration", "1", "--samples", "2"}, "/dev/null", err);
   ASSERT_GT(p, 0);
   const int st = wait_exit(p, 300);
   ASSERT_NE(st, -1) << slurp(err);

@@ -19,7 +19,8 @@ TEST(Probe, DropsCachesForColdCasesAsRoot) {
   auto p = run_probe(quick(t.dir));
   ASSERT_TRUE(p) << p.message();
   EXPECT_TRUE(p->cold_measured) << ::testing::PrintToString(p->notes);
-  for (ProbeKind k : {ProbeKind::kStat, ProbeKind::kOpenFile, ProbeKind::kRead, ProbeKind::kPageFault, ProbeKind::kReaddir}) {
+  for (ProbeKind k :
+       {ProbeKind::kStat, ProbeKind::kOpenFile, ProbeKind::kRead, ProbeKind::kPageFault, ProbeKind::kReaddir}) {
     bool cold = false;
     for (const ProfileCase& c : p->cases) cold = cold || (c.kind == k && c.temp == Temp::kCold);
     EXPECT_TRUE(cold) << probe_kind_name(k);

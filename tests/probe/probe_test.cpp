@@ -227,8 +227,8 @@ ProfileCase fixed(ProbeKind k, Temp t, uint64_t param, uint64_t ns) {
 
 TEST(ProbeProfile, LifetimeLiesBetweenTheLastWarmAndTheFirstExpiredDelay) {
   Profile p;
-  p.cases = {fixed(ProbeKind::kStat, Temp::kWarm, 3, 10'000), fixed(ProbeKind::kStat, Temp::kCold, 3, 100'000),
-             fixed(ProbeKind::kStat, Temp::kStale, 250, 11'000), fixed(ProbeKind::kStat, Temp::kStale, 500, 12'000),
+  p.cases = {fixed(ProbeKind::kStat, Temp::kWarm, 3, 10'000),     fixed(ProbeKind::kStat, Temp::kCold, 3, 100'000),
+             fixed(ProbeKind::kStat, Temp::kStale, 250, 11'000),  fixed(ProbeKind::kStat, Temp::kStale, 500, 12'000),
              fixed(ProbeKind::kStat, Temp::kStale, 1000, 90'000), fixed(ProbeKind::kStat, Temp::kStale, 2000, 95'000)};
   EXPECT_EQ(estimate_cache_lifetime(p, 3), 750'000'000u);
   p.cases[4] = fixed(ProbeKind::kStat, Temp::kStale, 1000, 12'000);

@@ -39,7 +39,8 @@ std::vector<test::RawRecord> workload() {
                                   FSR_RF_THREAD | FSR_RF_SHARED_FILES | FSR_RF_SHARED_FS));
     for (int i = 0; i < 30; ++i) {
       const std::string n = std::to_string(i);
-      recs.push_back(syscall_record(child, child, SYS_openat, {cwd, 0, O_RDONLY, 0}, 5, "src/f" + n + ".c", {}, 0, file));
+      recs.push_back(
+          syscall_record(child, child, SYS_openat, {cwd, 0, O_RDONLY, 0}, 5, "src/f" + n + ".c", {}, 0, file));
       recs.push_back(syscall_record(child, child, SYS_fstat, {5}, 0, {}, {}, 0, file));
       recs.push_back(syscall_record(child, thread, SYS_read, {5, 0, 8192}, 8192));
       recs.push_back(syscall_record(child, child, SYS_close, {5}, 0));

@@ -29,10 +29,11 @@ namespace {
 class CompactArgs {
  public:
   explicit CompactArgs(uint64_t flag_bits)
-      : dec_(1000, [this](std::string_view s) {
-          strings_.emplace_back(s);
-          return static_cast<StrId>(strings_.size());
-        }),
+      : dec_(1000,
+             [this](std::string_view s) {
+               strings_.emplace_back(s);
+               return static_cast<StrId>(strings_.size());
+             }),
         flag_bits_(flag_bits) {
     dec_.paths() = PathResolver([](const std::string&, std::string*) { return false; });
     ProcessState st;

@@ -76,7 +76,8 @@ TEST_F(DecoderTest, PathsKeepTheirIdsAcrossTheInternTablesGrowth) {
   std::vector<StrId> first(n);
   for (int i = 0; i < n; ++i)
     first[i] = sys(100, SYS_newfstatat, {static_cast<uint64_t>(AT_FDCWD), 0, 0, 0}, 0,
-                   ("/work/d" + std::to_string(i % 97) + "/f" + std::to_string(i)).c_str()).path[0];
+                   ("/work/d" + std::to_string(i % 97) + "/f" + std::to_string(i)).c_str())
+                   .path[0];
   const size_t distinct = strings_.size();
   for (int i = n - 1; i >= 0; --i) {
     Event e = sys(100, SYS_newfstatat, {static_cast<uint64_t>(AT_FDCWD), 0, 0, 0}, 0,
@@ -84,8 +85,7 @@ TEST_F(DecoderTest, PathsKeepTheirIdsAcrossTheInternTablesGrowth) {
     ASSERT_EQ(e.path[0], first[i]) << i;
   }
   EXPECT_EQ(strings_.size(), distinct) << "a path seen before was interned again";
-  EXPECT_EQ(path(sys(100, SYS_newfstatat, {static_cast<uint64_t>(AT_FDCWD), 0, 0, 0}, 0, "d5/f5"), 0),
-            "/work/d5/f5");
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {static_cast<uint64_t>(AT_FDCWD), 0, 0, 0}, 0, "d5/f5"), 0), "/work/d5/f5");
 }
 
 TEST_F(DecoderTest, TimesAreRelativeToTraceStart) {
@@ -138,8 +138,7 @@ TEST_F(DecoderTest, SymlinksTheTraceMakesAndRemovesAreFollowedInOrder) {
   sys(100, SYS_unlink, {}, 0, "/work/ln2");
   sys(100, SYS_mkdir, {0755}, 0, "/work/ln2");
   EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "ln2/../w"), 0), "/work/w") << "a directory now";
-  EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "/lib/../etc"), 0), "/usr/etc")
-      << "outside the root, looked up";
+  EXPECT_EQ(path(sys(100, SYS_newfstatat, {cwd}, 0, "/lib/../etc"), 0), "/usr/etc") << "outside the root, looked up";
 }
 
 TEST_F(DecoderTest, ExecClosesCloexecFdsOnly) {
@@ -227,8 +226,8 @@ TEST_F(DecoderTest, PointerArgumentsAreZeroedAndUnusedArgsCleared) {
 
 TEST_F(DecoderTest, InodeSectionGivesTheFactsAndItsAbsenceFlagsNoInode) {
   const fsr_inode in = {0x801, 77, 1234, S_IFREG | 0644, 0};
-  Event with = sys(100, SYS_openat, {uint64_t(AT_FDCWD), 0, 0, 0}, 3, "/f", nullptr, FSR_REC_SYSCALL,
-                   FSR_RF_HAS_INODE, in);
+  Event with =
+      sys(100, SYS_openat, {uint64_t(AT_FDCWD), 0, 0, 0}, 3, "/f", nullptr, FSR_REC_SYSCALL, FSR_RF_HAS_INODE, in);
   EXPECT_EQ(with.dev, 0x801u);
   EXPECT_EQ(with.ino, 77u);
   EXPECT_EQ(with.size, 1234u);

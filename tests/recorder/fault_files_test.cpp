@@ -33,8 +33,8 @@ RoundFaults record_rounds(const std::string& extra) {
   make_file(in);
   make_file(out);
   const std::string cmd = "cd '" + root.path() + "' && " FSR_FSREPLAY_PATH " record -q " + extra + " -o '" + trace +
-                          "' --root '" + root.path() + "' -- " FSR_MAPPER_PATH " " + std::to_string(kRounds) +
-                          " 40 '" + in + "' '" + out + "' > /dev/null 2>&1";
+                          "' --root '" + root.path() + "' -- " FSR_MAPPER_PATH " " + std::to_string(kRounds) + " 40 '" +
+                          in + "' '" + out + "' > /dev/null 2>&1";
   RoundFaults r;
   EXPECT_EQ(sh(cmd), 0) << cmd;
   auto rd = TraceReader::open(trace);
@@ -50,7 +50,8 @@ RoundFaults record_rounds(const std::string& extra) {
     if (!more || !more.value()) break;
     for (const Event& e : chunk) {
       const std::string p = e.path[0] != kNoStr ? std::string((*rd)->str(e.path[0])) : std::string();
-      if (e.nr == SYS_newfstatat && p.find("/round-") != std::string::npos) round = std::stoi(p.substr(p.rfind('-') + 1));
+      if (e.nr == SYS_newfstatat && p.find("/round-") != std::string::npos)
+        round = std::stoi(p.substr(p.rfind('-') + 1));
       if (e.nr != kEvPageFault || round < 0 || round >= kRounds) continue;
       if (p == in) ++r.in[round];
       if (p == out) ++r.out[round];

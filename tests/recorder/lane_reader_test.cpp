@@ -20,14 +20,16 @@ namespace {
 // holds the newest records back.
 struct TestLane {
   explicit TestLane(uint32_t segs, uint64_t early_window = 0, uint64_t min_cycle_ns = 0)
-      : mem(static_cast<size_t>(segs) << FSR_SEG_SHIFT), mask(segs - 1), window(early_window),
+      : mem(static_cast<size_t>(segs) << FSR_SEG_SHIFT),
+        mask(segs - 1),
+        window(early_window),
         min_cycle(min_cycle_ns) {}
   std::vector<uint8_t> mem;
   uint64_t mask;
   uint64_t window;     // early rewind threshold, 0: only empty lanes rewind
   uint64_t min_cycle;  // least ns the lap so far must have taken for an early rewind
   uint64_t head = 0, tail = 0, pos = 0, floor = 0, rewind_from = 0, lap_ns = 0;
-  uint64_t now = 0;    // the writer's clock: the test moves it
+  uint64_t now = 0;  // the writer's clock: the test moves it
   uint64_t early_rewinds = 0;
 
   uint64_t capacity() const { return (mask + 1) << FSR_SEG_SHIFT; }
@@ -36,8 +38,7 @@ struct TestLane {
   }
   // A record of `len` bytes filled with `fill`; false if it would not fit.
   bool write(uint32_t len, uint8_t fill, bool allow_rewind = true) {
-    fsr_lane_plan plan =
-        fsr_plan_frame(head, tail, floor, rewind_from, capacity(), {window, min_cycle, now, lap_ns});
+    fsr_lane_plan plan = fsr_plan_frame(head, tail, floor, rewind_from, capacity(), {window, min_cycle, now, lap_ns});
     if (!allow_rewind && plan.rewind) plan = {fsr_frame_at(head), fsr_space_from(tail, floor, rewind_from), 0, 0};
     const uint64_t next = plan.start + fsr_frame_size(len);
     if (next - plan.space_from > capacity()) return false;  // the writer touches nothing
@@ -70,8 +71,8 @@ struct TestLane {
           // `next` is past the frame: the record lies below it, and the lane
           // may be freed up to it (the recorder's zero-copy merge relies on it).
           EXPECT_GT(next, last_next);
-          EXPECT_LE(reinterpret_cast<uintptr_t>(p) + size,
-                    reinterpret_cast<uintptr_t>(at(next - 1)) + 1) << "record beyond its `next`";
+          EXPECT_LE(reinterpret_cast<uintptr_t>(p) + size, reinterpret_cast<uintptr_t>(at(next - 1)) + 1)
+              << "record beyond its `next`";
           last_next = next;
           out.push_back({{size, size ? p[0] : 0}, next});
         },
@@ -180,7 +181,8 @@ TEST(LaneReader, WithoutTheRewindSlotTheReaderWouldReadTheOverwrittenSpace) {
   LaneView v{l.mem.data(), l.mask, 0, 0};  // as if the slot were not read
   bool damaged = false;
   size_t n = 0;
-  read_lane(v, l.tail, l.head, [&](const void*, size_t, uint64_t) { ++n; }, &damaged);
+  read_lane(
+      v, l.tail, l.head, [&](const void*, size_t, uint64_t) { ++n; }, &damaged);
   EXPECT_TRUE(damaged || n != 21u);
   EXPECT_EQ(l.read().size(), 21u);
 }
@@ -262,8 +264,7 @@ TEST(LaneReader, AfterAnEarlyRewindTheUnreadRecordsAreNeverOverwritten) {
   l.pos = unread_from;
   auto got = l.read();
   ASSERT_EQ(got.size(), after + 1);
-  for (size_t i = 1; i < got.size(); ++i)
-    EXPECT_EQ(static_cast<uint8_t>(got[i].second - got[i - 1].second), 1) << i;
+  for (size_t i = 1; i < got.size(); ++i) EXPECT_EQ(static_cast<uint8_t>(got[i].second - got[i - 1].second), 1) << i;
   // Past the jump the lane's whole capacity counts again.
   size_t more = 0;
   while (l.write(4000, 5)) ++more;

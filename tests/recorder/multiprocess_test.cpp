@@ -103,8 +103,8 @@ TEST(MultiProcess, ConcurrentOutsiderDoesNotAppear) {
     execl("/bin/sh", "sh", "-c", ("while :; do cat " + marker + " > /dev/null; done").c_str(), nullptr);
     _exit(127);
   }
-  Recorded r = record_command({"/bin/sh", "-c", "cd " + d.path() + " && for i in 1 2 3 4 5; do cat f > /dev/null; sleep 0.05; done"},
-                              d.path());
+  Recorded r = record_command(
+      {"/bin/sh", "-c", "cd " + d.path() + " && for i in 1 2 3 4 5; do cat f > /dev/null; sleep 0.05; done"}, d.path());
   kill(-outsider, SIGKILL);
   waitpid(outsider, nullptr, 0);
   ASSERT_TRUE(r.reader);

@@ -31,8 +31,9 @@ std::string workload(const std::string& dir) {
 }
 
 // A rootless container's namespaces, made by an unprivileged user.
-const char* kRootless = "setpriv --reuid=65534 --regid=65534 --clear-groups "
-                        "unshare --user --map-root-user --pid --fork --mount-proc ";
+const char* kRootless =
+    "setpriv --reuid=65534 --regid=65534 --clear-groups "
+    "unshare --user --map-root-user --pid --fork --mount-proc ";
 
 struct Trace {
   int status = -1;
@@ -48,8 +49,8 @@ Trace record_via_cli(const std::string& prefix, const std::string& dir, const st
   Trace t;
   const std::string out = dir + ".trace", err = dir + ".err";
   sh("rm -f '" + dir + "/x'");  // the workload's output, made anew by whoever runs it
-  const std::string line = prefix + " " FSR_FSREPLAY_PATH " record -o " + out + " --root " + dir + " -- " + cmd +
-                           " > /dev/null 2> " + err;
+  const std::string line =
+      prefix + " " FSR_FSREPLAY_PATH " record -o " + out + " --root " + dir + " -- " + cmd + " > /dev/null 2> " + err;
   t.status = sh(line);
   std::ifstream e(err);
   std::stringstream ss;

@@ -28,8 +28,7 @@ int main(int argc, char** argv) {
   char path[64];
   for (long i = 0; i < calls; ++i) {
     const long long due = start + i * 1'000'000'000LL / rate;
-    while (now_ns() < due) {
-    }
+    while (now_ns() < due) {}
     snprintf(path, sizeof path, "/fsr-paced/%ld", i % 1000);
     syscall(SYS_access, path, F_OK);
   }

@@ -51,8 +51,9 @@ TEST(ProgramPlan, EachMissingOptionalPieceHasItsFallback) {
   EXPECT_EQ(p->faults, FaultSource::kVmaLookup);
   EXPECT_TRUE(has_line(*p, "page_faults=vma_lookup (no filemap fault tracepoints nor fentry"));
   p->fentry_refused = "loading them: Operation not permitted";  // (BpfSession::open's second try)
-  EXPECT_TRUE(has_line(*p, "page_faults=vma_lookup (no filemap fault tracepoints; the kernel refused fentry on "
-                           "filemap_fault, loading them: Operation not permitted)"));
+  EXPECT_TRUE(has_line(*p,
+                       "page_faults=vma_lookup (no filemap fault tracepoints; the kernel refused fentry on "
+                       "filemap_fault, loading them: Operation not permitted)"));
 
   f.present.erase(kFeatFindVma);
   p = plan_programs(f, PidNamespace{}, true);

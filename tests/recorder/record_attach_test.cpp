@@ -77,7 +77,8 @@ TEST(RecordLifecycle, PidFollowsARunningTree) {
     _exit(127);
   }
   Attached a = record_pid(p, d.path());
-  EXPECT_TRUE(contains(a.opens, d.path() + "/f")) << "the cat started after attaching is followed, its relative path resolved";
+  EXPECT_TRUE(contains(a.opens, d.path() + "/f"))
+      << "the cat started after attaching is followed, its relative path resolved";
 }
 
 // Mount namespaces: a workload chrooted (into a bind mount of /, in a mount
@@ -110,7 +111,8 @@ TEST(RecordLifecycle, PidOfAChrootedTreeRecordsItsOwnPaths) {
 TEST(RecordLifecycle, FilterEntryOfAnAlreadyExitedProcessIsDropped) {
   auto bpf = bpf_options_from_env();
   ASSERT_TRUE(bpf) << bpf.message();
-  auto s = BpfSession::open(bpf.value(), [](void*, uint32_t, const void*, size_t, uint64_t) { return 0; }, nullptr);
+  auto s = BpfSession::open(
+      bpf.value(), [](void*, uint32_t, const void*, size_t, uint64_t) { return 0; }, nullptr);
   ASSERT_TRUE(s) << s.message();
   pid_t p = fork();
   ASSERT_GE(p, 0);

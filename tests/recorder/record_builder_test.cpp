@@ -74,9 +74,9 @@ void expect_round_trip(const std::vector<test::RawRecord>& raws) {
     const SyscallInfo* si = syscall_info(e1.nr);
     const std::string_view passed[2] = {r.path0, r.path1};
     for (int k = 0; k < 2 && si && r.hdr.nr == e1.nr; ++k) {
-      const bool relative = si->path[k] >= 0 && !(si->flags & (k == 0 ? kSfLiteralPath0 : 0)) &&
-                            !passed[k].empty() && passed[k][0] != '/' && passed[k][0] != '\0' &&
-                            e1.path[k] != kNoStr && !(e1.flags & kEfPathUnresolved);
+      const bool relative = si->path[k] >= 0 && !(si->flags & (k == 0 ? kSfLiteralPath0 : 0)) && !passed[k].empty() &&
+                            passed[k][0] != '/' && passed[k][0] != '\0' && e1.path[k] != kNoStr &&
+                            !(e1.flags & kEfPathUnresolved);
       EXPECT_EQ((e1.flags & event_relative_flag(k)) != 0, relative) << first.describe(e1) << " path " << k;
     }
     ASSERT_TRUE(record_for_event(e1, kMonoStart, first.str(e1.path[0]), first.str(e1.path[1]), rebuilt))
@@ -97,9 +97,10 @@ TEST(RecordBuilder, EveryTableSyscallDecodesToTheSameEventAgain) {
     const int64_t ret = (s.flags & kSfReturnsFd) ? 7 : 0;
     const bool never_returns = s.nr == SYS_exit || s.nr == SYS_exit_group;
     const bool stats = (s.flags & (kSfStatBuf | kSfStatxBuf)) || (s.flags & kSfReturnsFd);
-    test::RawRecord r = test::syscall_record(100, 100, s.nr, args, ret, never_returns || s.path[0] < 0 ? "" : "sub/../p0",
-                    never_returns || s.path[1] < 0 ? "" : "p1", never_returns ? FSR_RF_UNFINISHED : 0,
-                    stats && !never_returns ? fsr_inode{0x803, 77, 4096, 0100644, 0} : fsr_inode{});
+    test::RawRecord r =
+        test::syscall_record(100, 100, s.nr, args, ret, never_returns || s.path[0] < 0 ? "" : "sub/../p0",
+                             never_returns || s.path[1] < 0 ? "" : "p1", never_returns ? FSR_RF_UNFINISHED : 0,
+                             stats && !never_returns ? fsr_inode{0x803, 77, 4096, 0100644, 0} : fsr_inode{});
     SCOPED_TRACE(s.name);
     expect_round_trip({r});
   }
@@ -116,7 +117,8 @@ TEST(RecordBuilder, AProcessLifeDecodesToTheSameEventsAgain) {
       test::syscall_record(101, 101, SYS_openat, {cwd, 0, O_RDONLY | O_CLOEXEC, 0}, 4, "src/a.c", {}, 0, file),
       test::syscall_record(101, 101, SYS_fstat, {4}, 0, {}, {}, 0, file),
       test::syscall_record(101, 101, SYS_read, {4, 0, 4096}, 4096),
-      test::syscall_record(101, 101, SYS_mmap, {0, 8192, PROT_READ, MAP_PRIVATE, 4, 0}, 0x7f0000000000, {}, {}, 0, file),
+      test::syscall_record(101, 101, SYS_mmap, {0, 8192, PROT_READ, MAP_PRIVATE, 4, 0}, 0x7f0000000000, {}, {}, 0,
+                           file),
       test::process_record(FSR_REC_FAULT, 101, 101, {4096, 0x7f0000001000, 4}, {}, {}, 0, file),
       test::syscall_record(101, 101, SYS_chdir, {}, 0, "src"),
       test::syscall_record(101, 101, SYS_newfstatat, {cwd, 0, 0, 0}, 0, "a.c", {}, 0, file),
@@ -128,7 +130,8 @@ TEST(RecordBuilder, AProcessLifeDecodesToTheSameEventsAgain) {
       test::syscall_record(101, 101, SYS_pipe2, {5 | 6ull << 32, O_CLOEXEC}, 0),
       test::syscall_record(101, 101, SYS_write, {6, 0, 1}, 1, {}, {}, FSR_RF_FD_IS_PIPE),
       test::syscall_record(101, 101, SYS_close, {4}, 0),
-      test::process_record(FSR_REC_FORK, 101, 101, {102, 101}, {}, {}, FSR_RF_THREAD | FSR_RF_SHARED_FILES | FSR_RF_SHARED_FS),
+      test::process_record(FSR_REC_FORK, 101, 101, {102, 101}, {}, {},
+                           FSR_RF_THREAD | FSR_RF_SHARED_FILES | FSR_RF_SHARED_FS),
       test::syscall_record(101, 102, SYS_read, {5, 0, 1}, 0, {}, {}, FSR_RF_FD_IS_PIPE),
       test::syscall_record(101, 102, SYS_exit, {0}, 0, {}, {}, FSR_RF_UNFINISHED),
       test::process_record(FSR_REC_EXIT, 101, 102, {0, 0}),

@@ -51,8 +51,7 @@ inline uint64_t next_tick() {
 // recorded mask; paths given without their NUL (none when empty); the inode
 // section when `inode` has a mode.
 inline RawRecord syscall_record(uint32_t pid, uint32_t tid, uint16_t nr, std::vector<uint64_t> args, int64_t ret,
-                                std::string p0 = {}, std::string p1 = {}, uint16_t flags = 0,
-                                fsr_inode inode = {}) {
+                                std::string p0 = {}, std::string p1 = {}, uint16_t flags = 0, fsr_inode inode = {}) {
   RawRecord r;
   r.hdr.ts = next_tick();
   r.hdr.end = next_tick();
@@ -75,8 +74,7 @@ inline RawRecord syscall_record(uint32_t pid, uint32_t tid, uint16_t nr, std::ve
 // arguments; exec's argv in p1 as the kernel copies it (NUL-separated and
 // -terminated).
 inline RawRecord process_record(uint8_t kind, uint32_t pid, uint32_t tid, std::vector<uint64_t> args,
-                                std::string p0 = {}, std::string p1 = {}, uint16_t flags = 0,
-                                fsr_inode inode = {}) {
+                                std::string p0 = {}, std::string p1 = {}, uint16_t flags = 0, fsr_inode inode = {}) {
   RawRecord r = syscall_record(pid, tid, 0, args, 0, std::move(p0), {}, flags, inode);
   r.hdr.kind = kind;
   r.hdr.arg_mask = static_cast<uint8_t>((1u << args.size()) - 1);

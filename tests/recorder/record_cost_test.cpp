@@ -70,8 +70,8 @@ TEST(RecordCost, TheTimeTheRecorderTakesFromTheWorkloadIsMeasured) {
   CPU_SET(sched_getcpu(), &one);
   ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
   TempDir d;
-  Recorded r = record_command({"/bin/sh", "-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); [ -e /nonexistent ]; done"},
-                              d.path());
+  Recorded r = record_command(
+      {"/bin/sh", "-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); [ -e /nonexistent ]; done"}, d.path());
   sched_setaffinity(0, sizeof was, &was);
   ASSERT_TRUE(r.reader);
   ASSERT_TRUE(r.reader->footer().has_value());

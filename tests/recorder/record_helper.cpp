@@ -24,8 +24,7 @@ std::vector<std::string> split_words(const char* text) {
   return out;
 }
 
-Recorded record_command(const std::vector<std::string>& cmd_in, const std::string& root,
-                        uint32_t buffer_mib) {
+Recorded record_command(const std::vector<std::string>& cmd_in, const std::string& root, uint32_t buffer_mib) {
   Recorded r;
   // FSR_TEST_WORKLOAD_WRAP: words put before the workload (a namespace
   // wrapper); FSR_TEST_WORKLOAD_USER (uid:gid): who owns the root then.
@@ -59,8 +58,8 @@ Recorded record_command(const std::vector<std::string>& cmd_in, const std::strin
   // Every recording a test makes: no thread's call enters before its
   // previous one returned (the replay relies on it).
   if (auto sum = summarise(r.path)) {
-    EXPECT_EQ(sum->overlapping_calls, 0u) << "overlapping calls in the recording of " << cmd.front() << ": "
-                                          << sum->first_overlap;
+    EXPECT_EQ(sum->overlapping_calls, 0u)
+        << "overlapping calls in the recording of " << cmd.front() << ": " << sum->first_overlap;
   } else {
     ADD_FAILURE() << "summarising the trace: " << sum.message();
   }

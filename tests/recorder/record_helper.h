@@ -27,8 +27,7 @@ struct Recorded {
 // (bpf_options_from_env) and FSR_TEST_WORKLOAD_WRAP's words before `cmd`.
 // Fails the current test (ADD_FAILURE) and returns an empty result on
 // error; also fails it if the trace has overlapping calls.
-Recorded record_command(const std::vector<std::string>& cmd, const std::string& root,
-                        uint32_t buffer_mib = 8);
+Recorded record_command(const std::vector<std::string>& cmd, const std::string& root, uint32_t buffer_mib = 8);
 
 // A fresh directory under $FSR_TEST_TMPDIR (default /tmp), removed by the destructor.
 class TempDir {

@@ -47,11 +47,11 @@ TEST(RecordLifecycle, KilledWorkloadStatusIs128PlusSignal) {
 // records again once drained: the workload's last calls are in the trace.
 TEST(RecordLifecycle, LaneOverflowIsCountedAndRecordingGoesOn) {
   TempDir d;
-  Recorded r = record_command(
-      {"/bin/sh", "-c",
-       "kill -STOP $PPID; i=0; while [ $i -lt 40000 ]; do [ -e /fsr-overflow ]; i=$((i+1)); done; "
-       "kill -CONT $PPID; sleep 0.05; exec ls /fsr-after-overflow 2>/dev/null"},
-      d.path(), 1);
+  Recorded r =
+      record_command({"/bin/sh", "-c",
+                      "kill -STOP $PPID; i=0; while [ $i -lt 40000 ]; do [ -e /fsr-overflow ]; i=$((i+1)); done; "
+                      "kill -CONT $PPID; sleep 0.05; exec ls /fsr-after-overflow 2>/dev/null"},
+                     d.path(), 1);
   ASSERT_TRUE(r.reader);
   EXPECT_GT(r.summary.drops, 0u);
   ASSERT_TRUE(r.reader->footer().has_value());
@@ -118,7 +118,8 @@ TEST(RecordLifecycle, LanesRewoundEarlyLoseNothing) {
   }
   EXPECT_EQ(r.summary.exit_code, 0);
   EXPECT_EQ(r.summary.drops, 0u);
-  EXPECT_GT(r.summary.kernel.early_rewinds, 0u) << "no lane rewound early in 3 runs: the case this test is for did not happen";
+  EXPECT_GT(r.summary.kernel.early_rewinds, 0u)
+      << "no lane rewound early in 3 runs: the case this test is for did not happen";
   std::vector<uint32_t> seq;
   for (const Event* e : r.with_nr(SYS_access)) {
     if (e->path[0] == kNoStr) continue;
@@ -162,8 +163,8 @@ TEST(RecordLifecycle, KilledRecorderLeavesReadableTrace) {
   ASSERT_GE(p, 0);
   if (p == 0) {
     setpgid(0, 0);
-    execl(FSR_FSREPLAY_PATH, "fsreplay", "record", "-o", out.c_str(), "--root", d.path().c_str(), "--", "/bin/sh",
-          "-c", "for i in $(seq 40); do cat /etc/hostname > /dev/null; sleep 0.1; done", nullptr);
+    execl(FSR_FSREPLAY_PATH, "fsreplay", "record", "-o", out.c_str(), "--root", d.path().c_str(), "--", "/bin/sh", "-c",
+          "for i in $(seq 40); do cat /etc/hostname > /dev/null; sleep 0.1; done", nullptr);
     _exit(127);
   }
   sleep(3);  // > 1 s: at least one flush has happened
@@ -216,10 +217,10 @@ bool running(pid_t p) {
 TEST(RecordLifecycle, OneSigtermStopsTheWorkloadsTreeAndFinalisesTheTrace) {
   TempDir d;
   const std::string out = d.path() + "/term.trace", err = d.path() + "/err", pidfile = d.path() + "/sleep.pid";
-  const pid_t p = start_fsreplay({"record", "-q", "-o", out, "--root", d.path(), "--", "/bin/sh", "-c",
-                                  "sleep 300 & echo $! > " + pidfile + ".tmp; mv " + pidfile + ".tmp " + pidfile +
-                                      "; wait"},
-                                 "/dev/null", err, true);
+  const pid_t p =
+      start_fsreplay({"record", "-q", "-o", out, "--root", d.path(), "--", "/bin/sh", "-c",
+                      "sleep 300 & echo $! > " + pidfile + ".tmp; mv " + pidfile + ".tmp " + pidfile + "; wait"},
+                     "/dev/null", err, true);
   ASSERT_GT(p, 0);
   pid_t sleeper = 0;  // the workload runs: the recorder's handlers are in place
   for (int i = 0; i < 3000 && sleeper == 0; ++i) {
@@ -261,7 +262,8 @@ TEST(RecordLifecycle, OneSigtermStopsTheWorkloadsTreeAndFinalisesTheTrace) {
 TEST(RecordLifecycle, AFailedWorkloadExits7AndItsStatusIsSaidAndKept) {
   TempDir d;
   const std::string out = d.path() + "/fail.trace", err = d.path() + "/err";
-  const pid_t p = start_fsreplay({"record", "-q", "-o", out, "--root", d.path(), "--", "/bin/sh", "-c", "exit 5"}, "/dev/null", err, true);
+  const pid_t p = start_fsreplay({"record", "-q", "-o", out, "--root", d.path(), "--", "/bin/sh", "-c", "exit 5"},
+                                 "/dev/null", err, true);
   ASSERT_GT(p, 0);
   const int st = wait_bounded(p, 120);
   ASSERT_NE(st, -1) << slurp(err);

@@ -37,10 +37,11 @@ TEST(RingMerger, ReleasesInEndOrderUpToTheHorizonWithoutCopying) {
   EXPECT_EQ(m.staged(), in.size());
 
   std::vector<const void*> out;
-  EXPECT_EQ(m.release(25, [&](const void* p, size_t size) {
-              EXPECT_EQ(size, sizeof(fsr_rec));
-              out.push_back(p);
-            }),
+  EXPECT_EQ(m.release(25,
+                      [&](const void* p, size_t size) {
+                        EXPECT_EQ(size, sizeof(fsr_rec));
+                        out.push_back(p);
+                      }),
             5u);
   // 5, 10, 15, 20, 25: the very records pushed (pointers into the lane).
   ASSERT_EQ(out.size(), 5u);
@@ -85,7 +86,8 @@ TEST(RingMerger, KeepsOrderAcrossManyPartialReleases) {
   std::vector<uint64_t> ends;
   size_t pushed = 0;
   for (uint64_t horizon = 1000; pushed < in.size() || m.staged() > 0; horizon += 3000) {
-    for (size_t k = 0; k < 5000 && pushed < in.size(); ++k, ++pushed) m.push(in[pushed].cpu, &in[pushed].r, sizeof(fsr_rec), in[pushed].pos);
+    for (size_t k = 0; k < 5000 && pushed < in.size(); ++k, ++pushed)
+      m.push(in[pushed].cpu, &in[pushed].r, sizeof(fsr_rec), in[pushed].pos);
     m.release(pushed == in.size() ? UINT64_MAX : horizon,
               [&](const void* p, size_t) { ends.push_back(static_cast<const fsr_rec*>(p)->end); });
   }

@@ -122,13 +122,15 @@ TEST_F(StraceCrossCheck, FiveThousandSmallFiles) {
 
 TEST_F(StraceCrossCheck, LsLOfFiveThousandFiles) {
   std::string d = dir_.path() + "/small";
-  std::string setup = "rm -rf " + d + " && mkdir -p " + d + " && cd " + d + " && i=0; while [ $i -lt 5000 ]; do echo x > f$i; i=$((i+1)); done";
+  std::string setup = "rm -rf " + d + " && mkdir -p " + d + " && cd " + d +
+                      " && i=0; while [ $i -lt 5000 ]; do echo x > f$i; i=$((i+1)); done";
   crosscheck(dir_.path(), setup, "ls -l " + d);
 }
 
 TEST_F(StraceCrossCheck, RmRfOfFiveThousandFiles) {
   std::string d = dir_.path() + "/small";
-  std::string setup = "rm -rf " + d + " && mkdir -p " + d + " && cd " + d + " && i=0; while [ $i -lt 5000 ]; do echo x > f$i; i=$((i+1)); done";
+  std::string setup = "rm -rf " + d + " && mkdir -p " + d + " && cd " + d +
+                      " && i=0; while [ $i -lt 5000 ]; do echo x > f$i; i=$((i+1)); done";
   crosscheck(dir_.path(), setup, "rm -rf " + d);
 }
 

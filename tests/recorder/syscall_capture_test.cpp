@@ -68,8 +68,11 @@ TEST_F(SyscallCapture, Creat) {
 }
 
 TEST_F(SyscallCapture, StatFamilyReportsInodeSize) {
-  for (auto [name, nr] : {std::pair<const char*, uint16_t>{"stat", SYS_stat}, {"lstat", SYS_lstat},
-                          {"newfstatat", SYS_newfstatat}, {"statx", SYS_statx}, {"fstat", SYS_fstat}}) {
+  for (auto [name, nr] : {std::pair<const char*, uint16_t>{"stat", SYS_stat},
+                          {"lstat", SYS_lstat},
+                          {"newfstatat", SYS_newfstatat},
+                          {"statx", SYS_statx},
+                          {"fstat", SYS_fstat}}) {
     SCOPED_TRACE(name);
     const Event& e = ev(name, nr);
     EXPECT_EQ(e.ret, 0);

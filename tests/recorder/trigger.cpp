@@ -164,12 +164,16 @@ void mapping_cases(const Fds& f) {
   // in (MAP_POPULATE) are not page-fault records.
   mark("mmap_no_fault");
   char* anon = static_cast<char*>(mmap(nullptr, 16 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  if (anon == MAP_FAILED) ++failures;
-  else for (int pg = 0; pg < 16; ++pg) anon[pg * 4096] = 1;
+  if (anon == MAP_FAILED)
+    ++failures;
+  else
+    for (int pg = 0; pg < 16; ++pg) anon[pg * 4096] = 1;
   void* pop =
       reinterpret_cast<void*>(syscall(SYS_mmap, nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.data, 0));
-  if (pop == MAP_FAILED) ++failures;
-  else c = static_cast<const char*>(pop)[20];
+  if (pop == MAP_FAILED)
+    ++failures;
+  else
+    c = static_cast<const char*>(pop)[20];
   mark("copy_file_range");
   check("copy_file_range", syscall(SYS_copy_file_range, f.data, nullptr, f.created, nullptr, 100, 0));
 }

@@ -45,7 +45,8 @@ void add_process(Synth& t, uint32_t pid, uint64_t& ts) {
     const std::string lib = "/w/p/lib/lib" + std::to_string(l) + ".so";
     ts += 100;
     t.add(pid, pid, SYS_openat, ts, 5, 3, {kAtCwd, 0, O_RDONLY | O_CLOEXEC}, lib);
-    t.add(pid, pid, SYS_mmap, ts + 10, 5, static_cast<int64_t>(at), {0, kLibPages * 4096, PROT_READ, MAP_PRIVATE, 3, 0});
+    t.add(pid, pid, SYS_mmap, ts + 10, 5, static_cast<int64_t>(at),
+          {0, kLibPages * 4096, PROT_READ, MAP_PRIVATE, 3, 0});
     t.add(pid, pid, SYS_mmap, ts + 20, 5, static_cast<int64_t>(at + 0x2000),
           {at + 0x2000, 0x3000, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, 3, 0x2000});
     t.add(pid, pid, SYS_mmap, ts + 30, 5, static_cast<int64_t>(at + 0x6000),
@@ -147,7 +148,8 @@ TEST_F(AddressSpaces, UnmapsAndTouchesRacingNeverCrash) {
   Synth t;
   const uint64_t at = 0x7f0000100000ull;
   t.add(5, 5, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/lib/lib0.so");
-  const uint32_t m = t.add(5, 5, SYS_mmap, 20, 5, static_cast<int64_t>(at), {0, kLibPages * 4096, PROT_READ, MAP_PRIVATE, 3, 0});
+  const uint32_t m =
+      t.add(5, 5, SYS_mmap, 20, 5, static_cast<int64_t>(at), {0, kLibPages * 4096, PROT_READ, MAP_PRIVATE, 3, 0});
   const uint32_t seg = t.add(5, 5, SYS_mmap, 30, 5, static_cast<int64_t>(at + 0x2000),
                              {at + 0x2000, 0x3000, PROT_READ, MAP_PRIVATE | MAP_FIXED, 3, 0x2000});
   const uint32_t f = t.add(5, 6, kEvPageFault, 40, 0, 0, {0x3000, at + 0x3000}, "/w/p/lib/lib0.so");

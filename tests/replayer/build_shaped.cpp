@@ -91,8 +91,10 @@ class BuildShaped {
         }
         break;
       default:
-        if (c.step > 14 + static_cast<int>(c.pid % 7)) finish_child(c, tid, obj);
-        else child_work(c, tid, src, hdr);
+        if (c.step > 14 + static_cast<int>(c.pid % 7))
+          finish_child(c, tid, obj);
+        else
+          child_work(c, tid, src, hdr);
     }
   }
 
@@ -132,8 +134,10 @@ class BuildShaped {
       t_.add(c.pid, tid, SYS_openat, tick(), 2500, f, {kAtCwd, 0, O_RDONLY | O_CLOEXEC},
              rel ? "../include/h" + std::to_string(rng_() % 40) + ".h" : hdr);
       t_.add(c.pid, tid, SYS_read, tick(), 1800, 300, {static_cast<uint64_t>(f), 0, 4096});
-      if (rng_() % 3) t_.add(c.pid, tid, SYS_close, tick(), 500, 0, {static_cast<uint64_t>(f)});
-      else c.fds[f] = 1;
+      if (rng_() % 3)
+        t_.add(c.pid, tid, SYS_close, tick(), 500, 0, {static_cast<uint64_t>(f)});
+      else
+        c.fds[f] = 1;
     } else if (r == 2) {  // a missing header probed
       t_.add(c.pid, tid, SYS_newfstatat, tick(), 900, -ENOENT, {kAtCwd, 0, 0, 0},
              "/w/p/include/sys/x" + std::to_string(rng_() % 30) + ".h");

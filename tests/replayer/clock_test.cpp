@@ -59,8 +59,7 @@ constexpr int kOps = 120;
 constexpr uint64_t kGap = 2'000'000, kDur = 1000;
 Synth spaced_stats() {
   Synth t;
-  for (int i = 0; i < kOps; ++i)
-    t.add(1, 1, SYS_newfstatat, i * (kGap + kDur), kDur, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  for (int i = 0; i < kOps; ++i) t.add(1, 1, SYS_newfstatat, i * (kGap + kDur), kDur, 0, {kAtCwd, 0, 0, 0}, "/w/p");
   return t;
 }
 
@@ -182,8 +181,9 @@ TEST_F(Clock, DivergencesPastTheThresholdMarkTheResult) {
   t.add(1, 1, SYS_newfstatat, 10, 5, -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/here1");
   t.add(1, 1, SYS_newfstatat, 20, 5, -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/here2");
   for (int i = 0; i < 8; ++i) t.add(1, 1, SYS_newfstatat, 30 + 10 * i, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p");
-  std::string trace = write_trace(t, "/w/p", {ReplayDirs::entry("/w/p/here1", PrestateKind::kFile, 1),
-                                              ReplayDirs::entry("/w/p/here2", PrestateKind::kFile, 1)});
+  std::string trace = write_trace(t, "/w/p",
+                                  {ReplayDirs::entry("/w/p/here1", PrestateKind::kFile, 1),
+                                   ReplayDirs::entry("/w/p/here2", PrestateKind::kFile, 1)});
   ReplayOptions o = options(TimingMode::kAfap);  // 2 of 10 ops diverge: 20%
   auto r = run_replay(trace, o);
   ASSERT_TRUE(r.is_ok()) << r.message();

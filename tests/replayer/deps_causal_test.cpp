@@ -18,8 +18,8 @@ namespace {
 using test::dep_kind;
 using test::has_dep;
 using test::kAtCwd;
-using test::Synth;
 using test::kThreadFlags;
+using test::Synth;
 using test::two_threads;
 
 TEST(Deps, ThreadStartsAfterTheCloneThatCreatedIt) {

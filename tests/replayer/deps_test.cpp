@@ -305,9 +305,7 @@ TEST(Deps, AFailedNamespaceCallDoesNotTakeTheReadersTheMakerMustFollow) {
 
 // The EEXIST mkdir follows the maker; its own thread's earlier mkdir(d/x)
 // must still precede the maker.
-TEST(Deps, AnOpMovedAfterTheMakerKeepsItsThreadsEarlierOpBeforeIt) {
-  expect_the_maker_follows_the_missing_child(2);
-}
+TEST(Deps, AnOpMovedAfterTheMakerKeepsItsThreadsEarlierOpBeforeIt) { expect_the_maker_follows_the_missing_child(2); }
 
 }  // namespace
 }  // namespace fsr

@@ -67,9 +67,10 @@ TEST_P(Escape, PrestateSymlinksPointingOutAreRewritten) {
   Synth t;
   t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, "/w/p/out/keep.txt");
   t.add(1, 1, SYS_unlink, 20, 5, 0, {}, "/w/p/up/sub/x");
-  std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir),
-                                              entry("/w/p/out", PrestateKind::kSymlink, 0, sentinel),
-                                              entry("/w/p/up", PrestateKind::kSymlink, 0, "../.." + sentinel)});
+  std::string trace =
+      write_trace(t, "/w/p",
+                  {entry("/w/p", PrestateKind::kDir), entry("/w/p/out", PrestateKind::kSymlink, 0, sentinel),
+                   entry("/w/p/up", PrestateKind::kSymlink, 0, "../.." + sentinel)});
   auto r = run_replay(trace, opts());
   ASSERT_TRUE(r.is_ok()) << r.message();
   char buf[4096];
@@ -94,10 +95,10 @@ TEST_P(Escape, ALinkFromTheTargetIntoTheScratchTreeIsFollowed) {
   t.add(1, 1, SYS_openat, 60, 5, 3, {kAtCwd, 0, O_RDONLY | O_DIRECTORY}, "/w/p/lib");  // a directory link
   t.add(1, 1, SYS_close, 70, 5, 0, {3});
   t.add(1, 1, SYS_openat, 80, 5, -ENOENT, {kAtCwd, 0, O_RDONLY}, "/w/p/lib/missing");
-  std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir),
-                                              entry("/w/p/lib", PrestateKind::kSymlink, 0, "/opt/py"),
-                                              entry("/opt/py", PrestateKind::kDir),
-                                              entry("/opt/py/python3", PrestateKind::kFile, 100)});
+  std::string trace =
+      write_trace(t, "/w/p",
+                  {entry("/w/p", PrestateKind::kDir), entry("/w/p/lib", PrestateKind::kSymlink, 0, "/opt/py"),
+                   entry("/opt/py", PrestateKind::kDir), entry("/opt/py/python3", PrestateKind::kFile, 100)});
   auto r = run_replay(trace, opts());
   ASSERT_TRUE(r.is_ok()) << r.message();
   EXPECT_EQ(r->divergences, 0u);

@@ -61,13 +61,16 @@ uint32_t open_f(Synth& t, int flags = O_RDWR) {
 INSTANTIATE_TEST_SUITE_P(
     Features, Fallback,
     ::testing::Values(
-        Case{"statx", [](Synth& t) { return t.add(1, 1, SYS_statx, 10, 5, 0, {kAtCwd, 0, 0, 0x7ff}, "/w/p/f"); }},
-        Case{"openat2", [](Synth& t) { return open_f(t); }},
-        Case{"renameat2-flags",
+        Case{"statx",
              [](Synth& t) {
-               return t.add(1, 1, SYS_renameat2, 10, 5, 0, {kAtCwd, 0, kAtCwd, 0, RENAME_NOREPLACE}, "/w/p/f",
-                            "/w/p/h");
+               return t.add(1, 1, SYS_statx, 10, 5, 0, {kAtCwd, 0, 0, 0x7ff}, "/w/p/f");
              }},
+        Case{"openat2", [](Synth& t) { return open_f(t); }},
+        Case{
+            "renameat2-flags",
+            [](Synth& t) {
+              return t.add(1, 1, SYS_renameat2, 10, 5, 0, {kAtCwd, 0, kAtCwd, 0, RENAME_NOREPLACE}, "/w/p/f", "/w/p/h");
+            }},
         Case{"copy_file_range",
              [](Synth& t) {
                open_f(t, O_RDONLY);
@@ -102,7 +105,8 @@ TEST_F(ReplayDirs, XattrProbesFallBackFromGetxattratAndSaySo) {
     int fd = open(target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     const Features f = Features::probe(fd, {});
     close(fd);
-    if (!f.has(Feature::kXattrAt)) GTEST_SKIP() << "this kernel has no getxattrat (Linux < 6.13): nothing to fall back from";
+    if (!f.has(Feature::kXattrAt))
+      GTEST_SKIP() << "this kernel has no getxattrat (Linux < 6.13): nothing to fall back from";
   }
   trace_choices = {kRecorderChoiceWalks};
   Synth t;

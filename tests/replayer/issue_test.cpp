@@ -33,8 +33,10 @@ TEST_F(Issue, WorkersShareOneBufferForCallsLargerThanTheirOwn) {
   uint64_t ts = 1000;
   std::vector<uint32_t> writes;
   for (int p = 0; p < kProcs; ++p)  // all open before any writes: 8 threads alive at once, 8 workers
-    t.add(10 + p, 10 + p, SYS_openat, ts += 1000, 5, 3, {kAtCwd, 0, O_WRONLY | O_CREAT}, "/w/p/out" + std::to_string(p));
-  for (int p = 0; p < kProcs; ++p) writes.push_back(t.add(10 + p, 10 + p, SYS_write, ts += 1000, 5, kBig, {3, 0, kBig}));
+    t.add(10 + p, 10 + p, SYS_openat, ts += 1000, 5, 3, {kAtCwd, 0, O_WRONLY | O_CREAT},
+          "/w/p/out" + std::to_string(p));
+  for (int p = 0; p < kProcs; ++p)
+    writes.push_back(t.add(10 + p, 10 + p, SYS_write, ts += 1000, 5, kBig, {3, 0, kBig}));
   for (int p = 0; p < kProcs; ++p) t.add(10 + p, 10 + p, SYS_close, ts += 1000, 2, 0, {3});
   for (int p = 0; p < kProcs; ++p) t.add(10 + p, 10 + p, kEvProcExit, ts += 1000, 0, 0, {0, 0});
   const std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir)});
@@ -76,7 +78,7 @@ TEST_F(Issue, WorkersShareOneBufferForCallsLargerThanTheirOwn) {
   }
   const long grew_mib = (got[2] - got[1]) / 1024;
   EXPECT_LT(grew_mib, 3 * (kBig >> 20)) << "peak RSS grew " << grew_mib << " MiB: a buffer per worker holds "
-                                         << kProcs * (kBig >> 20) << " MiB";
+                                        << kProcs * (kBig >> 20) << " MiB";
 }
 
 // Rust's std probes for statx with statx(0, NULL, 0, STATX_ALL, NULL) and
@@ -87,7 +89,8 @@ TEST_F(Issue, AStatxProbeWithANullPathFaultsAsRecorded) {
   const uint32_t probe = t.add(1, 1, SYS_statx, 1000, 5, -EFAULT, {0, 0, 0, 0xfff, 0});
   t.add(1, 1, SYS_statx, 2000, 5, 0, {static_cast<uint64_t>(kAtCwd), 0, 0, 0xfff, 0}, "/w/p/src");
   t.add(1, 1, kEvProcExit, 3000, 0, 0, {0, 0});
-  const std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir), entry("/w/p/src", PrestateKind::kDir)});
+  const std::string trace =
+      write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir), entry("/w/p/src", PrestateKind::kDir)});
   auto r = run_replay(trace, options());
   ASSERT_TRUE(r.is_ok()) << r.message();
   const auto ops = read_result(r->result_path);

@@ -30,7 +30,8 @@ std::vector<PlanUnmap> taken(const Plan& p, uint32_t munmap_op) {
 // A library as glibc's loader maps it: the whole span, then segments MAP_FIXED over it.
 uint32_t map_library(Synth& t, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t addr) {
   t.add(pid, tid, SYS_openat, ts, 5, 3, {kAtCwd, 0, O_RDONLY}, "/r/lib.so");
-  const uint32_t base = t.add(pid, tid, SYS_mmap, ts + 10, 5, static_cast<int64_t>(addr), {0, 0x10000, PROT_READ, MAP_PRIVATE, 3, 0});
+  const uint32_t base =
+      t.add(pid, tid, SYS_mmap, ts + 10, 5, static_cast<int64_t>(addr), {0, 0x10000, PROT_READ, MAP_PRIVATE, 3, 0});
   t.add(pid, tid, SYS_mmap, ts + 20, 5, static_cast<int64_t>(addr + 0x2000),
         {addr + 0x2000, 0x4000, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, 3, 0x2000});
   t.add(pid, tid, SYS_mmap, ts + 30, 5, static_cast<int64_t>(addr + 0x8000),
@@ -100,8 +101,10 @@ TEST(MappingTracker, FixedSegmentsArePlacedInsideTheirBase) {
   Synth t;
   const uint32_t base = map_library(t, 1, 1, 10, 0x7000000);
   const uint32_t seg = base + 1;
-  const uint32_t out = t.add(1, 1, SYS_mmap, 45, 5, 0x7010000, {0x7010000, 0x1000, 5, 0x812, 3, 0});  // past the base's end
-  const uint32_t other = t.add(1, 2, SYS_mmap, 46, 5, 0x700c000, {0x700c000, 0x1000, 5, 0x812, 3, 0});  // another thread
+  const uint32_t out =
+      t.add(1, 1, SYS_mmap, 45, 5, 0x7010000, {0x7010000, 0x1000, 5, 0x812, 3, 0});  // past the base's end
+  const uint32_t other =
+      t.add(1, 2, SYS_mmap, 46, 5, 0x700c000, {0x700c000, 0x1000, 5, 0x812, 3, 0});  // another thread
   const uint32_t f1 = t.add(1, 1, kEvPageFault, 50, 0, 0, {0x3000, 0x7003000}, "/r/lib.so");
   const uint32_t f2 = t.add(1, 1, kEvPageFault, 55, 0, 0, {0, 0x7000100}, "/r/lib.so");
   const uint32_t x = t.add(1, 1, kEvProcExit, 60, 0, 0, {0, 1});

@@ -39,7 +39,8 @@ TEST(PathTree, ManyPathsSurviveTheIndexGrowingAndBeingDropped) {
   PathTree t;
   std::vector<uint32_t> nodes;
   for (int d = 0; d < 300; ++d)
-    for (int f = 0; f < 50; ++f) nodes.push_back(t.intern({Root::kTarget, "d" + std::to_string(d) + "/f" + std::to_string(f)}));
+    for (int f = 0; f < 50; ++f)
+      nodes.push_back(t.intern({Root::kTarget, "d" + std::to_string(d) + "/f" + std::to_string(f)}));
   EXPECT_EQ(t.find({Root::kTarget, "d299/f49"}), nodes.back());
   t.drop_index();
   EXPECT_EQ(t.path(nodes[1234]).rel, "d24/f34");

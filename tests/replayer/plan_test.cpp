@@ -194,7 +194,7 @@ TEST(Plan, ThinkGapIsEnterMinusPreviousExitOfTheSameThread) {
 TEST(Plan, ThreadsWithDisjointLifetimesShareAWorker) {
   Synth t;
   t.add(1, 1, SYS_newfstatat, 0, 10, 0, {kAtCwd}, "/r/a");
-  t.add(2, 2, SYS_newfstatat, 5, 10, 0, {kAtCwd}, "/r/b");    // overlaps thread 1
+  t.add(2, 2, SYS_newfstatat, 5, 10, 0, {kAtCwd}, "/r/b");  // overlaps thread 1
   t.add(1, 1, SYS_newfstatat, 20, 10, 0, {kAtCwd}, "/r/a");
   t.add(3, 3, SYS_newfstatat, 100, 10, 0, {kAtCwd}, "/r/c");  // after both ended
   Plan p = t.plan();

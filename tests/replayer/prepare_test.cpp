@@ -54,7 +54,8 @@ class Prepare : public ReplayDirs {
   // Every entry beneath `dir`: path, kind, mode, size, symlink text (no times, no directory
   // sizes: a replay changes them).
   static std::string manifest(const std::string& dir) {
-    std::string cmd = "cd '" + dir + "' && { find . -mindepth 1 ! -type d ! -path ./.fsreplay-target -printf '%P %y %m %s %l\\n'; "
+    std::string cmd = "cd '" + dir +
+                      "' && { find . -mindepth 1 ! -type d ! -path ./.fsreplay-target -printf '%P %y %m %s %l\\n'; "
                       "find . -mindepth 1 -type d -printf '%P %y %m\\n'; } | LC_ALL=C sort";
     FILE* p = popen(cmd.c_str(), "r");
     std::string out;
@@ -88,7 +89,9 @@ TEST_F(Prepare, APrestateOfManyBlocksIsMadeEntryForEntry) {
     struct stat st;
     ASSERT_EQ(lstat(p.c_str(), &st), 0) << e.path << " was not made";
     switch (e.kind) {
-      case PrestateKind::kDir: EXPECT_TRUE(S_ISDIR(st.st_mode)) << e.path; break;
+      case PrestateKind::kDir:
+        EXPECT_TRUE(S_ISDIR(st.st_mode)) << e.path;
+        break;
       case PrestateKind::kSymlink: {
         ASSERT_TRUE(S_ISLNK(st.st_mode)) << e.path;
         char b[4096];

@@ -93,9 +93,8 @@ class ReplayDirs : public ::testing::Test {
 
   // Writes `t` as a trace file with recorded root `root`; returns its path.
   // `cost`: the recorder's measured cost, as `record` stores it in the header.
-  std::string write_trace(const Synth& t, const std::string& root,
-                          const std::vector<PrestateEntry>& prestate = {}, const RecordCost* cost = nullptr,
-                          const TraceFooter& footer = {}) {
+  std::string write_trace(const Synth& t, const std::string& root, const std::vector<PrestateEntry>& prestate = {},
+                          const RecordCost* cost = nullptr, const TraceFooter& footer = {}) {
     std::string path = base + "/t" + std::to_string(++traces_) + ".trace";
     TraceHeader h;
     if (cost) h.record_cost = *cost;
@@ -145,7 +144,6 @@ class ReplayDirs : public ::testing::Test {
   }
   static std::vector<Event> read_events(const std::string& path) { return read_all<Event>(path); }
   static std::vector<OpRecord> read_result(const std::string& path) { return read_all<OpRecord>(path); }
-
 
  public:
   static PrestateEntry entry(const std::string& path, PrestateKind kind, uint64_t size = 0,

@@ -57,11 +57,11 @@ TEST_F(ReplayPaths, APathsTrailingSlashOrDotReplaysAsPassed) {
     tailed(t.add(1, 1, SYS_rmdir, 60, 1, -EINVAL, {}, "/w/p/d"), 0, PathTail::kDot);
     tailed(t.add(1, 1, SYS_rmdir, 62, 1, -ENOTEMPTY, {}, "/w/p/d"), 0, PathTail::kDotDot);  // rmdir("d/e/..")
     tailed(t.add(1, 1, SYS_rmdir, 64, 1, -ENOTEMPTY, {}, "/w/p"), 0, PathTail::kDotDot);    // rmdir("d/.."): the root
-    t.add(1, 1, SYS_newfstatat, 70, 1, 0, {kAtCwd, 0, 0, 0}, "/w/p/f");  // still there
+    t.add(1, 1, SYS_newfstatat, 70, 1, 0, {kAtCwd, 0, 0, 0}, "/w/p/f");                     // still there
     t.add(1, 1, SYS_newfstatat, 80, 1, 0, {kAtCwd, 0, 0, 0}, "/w/p/d");
     t.add(1, 1, SYS_newfstatat, 90, 1, -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/n");
-    std::string trace = write_trace(t, "/w/p", {entry("/w/p/f", PrestateKind::kFile, 5),
-                                                entry("/w/p/d", PrestateKind::kDir)});
+    std::string trace =
+        write_trace(t, "/w/p", {entry("/w/p/f", PrestateKind::kFile, 5), entry("/w/p/d", PrestateKind::kDir)});
     if (tails) {  // dump shows the path as the program passed it
       auto rd = TraceReader::open(trace);
       EXPECT_TRUE(rd.is_ok());
@@ -184,7 +184,8 @@ TEST_F(ReplayPaths, ARenameLinkOrCopyFromScratchIntoATargetOnAnotherFileSystemCo
   char tpl[] = "/dev/shm/fsreplay-scratch-XXXXXX";
   if (!mkdtemp(tpl)) GTEST_SKIP() << "no /dev/shm here: the test needs a scratch tree on another file system";
   const std::string other = tpl;
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   ASSERT_EQ(stat(other.c_str(), &a), 0);
   ASSERT_EQ(stat(target.c_str(), &b), 0);
   if (a.st_dev == b.st_dev) {

@@ -236,8 +236,10 @@ TEST_F(Replay, ANamedFifoIsOpenedWithoutWaitingForItsOtherEnd) {
     uint32_t wo = t.add(1, 1, SYS_openat, 1'000'000, 10, 3, {kAtCwd, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644}, "/w/p/ff");
     uint32_t ro = t.add(2, 2, SYS_openat, 200, 1'000'000, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/ff");
     for (uint32_t o : {wo, ro}) {
-      if (facts) t.ev[o].mode = S_IFIFO | 0644;
-      else t.ev[o].flags |= kEfNoInode;
+      if (facts)
+        t.ev[o].mode = S_IFIFO | 0644;
+      else
+        t.ev[o].flags |= kEfNoInode;
     }
     uint32_t wr = t.add(1, 1, SYS_write, 1'000'300, 10, 8, {3, 0, 8});
     uint32_t rd = t.add(2, 2, SYS_read, 1'000'400, 10, 8, {3, 0, 4096});

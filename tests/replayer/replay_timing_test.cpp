@@ -101,8 +101,8 @@ TEST_F(ReplayTiming, ThinkModePaysTheSyscallOverheadBack) {
   ASSERT_GE(ops[a].latency, 5'000'000u);
   // The engine's plan for b, not the sleep it got (a loaded machine
   // oversleeps): b was meant to start what is left of the gap after a.
-  const int64_t planned_gap = static_cast<int64_t>(ops[b].start) - ops[b].lateness -
-                              static_cast<int64_t>(ops[a].start + ops[a].latency);
+  const int64_t planned_gap =
+      static_cast<int64_t>(ops[b].start) - ops[b].lateness - static_cast<int64_t>(ops[a].start + ops[a].latency);
   EXPECT_LT(planned_gap, 18'500'000) << "the 20 ms gap was planned whole";
   EXPECT_GE(ops[b].start - (ops[a].start + ops[a].latency), 14'000'000u);
   // Calibrated by default, and written into the result's options.
@@ -184,8 +184,7 @@ TEST_F(ReplayTiming, ALockWaitDoesNotWaitOutTheHoldersSlowerCall) {
 
 TEST_F(ReplayTiming, ExactModeNeverIssuesBeforeTheRecordedOffset) {
   Synth t;
-  for (int i = 0; i < 5; ++i)
-    t.add(1, 1, SYS_newfstatat, 2'000'000ull * (i + 1), 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  for (int i = 0; i < 5; ++i) t.add(1, 1, SYS_newfstatat, 2'000'000ull * (i + 1), 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
   std::string trace = write_trace(t, "/w/p");
   auto r = run_replay(trace, options(TimingMode::kExact));
   ASSERT_TRUE(r.is_ok()) << r.message();
@@ -271,7 +270,8 @@ TEST_F(ReplayTiming, AStallIsReportedWhateverTheOpsRecordedDuration) {
   auto r = run_replay(trace, o);
   ASSERT_TRUE(r.is_ok()) << r.message();
   ASSERT_FALSE(stalls.empty());
-  EXPECT_NE(stalls[0].find("op 1 of 2"), std::string::npos) << "the op with the crafted duration is named: " << stalls[0];
+  EXPECT_NE(stalls[0].find("op 1 of 2"), std::string::npos)
+      << "the op with the crafted duration is named: " << stalls[0];
 }
 
 }  // namespace

@@ -50,9 +50,12 @@ TEST(Resolver, AnOpenThroughARelativeSymlinkSucceedsWhileRenamesRace) {
   constexpr int kOpens = 20000;
   for (int i = 0; i < kOpens; ++i) {
     const int fd = open_beneath(rootfd, "s/l", O_RDONLY, 0, f);
-    if (fd >= 0) close(fd);
-    else if (fd == -EAGAIN) ++eagain;
-    else if (!other++) first_other = fd;
+    if (fd >= 0)
+      close(fd);
+    else if (fd == -EAGAIN)
+      ++eagain;
+    else if (!other++)
+      first_other = fd;
   }
   stop = true;
   storm.join();

@@ -40,9 +40,7 @@ class RootPolicy : public test::ReplayDirs {
   }
 };
 
-TEST_F(RootPolicy, SeparateDirectoriesAreAccepted) {
-  EXPECT_EQ(refusal(base + "/t", base + "/s"), "");
-}
+TEST_F(RootPolicy, SeparateDirectoriesAreAccepted) { EXPECT_EQ(refusal(base + "/t", base + "/s"), ""); }
 
 TEST_F(RootPolicy, SameDirectoryOverlapsByAnySpelling) {
   EXPECT_NE(refusal(base + "/t", base + "/t").find("overlap"), std::string::npos);
@@ -79,15 +77,17 @@ TEST_F(RootPolicy, RootDirectoryIsRefused) {
 // The system's own directories, as target and as scratch, with no override;
 // /tmp and /var/tmp themselves are shared, a directory beneath them is fine.
 TEST_F(RootPolicy, SystemDirectoriesAreRefusedAsTargetAndScratch) {
-  for (const char* d : {"/etc", "/usr", "/usr/lib", "/bin", "/sbin", "/boot", "/var", "/var/lib", "/var/cache",
-                        "/proc", "/sys", "/dev", "/dev/pts", "/run"}) {
+  for (const char* d : {"/etc", "/usr", "/usr/lib", "/bin", "/sbin", "/boot", "/var", "/var/lib", "/var/cache", "/proc",
+                        "/sys", "/dev", "/dev/pts", "/run"}) {
     struct stat st;
     if (stat(d, &st) != 0) continue;  // (not on this machine)
     const std::string real = real_path(d);
     EXPECT_NE(refusal(d, base + "/s").find("target " + real + " is one of the system's own directories"),
-              std::string::npos) << d << ": " << refusal(d, base + "/s");
+              std::string::npos)
+        << d << ": " << refusal(d, base + "/s");
     EXPECT_NE(refusal(base + "/t", d).find("scratch " + real + " is one of the system's own directories"),
-              std::string::npos) << d;
+              std::string::npos)
+        << d;
   }
   struct stat st;
   for (const char* lib : {"/lib", "/lib64"}) {

@@ -60,7 +60,7 @@ TEST(SpeedHazards, FilesWrittenInTheIndexsSecondAreReadAgainAndCounted) {
   // Everything within 0.3 s of the start: one wall-clock second.
   const SpeedHazards h = scan(clone_then_status(40, 1'000'000, 200'000'000));
   EXPECT_EQ(h.index_writes(), 1u);
-  EXPECT_EQ(h.racy_files(), 40u);    // the index itself is git's own: not counted
+  EXPECT_EQ(h.racy_files(), 40u);  // the index itself is git's own: not counted
   EXPECT_EQ(h.racy_rereads(), 40u);
   ASSERT_EQ(h.warnings().size(), 1u);
   EXPECT_NE(h.warnings()[0].find("git: 40 reads of 40 files"), std::string::npos) << h.warnings()[0];
@@ -80,9 +80,9 @@ TEST(SpeedHazards, AFileWrittenAgainAfterTheIndexIsNoLongerCounted) {
   Synth t;
   t.add(1, 1, SYS_openat, 1'000, 1'000, 3, {kAtCwd, 0, O_WRONLY | O_CREAT, 0644}, "/w/repo/a");
   t.add(1, 1, SYS_rename, 100'000, 1'000, 0, {}, "/w/repo/.git/index.lock", "/w/repo/.git/index");
-  t.add(1, 1, SYS_openat, 200'000, 1'000, 3, {kAtCwd, 0, O_RDONLY}, "/w/repo/a");          // a re-read
+  t.add(1, 1, SYS_openat, 200'000, 1'000, 3, {kAtCwd, 0, O_RDONLY}, "/w/repo/a");            // a re-read
   t.add(1, 1, SYS_openat, 300'000, 1'000, 3, {kAtCwd, 0, O_WRONLY | O_TRUNC}, "/w/repo/a");  // written again
-  t.add(1, 1, SYS_openat, 400'000, 1'000, 3, {kAtCwd, 0, O_RDONLY}, "/w/repo/a");          // not a racy re-read
+  t.add(1, 1, SYS_openat, 400'000, 1'000, 3, {kAtCwd, 0, O_RDONLY}, "/w/repo/a");            // not a racy re-read
   t.add(1, 1, SYS_openat, 500'000, 1'000, 3, {kAtCwd, 0, O_RDONLY}, "/elsewhere/b");
   const SpeedHazards h = scan(t);
   EXPECT_EQ(h.racy_files(), 1u);

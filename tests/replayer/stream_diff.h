@@ -37,7 +37,8 @@ struct OpSnap {
   uint32_t map = UINT32_MAX, ref_op = kNoOp, space = kNoSpace;
   uint64_t ref_off = 0;
   uint32_t unmaps = 0;
-  uint64_t final_at = 0;  // streamed: ops planned when it became final (an edge to an op whose slot was reused then is satisfied)
+  uint64_t final_at =
+      0;  // streamed: ops planned when it became final (an edge to an op whose slot was reused then is satisfied)
 };
 
 inline OpSnap snap(const Plan& p, uint64_t i) {
@@ -116,10 +117,10 @@ inline Streamed stream_plan(const Synth& t, const PlanInputs& in, uint64_t windo
 struct DiffResult {
   std::vector<std::string> problems;  // the first few
   uint64_t mismatched_ops = 0;
-  uint64_t window_edges = 0;          // batch edges the stream did not need: a window back (satisfied)
-  uint64_t late_reaps = 0;            // exits not held: the wait that reaped them lay beyond the lookahead
-  uint64_t window_causal = 0;         // waits exact in the stream (waker a window back), edgeless at once
-  uint64_t implied_edges = 0;         // edges one plan has and the other implies by program order
+  uint64_t window_edges = 0;   // batch edges the stream did not need: a window back (satisfied)
+  uint64_t late_reaps = 0;     // exits not held: the wait that reaped them lay beyond the lookahead
+  uint64_t window_causal = 0;  // waits exact in the stream (waker a window back), edgeless at once
+  uint64_t implied_edges = 0;  // edges one plan has and the other implies by program order
   std::string summary() const {
     std::ostringstream o;
     o << mismatched_ops << " ops differ";
@@ -136,8 +137,7 @@ inline uint64_t reaped_after(const Plan& b, uint64_t x) {
   const uint32_t pid = b.event(x).pid;
   for (uint64_t j = x + 1; j < b.size; ++j) {
     const Event& e = b.event(j);
-    if ((e.nr == SYS_wait4 && e.ret == static_cast<int64_t>(pid)) || (e.nr == SYS_waitid && e.args[1] == pid))
-      return j;
+    if ((e.nr == SYS_wait4 && e.ret == static_cast<int64_t>(pid)) || (e.nr == SYS_waitid && e.args[1] == pid)) return j;
   }
   return kNoOp;
 }
@@ -149,8 +149,8 @@ inline DiffResult diff_plans(const Plan& b, const Streamed& s, uint64_t window, 
   // files): it is paired with the stream's OFD then, and must stay paired.
   std::unordered_map<uint32_t, uint32_t> ofd_map, rev;
   auto problem = [&](uint64_t i, const std::string& what) {
-    if (r.problems.size() < 12) r.problems.push_back("op " + std::to_string(i) + " (nr " +
-                                                     std::to_string(b.event(i).nr) + "): " + what);
+    if (r.problems.size() < 12)
+      r.problems.push_back("op " + std::to_string(i) + " (nr " + std::to_string(b.event(i).nr) + "): " + what);
   };
   auto same_ofd = [&](uint32_t so, uint32_t bo) {
     if (so == kNoOfd || bo == kNoOfd) return so == bo;
@@ -164,8 +164,7 @@ inline DiffResult diff_plans(const Plan& b, const Streamed& s, uint64_t window, 
   };
   if (s.stuck) r.problems.push_back("the stream stopped: its window filled with ops not final");
   if (s.ops.size() != b.size) {
-    r.problems.push_back("stream took " + std::to_string(s.ops.size()) + " ops, batch has " +
-                         std::to_string(b.size));
+    r.problems.push_back("stream took " + std::to_string(s.ops.size()) + " ops, batch has " + std::to_string(b.size));
     ++r.mismatched_ops;
   }
   for (uint64_t i = 0; i < s.ops.size() && i < b.size; ++i) {
@@ -188,21 +187,23 @@ inline DiffResult diff_plans(const Plan& b, const Streamed& s, uint64_t window, 
     // A causal waker a window back is satisfied in the stream before the
     // keys are compared (its slot is reused): where the batch drops that edge
     // (against the keys' order), the stream counts the wait as exact.
-    if (x.flags != y.flags && (x.flags | kPfCausal) == y.flags && !(x.flags & kPfApproxDep)) ++r.window_causal;
-    else check(x.flags == y.flags, "flags " + std::to_string(x.flags) + " vs " + std::to_string(y.flags));
+    if (x.flags != y.flags && (x.flags | kPfCausal) == y.flags && !(x.flags & kPfApproxDep))
+      ++r.window_causal;
+    else
+      check(x.flags == y.flags, "flags " + std::to_string(x.flags) + " vs " + std::to_string(y.flags));
     check(x.path[0] == y.path[0] && x.path[1] == y.path[1], "paths " + x.path[0] + " vs " + y.path[0]);
     check(same_ofd(y.ofd, x.ofd), "ofd " + std::to_string(x.ofd) + " vs " + std::to_string(y.ofd));
     check(same_ofd(y.ofd2, x.ofd2), "ofd2");
     if (y.new_ofd != kNoOfd || x.new_ofd != kNoOfd) {
       check(same_ofd(y.new_ofd, x.new_ofd), "new_ofd");
     }
-    check(x.closes.size() == y.closes.size(), "closes " + std::to_string(x.closes.size()) + " vs " +
-                                                  std::to_string(y.closes.size()));
+    check(x.closes.size() == y.closes.size(),
+          "closes " + std::to_string(x.closes.size()) + " vs " + std::to_string(y.closes.size()));
     for (size_t k = 0; k < x.closes.size() && k < y.closes.size(); ++k)
       check(same_ofd(y.closes[k], x.closes[k]), "close of another OFD");
-    check(x.map == y.map && x.ref_op == y.ref_op && x.ref_off == y.ref_off && x.space == y.space &&
-              x.unmaps == y.unmaps,
-          "mapping");
+    check(
+        x.map == y.map && x.ref_op == y.ref_op && x.ref_off == y.ref_off && x.space == y.space && x.unmaps == y.unmaps,
+        "mapping");
     // Edges: every stream edge is a batch edge of the same kind; a batch edge
     // the stream lacks must lie a window back. Either may have an edge the
     // other lacks when a later op of the same thread is among its edges
@@ -214,14 +215,16 @@ inline DiffResult diff_plans(const Plan& b, const Streamed& s, uint64_t window, 
     };
     size_t a = 0;
     auto extra = [&](uint32_t from, DepKind kind) {
-      if (implied(from, x.deps)) ++r.implied_edges;
-      else check(false, "extra edge from " + std::to_string(from) + " kind " + kind_name(kind));
+      if (implied(from, x.deps))
+        ++r.implied_edges;
+      else
+        check(false, "extra edge from " + std::to_string(from) + " kind " + kind_name(kind));
     };
     for (const auto& [from, kind] : x.deps) {
       for (; a < y.deps.size() && y.deps[a].first < from; ++a) extra(y.deps[a].first, y.deps[a].second);
       if (a < y.deps.size() && y.deps[a].first == from) {
-        check(y.deps[a].second == kind, "edge from " + std::to_string(from) + " kind " + kind_name(kind) +
-                                             " vs " + kind_name(y.deps[a].second));
+        check(y.deps[a].second == kind,
+              "edge from " + std::to_string(from) + " kind " + kind_name(kind) + " vs " + kind_name(y.deps[a].second));
         ++a;
       } else if (from + window < y.final_at) {
         ++r.window_edges;

@@ -19,9 +19,9 @@
 namespace fsr {
 namespace {
 
+using test::build_shaped;
 using test::kAtCwd;
 using test::Synth;
-using test::build_shaped;
 
 constexpr uint64_t kSmall = 1024;  // the stream's window in these tests
 
@@ -40,7 +40,8 @@ void expect_same(const Synth& t, uint64_t window, const char* what, uint64_t* wi
   EXPECT_EQ(s.approx_deps, b.approx_deps) << what;
   EXPECT_EQ(s.lock_waits, b.lock_waits) << what;
   std::cerr << what << ": " << t.ev.size() << " events, window " << window << ": " << d.window_edges
-            << " edges a window back (satisfied), " << d.window_causal << " waits exact only streamed, " << d.late_reaps << " exits reaped beyond the lookahead, " << d.implied_edges << " implied by program order, approx "
+            << " edges a window back (satisfied), " << d.window_causal << " waits exact only streamed, " << d.late_reaps
+            << " exits reaped beyond the lookahead, " << d.implied_edges << " implied by program order, approx "
             << s.approx_deps << " (at once " << b.approx_deps << "), beyond the lookahead " << s.beyond_window
             << ", dropped " << s.dropped_edges << " (at once " << b.dropped_edges << ")\n";
 }
@@ -54,9 +55,12 @@ Synth spanning(uint32_t n) {
   t.add(1, 1, SYS_close, ts += 10, 2, 0, {3});
   for (uint32_t k = 0; k < n; ++k) {
     ts += 10;
-    if (k == n / 2) t.add(2, 2, SYS_unlink, ts, 5, 0, {0}, "/w/p/src/a.c");
-    else if (k % 2) t.add(2, 2, SYS_newfstatat, ts, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/made");
-    else t.add(2, 2, SYS_newfstatat, ts, 5, k < n / 2 ? 0 : -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/src/a.c");
+    if (k == n / 2)
+      t.add(2, 2, SYS_unlink, ts, 5, 0, {0}, "/w/p/src/a.c");
+    else if (k % 2)
+      t.add(2, 2, SYS_newfstatat, ts, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/made");
+    else
+      t.add(2, 2, SYS_newfstatat, ts, 5, k < n / 2 ? 0 : -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/src/a.c");
   }
   t.add(1, 1, SYS_unlink, ts += 10, 5, 0, {0}, "/w/p/made");
   t.add(2, 2, kEvProcExit, ts += 10, 0, 0, {0, 0});
@@ -227,7 +231,8 @@ TEST(StreamDiff, ARecordedTracePlansAsAtOnce) {
   for (StrId id = 1; id <= top; ++id) t.strs[id] = std::string(r.str(id));
   PlanInputs in = test::synth_inputs(r.header().root.empty() ? "/" : r.header().root);
   in.initial = r.header().initial;
-  const uint64_t w = getenv("FSR_STREAM_DIFF_WINDOW") ? strtoull(getenv("FSR_STREAM_DIFF_WINDOW"), nullptr, 10) : kSmall;
+  const uint64_t w =
+      getenv("FSR_STREAM_DIFF_WINDOW") ? strtoull(getenv("FSR_STREAM_DIFF_WINDOW"), nullptr, 10) : kSmall;
   expect_same(t, w, path, nullptr, in);
 }
 

@@ -34,9 +34,12 @@ Synth long_trace() {
   t.add(1, 1, SYS_close, ts += kStep, 2, 0, {3});
   for (uint32_t k = 0; k < kLong; ++k) {
     ts += kStep;
-    if (k == kLong / 2) t.add(2, 2, SYS_unlink, ts, 5, 0, {0}, "/w/p/src/a.c");
-    else if (k % 2) t.add(2, 2, SYS_newfstatat, ts, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/made");
-    else t.add(2, 2, SYS_newfstatat, ts, 5, k < kLong / 2 ? 0 : -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/src/a.c");
+    if (k == kLong / 2)
+      t.add(2, 2, SYS_unlink, ts, 5, 0, {0}, "/w/p/src/a.c");
+    else if (k % 2)
+      t.add(2, 2, SYS_newfstatat, ts, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/made");
+    else
+      t.add(2, 2, SYS_newfstatat, ts, 5, k < kLong / 2 ? 0 : -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/src/a.c");
   }
   t.add(1, 1, SYS_unlink, ts += kStep, 5, 0, {0}, "/w/p/made");
   t.add(2, 2, kEvProcExit, ts += kStep, 0, 0, {0, 0});
@@ -113,7 +116,10 @@ TEST(StreamPlan, TheLastRemovalFollowsTheLastReadOfAnotherThread) {
   test::Synth t = long_trace();
   Plan p = t.plan("/w/p");
   const uint32_t un = static_cast<uint32_t>(t.ev.size() - 3);
-  EXPECT_TRUE(test::has_dep(p, un, un - 1)) << "deps " << p.deps_of(un).size() << " first " << (p.deps_of(un).empty() ? 0 : p.deps_of(un)[0]) << " dropped " << p.dropped_edges << " flags " << int(p.ops[un].flags) << " path " << p.ops[un].path[0] << " stat path " << p.ops[un - 2].path[0] << " action " << int(p.ops[un].action);
+  EXPECT_TRUE(test::has_dep(p, un, un - 1))
+      << "deps " << p.deps_of(un).size() << " first " << (p.deps_of(un).empty() ? 0 : p.deps_of(un)[0]) << " dropped "
+      << p.dropped_edges << " flags " << int(p.ops[un].flags) << " path " << p.ops[un].path[0] << " stat path "
+      << p.ops[un - 2].path[0] << " action " << int(p.ops[un].action);
 }
 
 // A short trace gets a window whose lookahead (a quarter) still holds all of

@@ -30,8 +30,7 @@ struct Synth {
 
   // Appends an event; returns its index.
   uint32_t add(uint32_t pid, uint32_t tid, uint16_t nr, uint64_t ts, uint64_t dur, int64_t ret,
-               std::initializer_list<uint64_t> args = {}, const std::string& p0 = "",
-               const std::string& p1 = "") {
+               std::initializer_list<uint64_t> args = {}, const std::string& p0 = "", const std::string& p1 = "") {
     Event e;
     e.pid = pid;
     e.tid = tid;

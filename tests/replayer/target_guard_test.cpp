@@ -70,7 +70,8 @@ class TargetGuard : public test::ReplayDirs {
     t.add(1, 1, SYS_openat, 40, 5, 3, {kAtCwd, 0, O_CREAT | O_WRONLY | O_TRUNC, 0644}, "/w/p/out.txt");
     t.add(1, 1, SYS_write, 50, 5, 4, {3, 0, 4});
     t.add(1, 1, SYS_close, 60, 5, 0, {3});
-    return write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir), entry("/w/p/config.txt", PrestateKind::kFile, 19)});
+    return write_trace(t, "/w/p",
+                       {entry("/w/p", PrestateKind::kDir), entry("/w/p/config.txt", PrestateKind::kFile, 19)});
   }
 };
 
@@ -85,9 +86,11 @@ TEST_F(TargetGuard, ATargetHoldingTheUsersFilesIsRefusedAndLeftByteIdentical) {
     Status st = prepare_only ? run_prepare(trace, o).status() : run_replay(trace, o).status();
     ASSERT_FALSE(st.is_ok()) << (prepare_only ? "prepare" : "replay") << " took an occupied target";
     EXPECT_NE(st.message().find("target " + real_path(target) + " holds 3 entries fsreplay did not make"),
-              std::string::npos) << st.message();
+              std::string::npos)
+        << st.message();
     EXPECT_NE(st.message().find("would overwrite or remove 2 of its files (config.txt, out.txt (removed))"),
-              std::string::npos) << st.message();
+              std::string::npos)
+        << st.message();
     EXPECT_NE(st.message().find("--force"), std::string::npos) << st.message();
     EXPECT_EQ(st.message().find('\n'), std::string::npos) << "one line";
     EXPECT_EQ(test::tree_hash(target), before) << "the user's files changed";
@@ -158,8 +161,9 @@ TEST_F(TargetGuard, ASecondReplayOnAHeldTargetIsRefusedNamingTheHolder) {
     int fd = open(target.c_str(), O_RDONLY | O_DIRECTORY);
     TreeSpec spec;
     RootClaim claim;
-    Status st = claim_root(fd, {.what = "target", .dir = target, .trace_path = "/elsewhere/other.trace", .recording = "x"},
-                           spec, Root::kTarget, claim, nullptr);
+    Status st =
+        claim_root(fd, {.what = "target", .dir = target, .trace_path = "/elsewhere/other.trace", .recording = "x"},
+                   spec, Root::kTarget, claim, nullptr);
     char c = st.is_ok() ? 'y' : 'n';
     (void)!write(go[1], &c, 1);
     (void)!read(done[0], &c, 1);  // until the parent has tried
@@ -177,7 +181,8 @@ TEST_F(TargetGuard, ASecondReplayOnAHeldTargetIsRefusedNamingTheHolder) {
   ASSERT_FALSE(r.is_ok()) << "two replays ran on one target";
   EXPECT_NE(r.message().find("is in use by another fsreplay (pid " + std::to_string(child) +
                              ", trace /elsewhere/other.trace)"),
-            std::string::npos) << r.message();
+            std::string::npos)
+      << r.message();
   // Once it is gone, the target is free again.
   EXPECT_TRUE(run_replay(trace, options()).is_ok());
 }
@@ -217,10 +222,10 @@ TEST_F(TargetGuard, APreparedTargetsLinksIntoTheScratchFollowEachNewScratch) {
   t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/lnk");
   t.add(1, 1, SYS_read, 20, 5, 5, {3, 0, 4096});
   t.add(1, 1, SYS_close, 30, 5, 0, {3});
-  const std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir),
-                                                    entry("/w/p/lnk", PrestateKind::kSymlink, 0, "/w/other/f"),
-                                                    entry("/w/other", PrestateKind::kDir),
-                                                    entry("/w/other/f", PrestateKind::kFile, 5)});
+  const std::string trace =
+      write_trace(t, "/w/p",
+                  {entry("/w/p", PrestateKind::kDir), entry("/w/p/lnk", PrestateKind::kSymlink, 0, "/w/other/f"),
+                   entry("/w/other", PrestateKind::kDir), entry("/w/other/f", PrestateKind::kFile, 5)});
   const std::string tmp = base + "/tmpdir";
   ASSERT_EQ(mkdir(tmp.c_str(), 0755), 0);
   setenv("TMPDIR", tmp.c_str(), 1);
@@ -274,7 +279,8 @@ TEST_F(TargetGuard, AStopDuringThePrepareEmptiesATargetThatWasEmpty) {
   Synth t;
   t.add(1, 1, SYS_newfstatat, 10, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/f0");
   std::vector<PrestateEntry> pre{entry("/w/p", PrestateKind::kDir)};
-  for (int i = 0; i < 4000; ++i) pre.push_back(entry("/w/p/d" + std::to_string(i % 40) + "/f" + std::to_string(i), PrestateKind::kFile, 4096));
+  for (int i = 0; i < 4000; ++i)
+    pre.push_back(entry("/w/p/d" + std::to_string(i % 40) + "/f" + std::to_string(i), PrestateKind::kFile, 4096));
   for (int i = 0; i < 40; ++i) pre.push_back(entry("/w/p/d" + std::to_string(i), PrestateKind::kDir));
   const std::string trace = write_trace(t, "/w/p", pre);
   ReplayOptions o = options();
@@ -309,7 +315,8 @@ TEST_F(TargetGuard, ASignalToTheReplayCommandCleansUpAndExits128PlusIt) {
                                      err, false, [&] { setenv("TMPDIR", tmp.c_str(), 1); });
     ASSERT_GE(pid, 0);
     // Until the clock runs (the result's spool exists), then the signal.
-    for (int i = 0; i < 300 && !exists(out + ".partial"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < 300 && !exists(out + ".partial"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     EXPECT_TRUE(exists(out + ".partial")) << "the replay never started";
     ASSERT_EQ(kill(pid, sig), 0);
     int st = 0;

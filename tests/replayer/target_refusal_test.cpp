@@ -58,8 +58,8 @@ TEST_F(TargetRefusals, PrepareRefusesAFullTarget) {
   auto p = run_prepare(trace, o);
   umount(full.c_str());
   ASSERT_FALSE(p.is_ok());
-  EXPECT_NE(p.message().find("MiB free (of 4) and the trace's initial tree needs 64 MiB"),
-            std::string::npos) << p.message();
+  EXPECT_NE(p.message().find("MiB free (of 4) and the trace's initial tree needs 64 MiB"), std::string::npos)
+      << p.message();
   EXPECT_NE(p.message().find("target " + full + " has "), std::string::npos) << p.message();
   EXPECT_NE(p.message().find("nothing was written"), std::string::npos) << p.message();
 }
@@ -74,8 +74,9 @@ TEST_F(TargetRefusals, ASmallEmptyTmpfsTakesASmallTree) {
   ASSERT_EQ(mount("fsreplay-test", tiny.c_str(), "tmpfs", 0, "size=1m"), 0) << strerror(errno);
   Synth t;
   t.add(1, 1, SYS_newfstatat, 10, 5, 0, {kAtCwd, 0, 0, 0}, "/w/p/a");
-  std::string trace = write_trace(t, "/w/p", {ReplayDirs::entry("/w/p", PrestateKind::kDir),
-                                              ReplayDirs::entry("/w/p/a", PrestateKind::kFile, 4096)});
+  std::string trace = write_trace(
+      t, "/w/p",
+      {ReplayDirs::entry("/w/p", PrestateKind::kDir), ReplayDirs::entry("/w/p/a", PrestateKind::kFile, 4096)});
   ReplayOptions o = options(TimingMode::kAfap);
   o.target = tiny;
   auto r = run_replay(trace, o);
@@ -94,12 +95,15 @@ TEST_F(TargetRefusals, ATerabyteFileInTheScratchIsRefusedBeforeAnyWrite) {
   ASSERT_EQ(mount("fsreplay-test", small.c_str(), "tmpfs", 0, "size=16m"), 0) << strerror(errno);
   Synth t;
   t.add(1, 1, SYS_newfstatat, 10, 5, 0, {kAtCwd, 0, 0, 0}, "/w/other/big");
-  std::string trace = write_trace(t, "/w/p", {ReplayDirs::entry("/w/p", PrestateKind::kDir),
-                                              ReplayDirs::entry("/w/other/big", PrestateKind::kFile, 1ull << 40)});
+  std::string trace = write_trace(t, "/w/p",
+                                  {ReplayDirs::entry("/w/p", PrestateKind::kDir),
+                                   ReplayDirs::entry("/w/other/big", PrestateKind::kFile, 1ull << 40)});
   for (bool given : {true, false}) {
     ReplayOptions o = options(TimingMode::kAfap);
-    if (given) o.scratch = small;
-    else o.scratch.clear(), setenv("TMPDIR", small.c_str(), 1);
+    if (given)
+      o.scratch = small;
+    else
+      o.scratch.clear(), setenv("TMPDIR", small.c_str(), 1);
     auto r = run_replay(trace, o);
     unsetenv("TMPDIR");
     ASSERT_FALSE(r.is_ok()) << "a 1 TiB file was prepared on a 16 MiB tmpfs";
@@ -136,8 +140,9 @@ TEST_F(TargetRefusals, AFuseMountWithoutStatfsIsReplayedOn) {
   t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY}, "/w/p/a");
   t.add(1, 1, SYS_read, 20, 5, 100, {3, 0, 4096});
   t.add(1, 1, SYS_close, 30, 5, 0, {3});
-  std::string trace = write_trace(t, "/w/p", {ReplayDirs::entry("/w/p", PrestateKind::kDir),
-                                              ReplayDirs::entry("/w/p/a", PrestateKind::kFile, 100)});
+  std::string trace = write_trace(
+      t, "/w/p",
+      {ReplayDirs::entry("/w/p", PrestateKind::kDir), ReplayDirs::entry("/w/p/a", PrestateKind::kFile, 100)});
   ReplayOptions o = options(TimingMode::kAfap);
   o.target = mnt;
   std::vector<std::string> said;

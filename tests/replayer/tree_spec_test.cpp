@@ -36,8 +36,8 @@ TEST(TreeSpec, EverythingBeforeAPathsFirstChangeDescribesTheStart) {
   t.add(1, 1, SYS_newfstatat, 30, 1, -ENOENT, {kAtCwd}, "/r/new");  // absent ...
   t.add(1, 1, SYS_creat, 40, 1, 4, {0, 0644}, "/r/new");            // ... then created
   uint32_t s = t.add(1, 1, SYS_newfstatat, 50, 1, 0, {kAtCwd}, "/r/new");
-  t.ev[s].mode = S_IFREG | 0644;  // after the creation: says nothing about the start
-  t.add(1, 1, SYS_unlink, 60, 1, 0, {}, "/r/old");                  // removed: existed
+  t.ev[s].mode = S_IFREG | 0644;                    // after the creation: says nothing about the start
+  t.add(1, 1, SYS_unlink, 60, 1, 0, {}, "/r/old");  // removed: existed
   TreeSpec sp = spec_of(t);
   const TreeEntry* g = find(sp, Root::kScratch, "etc/gitconfig");
   ASSERT_NE(g, nullptr);
@@ -159,7 +159,7 @@ TEST(TreeSpec, AnExistingPathWithAMissingNameBeneathItIsADirectory) {
   t.add(1, 1, SYS_readlink, 10, 1, -EINVAL, {0, 0, 1023}, "/usr/lib32");
   t.add(1, 1, SYS_readlink, 11, 1, -ENOENT, {0, 0, 1023}, "/usr/lib32/x86_64-linux-gnu");
   t.add(1, 1, SYS_readlink, 12, 1, -EINVAL, {0, 0, 1023}, "/usr/bin/tool");  // nothing looked up beneath
-  t.add(1, 1, SYS_newfstatat, 13, 1, -ENOENT, {kAtCwd}, "/gone/x");           // its parent never shown to exist
+  t.add(1, 1, SYS_newfstatat, 13, 1, -ENOENT, {kAtCwd}, "/gone/x");          // its parent never shown to exist
   TreeSpec sp = spec_of(t);
   const TreeEntry* lib32 = find(sp, Root::kScratch, "usr/lib32");
   ASSERT_NE(lib32, nullptr);

@@ -26,9 +26,12 @@ class WalksReplay : public ReplayDirs {
   // /w/p/sub/ln -> ../real: each walk through ln leaves the directory it
   // started from, or meets a link on the way from the mount's root.
   std::vector<PrestateEntry> tree() const {
-    return {entry("/w/p", PrestateKind::kDir),          entry("/w/p/real", PrestateKind::kDir),
-            entry("/w/p/real/f", PrestateKind::kFile, 10), entry("/w/p/real/g", PrestateKind::kFile, 10),
-            entry("/w/p/real/h", PrestateKind::kFile, 10), entry("/w/p/sub", PrestateKind::kDir),
+    return {entry("/w/p", PrestateKind::kDir),
+            entry("/w/p/real", PrestateKind::kDir),
+            entry("/w/p/real/f", PrestateKind::kFile, 10),
+            entry("/w/p/real/g", PrestateKind::kFile, 10),
+            entry("/w/p/real/h", PrestateKind::kFile, 10),
+            entry("/w/p/sub", PrestateKind::kDir),
             entry("/w/p/sub/ln", PrestateKind::kSymlink, 0, "../real")};
   }
   // A stat through ln, an unlink through it (its parent ln walked), and the

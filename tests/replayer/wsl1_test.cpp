@@ -30,8 +30,8 @@ TEST_F(Wsl1, ReplayCompletesUnderTheWsl1FilterWithTheSameDivergences) {
   t.add(1, 1, SYS_sync_file_range, 50, 5, 0, {4, 0, 4096, 2});
   t.add(1, 1, SYS_renameat2, 60, 5, 0, {kAtCwd, 0, kAtCwd, 0, RENAME_NOREPLACE}, "/w/p/g", "/w/p/h");
   t.add(1, 1, SYS_newfstatat, 70, 5, -ENOENT, {kAtCwd, 0, 0, 0}, "/w/p/f");  // a real divergence
-  std::string trace = write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir),
-                                              entry("/w/p/f", PrestateKind::kFile, 4096)});
+  std::string trace =
+      write_trace(t, "/w/p", {entry("/w/p", PrestateKind::kDir), entry("/w/p/f", PrestateKind::kFile, 4096)});
   auto native = run_replay(trace, options());
   ASSERT_TRUE(native.is_ok()) << native.message();
   EXPECT_EQ(native->divergences, 1u);
@@ -46,8 +46,8 @@ TEST_F(Wsl1, ReplayCompletesUnderTheWsl1FilterWithTheSameDivergences) {
     close(fds[0]);
     if (!install_wsl1_filter().is_ok()) _exit(90);
     auto r = run_replay(trace, o);
-    std::string msg = r.is_ok() ? std::to_string(r->divergences) + " " + std::to_string(r->fallbacks.size())
-                                : "error " + r.message();
+    std::string msg =
+        r.is_ok() ? std::to_string(r->divergences) + " " + std::to_string(r->fallbacks.size()) : "error " + r.message();
     if (write(fds[1], msg.data(), msg.size()) < 0) _exit(91);
     _exit(0);
   }

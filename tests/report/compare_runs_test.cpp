@@ -27,8 +27,8 @@ std::vector<ResultSummary> runs_of(const char* target, double slow, const std::v
     testdata::SimWorkload w = testdata::small_workload();
     w.header.target = target;
     w.header.source_trace = "build.trace";
-    w.header.environment_json = slow > 1 ? R"({"mount":{"kind":"9p-drvfs","fs_type":"9p"}})"
-                                         : R"({"mount":{"kind":"ext4","fs_type":"ext4"}})";
+    w.header.environment_json =
+        slow > 1 ? R"({"mount":{"kind":"9p-drvfs","fs_type":"9p"}})" : R"({"mount":{"kind":"ext4","fs_type":"ext4"}})";
     const ResultSet rs = testdata::simulate(w, [&](const testdata::SimOp& op) {
       const SyscallClass c = class_of(op.nr);
       const double k = c == SyscallClass::kStat || c == SyscallClass::kOpen ? slow : 1.0;
@@ -92,8 +92,8 @@ TEST(CompareRuns, ATenfoldStatIsSignificantAndMarked) {
 
 // The same mount twice, 1% apart, each run +-8%: no row is a finding.
 TEST(CompareRuns, AOnePercentDifferenceOnNoisyRunsIsNotMarked) {
-  const std::vector<double> a{1.00, 1.08, 0.92, 1.05, 0.95}, b{0.96 * 1.01, 1.07 * 1.01, 0.93 * 1.01, 1.04 * 1.01,
-                                                              0.99 * 1.01};
+  const std::vector<double> a{1.00, 1.08, 0.92, 1.05, 0.95},
+      b{0.96 * 1.01, 1.07 * 1.01, 0.93 * 1.01, 1.04 * 1.01, 0.99 * 1.01};
   const Comparison c = compare_of({runs_of("/home/u/a", 1, a), runs_of("/home/u/b", 1, b)});
   const nlohmann::json j = nlohmann::json::parse(compare_to_json(c).dump());
   for (const auto& row : j["rows"]) {

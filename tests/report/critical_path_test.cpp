@@ -23,8 +23,9 @@ TEST(CriticalPath, SingleWorkerChainIsLatencyPlusGaps) {
   w.ops = {{0, 1, nr("newfstatat"), 1000, 0, {}, "/a"},
            {0, 1, nr("openat"), 2000, 500, {}, "/a"},
            {0, 1, nr("read"), 3000, 0, {}, ""}};
-  ResultSet rs = testdata::simulate(w, [](const SimOp& o) { return o.latency; }, /*overhead=*/10,
-                                    /*teardown=*/100);
+  ResultSet rs = testdata::simulate(
+      w, [](const SimOp& o) { return o.latency; }, /*overhead=*/10,
+      /*teardown=*/100);
   PathAttribution pa = critical_path(rs.ops, rs.wall_ns());
   EXPECT_EQ(pa.wall_ns, 6000u + 500 + 3 * 10 + 100);
   EXPECT_EQ(pa.class_ns[cls(SyscallClass::kStat)], 1000u);
@@ -43,7 +44,8 @@ TEST(CriticalPath, FollowsTheDependencyThatReleasedTheOp) {
   w.ops = {{0, 1, nr("openat"), 1000, 0, {}, "/a"},
            {1, 2, nr("write"), 50000, 0, {}, "/b"},
            {0, 1, nr("newfstatat"), 2000, 300, {1}, "/b"}};
-  ResultSet rs = testdata::simulate(w, [](const SimOp& o) { return o.latency; }, 0, 0);
+  ResultSet rs = testdata::simulate(
+      w, [](const SimOp& o) { return o.latency; }, 0, 0);
   ASSERT_GT(rs.ops[2].dep_wait, 0u);
   ASSERT_EQ(rs.ops[2].waited_on, 2u);
   PathAttribution pa = critical_path(rs.ops, rs.wall_ns());
@@ -80,7 +82,8 @@ TEST(CriticalPath, AThreadsStartUpGapAfterItsCreatorIsComputeOnThePath) {
 TEST(CriticalPath, MissingDependencyFallsBackToWorkerOrder) {
   SimWorkload w;
   w.ops = {{0, 1, nr("openat"), 1000, 0, {}, "/a"}, {0, 1, nr("read"), 1000, 0, {}, ""}};
-  ResultSet rs = testdata::simulate(w, [](const SimOp& o) { return o.latency; }, 0, 0);
+  ResultSet rs = testdata::simulate(
+      w, [](const SimOp& o) { return o.latency; }, 0, 0);
   rs.ops[1].dep_wait = 5;
   rs.ops[1].waited_on = 999;  // not in this result
   PathAttribution pa = critical_path(rs.ops, rs.wall_ns());
@@ -170,12 +173,19 @@ TEST(CriticalPath, OnePassEqualsTheBackwardWalk) {
     const uint32_t workers = 1 + static_cast<uint32_t>(rng() % 6);
     const uint16_t kinds[] = {nr("newfstatat"), nr("openat"), nr("read"), nr("write"), nr("wait4")};
     for (size_t i = 0; i < n; ++i) {
-      SimOp op{static_cast<uint32_t>(rng() % workers), 1, kinds[rng() % 5], rng() % 30000, rng() % 3 ? 0 : rng() % 20000, {}, ""};
+      SimOp op{static_cast<uint32_t>(rng() % workers),
+               1,
+               kinds[rng() % 5],
+               rng() % 30000,
+               rng() % 3 ? 0 : rng() % 20000,
+               {},
+               ""};
       for (int d = 0; i > 0 && d < 2; ++d)
         if (rng() % 3 == 0) op.deps.push_back(rng() % i);
       w.ops.push_back(op);
     }
-    ResultSet rs = testdata::simulate(w, [](const SimOp& o) { return o.latency; }, rng() % 200, rng() % 5000);
+    ResultSet rs = testdata::simulate(
+        w, [](const SimOp& o) { return o.latency; }, rng() % 200, rng() % 5000);
     PathAttribution want = backward_walk(rs.ops, rs.wall_ns());
     PathAttribution got = critical_path(rs.ops, rs.wall_ns());
     ASSERT_EQ(got.class_ns, want.class_ns) << "round " << round;
@@ -194,7 +204,8 @@ TEST(CriticalPath, AWaitOlderThanTheWindowIsCounted) {
   w.ops.push_back({1, 2, nr("write"), 900000, 0, {}, ""});  // long, on worker 1
   for (int i = 0; i < 20; ++i) w.ops.push_back({0, 1, nr("newfstatat"), 1000, 0, {}, ""});
   w.ops.push_back({2, 3, nr("read"), 1000, 0, {0}, ""});  // worker 2's first: waits for the write, 21 events later
-  ResultSet rs = testdata::simulate(w, [](const SimOp& o) { return o.latency; }, 0, 0);
+  ResultSet rs = testdata::simulate(
+      w, [](const SimOp& o) { return o.latency; }, 0, 0);
   ASSERT_GT(rs.ops.back().dep_wait, 0u);
   CriticalPathBuilder wide, narrow(false, 8);
   for (size_t i = 0; i < rs.ops.size(); ++i) wide.add(rs.ops[i], i), narrow.add(rs.ops[i], i);
@@ -245,8 +256,8 @@ TEST(CriticalPath, SplitOfPartsNear2To64Saturates) {
 SimWorkload build_workload(uint32_t stages, uint32_t jobs, uint32_t ops_per_job) {
   SimWorkload w;
   w.header.root = "/w";
-  const uint16_t mix[] = {nr("newfstatat"), nr("openat"), nr("read"), nr("getdents64"),
-                          nr("write"), nr("close"), nr("newfstatat"), nr("lstat")};
+  const uint16_t mix[] = {nr("newfstatat"), nr("openat"), nr("read"),       nr("getdents64"),
+                          nr("write"),      nr("close"),  nr("newfstatat"), nr("lstat")};
   std::mt19937 rng(1234);
   std::vector<uint64_t> barrier;
   for (uint32_t s = 0; s < stages; ++s) {
@@ -299,8 +310,8 @@ TEST_P(AttributionAccuracy, SlowedClassGetsAtLeast95PercentOfWallSlowdown) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Classes, AttributionAccuracy,
-                         ::testing::Values(SyscallClass::kStat, SyscallClass::kOpen,
-                                           SyscallClass::kReaddir, SyscallClass::kWrite),
+                         ::testing::Values(SyscallClass::kStat, SyscallClass::kOpen, SyscallClass::kReaddir,
+                                           SyscallClass::kWrite),
                          [](const auto& info) { return std::string(class_name(info.param)); });
 
 }  // namespace

@@ -33,8 +33,8 @@ int main(int argc, char** argv) {
     rs->header.source_trace = trace;
     rs->header.source_trace_id = id;
   }
-  for (auto [rs, name] : {std::pair{&one, "one.result"}, std::pair{&one_slow, "one-slow.result"},
-                          std::pair{&two, "two.result"}}) {
+  for (auto [rs, name] :
+       {std::pair{&one, "one.result"}, std::pair{&one_slow, "one-slow.result"}, std::pair{&two, "two.result"}}) {
     if (fsr::Status st = fsr::testdata::write_result_file(*rs, (dir / name).string()); !st) {
       std::cerr << st.message() << "\n";
       return 1;

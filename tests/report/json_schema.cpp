@@ -25,10 +25,10 @@ class Validator {
   void check(const json& s, const json& v, const std::string& at, std::vector<std::string>& errs) const {
     static const std::set<std::string> kAnnotations = {"$schema", "$id", "title", "description", "$defs"};
     for (const auto& [k, _] : s.items()) {
-      static const std::set<std::string> kKnown = {"type", "const", "enum", "properties", "required",
-                                                   "additionalProperties", "propertyNames", "items",
-                                                   "minimum", "maximum", "minItems", "maxItems", "oneOf",
-                                                   "$ref"};
+      static const std::set<std::string> kKnown = {
+          "type",          "const", "enum",    "properties", "required", "additionalProperties",
+          "propertyNames", "items", "minimum", "maximum",    "minItems", "maxItems",
+          "oneOf",         "$ref"};
       if (!kKnown.count(k) && !kAnnotations.count(k)) throw std::runtime_error("schema: unsupported keyword " + k);
     }
     if (s.contains("$ref")) {

@@ -67,8 +67,8 @@ class Recordings : public ::testing::Test {
   }
   // Writes `calls` as a trace recorded at /w/p on a mount of `fs_type`; its path.
   std::string write(const std::string& name, const std::vector<Call>& calls, const std::string& fs_type) {
-    const std::string path = (std::filesystem::temp_directory_path() /
-                              (name + "." + std::to_string(::getpid()) + ".trace")).string();
+    const std::string path =
+        (std::filesystem::temp_directory_path() / (name + "." + std::to_string(::getpid()) + ".trace")).string();
     files_.push_back(path);
     TraceHeader h;
     h.kind = PayloadKind::kTrace;

@@ -20,10 +20,14 @@ std::vector<std::string> csv_fields(const std::string& line) {
   bool quoted = false;
   for (size_t i = 0; i < line.size(); ++i) {
     const char ch = line[i];
-    if (quoted && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') f.back() += '"', ++i;
-    else if (ch == '"') quoted = !quoted;
-    else if (ch == ',' && !quoted) f.emplace_back();
-    else f.back() += ch;
+    if (quoted && ch == '"' && i + 1 < line.size() && line[i + 1] == '"')
+      f.back() += '"', ++i;
+    else if (ch == '"')
+      quoted = !quoted;
+    else if (ch == ',' && !quoted)
+      f.emplace_back();
+    else
+      f.back() += ch;
   }
   return f;
 }
@@ -33,7 +37,8 @@ void expect_rectangular(const std::string& csv) {
   std::string line;
   std::getline(in, line);
   const size_t width = csv_fields(line).size();
-  for (int n = 2; std::getline(in, line); ++n) EXPECT_EQ(csv_fields(line).size(), width) << "line " << n << ": " << line;
+  for (int n = 2; std::getline(in, line); ++n)
+    EXPECT_EQ(csv_fields(line).size(), width) << "line " << n << ": " << line;
 }
 
 Report small_report(bool with_baseline) {
@@ -75,8 +80,8 @@ TEST(RenderTable, CompareOfRunsShowsIntervalsAndMarks) {
     for (bool slow : {false, true}) {
       testdata::SimWorkload w = testdata::small_workload();
       w.header.target = slow ? "/mnt/c/proj" : "/home/u/proj";
-      w.header.environment_json = slow ? R"({"mount":{"kind":"9p-drvfs","fs_type":"9p"}})"
-                                       : R"({"mount":{"kind":"ext4","fs_type":"ext4"}})";
+      w.header.environment_json =
+          slow ? R"({"mount":{"kind":"9p-drvfs","fs_type":"9p"}})" : R"({"mount":{"kind":"ext4","fs_type":"ext4"}})";
       const ResultSet rs = testdata::simulate(w, [&](const testdata::SimOp& op) {
         const bool stat = class_of(op.nr) == SyscallClass::kStat;
         return static_cast<uint64_t>(double(op.latency) * (slow && stat ? 10 : 1) * f);

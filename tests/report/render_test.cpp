@@ -36,14 +36,18 @@ void expect_fits_100_columns(const std::string& text) {
 // kernel's limit (or mmaps failed there): the golden files, far from it, lack them.
 TEST(RenderText, ShowsMappingsOnlyNearTheLimit) {
   ResultSet near = testdata::small_result(true), far = near;
-  near.header.options_json = R"({"address_space":{"peak_mappings":40000,"peak_spaces":311,"max_map_count":65530,"enomem":0}})";
-  far.header.options_json = R"({"address_space":{"peak_mappings":274,"peak_spaces":5,"max_map_count":65530,"enomem":0}})";
+  near.header.options_json =
+      R"({"address_space":{"peak_mappings":40000,"peak_spaces":311,"max_map_count":65530,"enomem":0}})";
+  far.header.options_json =
+      R"({"address_space":{"peak_mappings":274,"peak_spaces":5,"max_map_count":65530,"enomem":0}})";
   const std::string shown = render_report_text(build_report(near, nullptr));
   EXPECT_NE(shown.find("mappings  40000 at most, 61% of vm.max_map_count 65530; 311 address spaces at once"),
-            std::string::npos) << shown;
+            std::string::npos)
+      << shown;
   EXPECT_EQ(render_report_text(build_report(far, nullptr)).find("vm.max_map_count"), std::string::npos);
   ResultSet failed = far;
-  failed.header.options_json = R"({"address_space":{"peak_mappings":65500,"peak_spaces":2000,"max_map_count":65530,"enomem":12}})";
+  failed.header.options_json =
+      R"({"address_space":{"peak_mappings":65500,"peak_spaces":2000,"max_map_count":65530,"enomem":12}})";
   EXPECT_NE(render_report_text(build_report(failed, nullptr)).find("12 mmaps failed with ENOMEM"), std::string::npos);
 }
 
@@ -159,7 +163,8 @@ TEST(RenderJson, ReportMatchesGolden) {
 
 TEST(RenderJson, CompareMatchesGolden) {
   const ResultSet base = testdata::small_result(false), slow = testdata::small_result(true);
-  EXPECT_EQ(testdata::check_golden("compare.json", compare_to_json(build_comparison({&base, &slow})).dump(2) + "\n"), "");
+  EXPECT_EQ(testdata::check_golden("compare.json", compare_to_json(build_comparison({&base, &slow})).dump(2) + "\n"),
+            "");
 }
 
 TEST(Report, SharesAddUpToWallDifference) {

@@ -14,8 +14,7 @@ namespace fsr {
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          (name + "." + std::to_string(::getpid()) + ".result")).string();
+  return (std::filesystem::temp_directory_path() / (name + "." + std::to_string(::getpid()) + ".result")).string();
 }
 
 TEST(LoadResult, RoundTripsOpsStringsAndFooter) {

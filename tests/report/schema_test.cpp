@@ -71,8 +71,7 @@ TEST(ReportSchema, RequiredKeysAndTypesAreEnforced) {
             std::string::npos);
   json extra = doc;
   extra["target"]["surprise"] = 1;
-  EXPECT_NE(joined(testdata::validate_json(schema, extra)).find("/target/surprise: unexpected key"),
-            std::string::npos);
+  EXPECT_NE(joined(testdata::validate_json(schema, extra)).find("/target/surprise: unexpected key"), std::string::npos);
   json bad_class = doc;
   bad_class["classes"][0]["class"] = "stats";
   EXPECT_NE(joined(testdata::validate_json(schema, bad_class)).find("not in enum"), std::string::npos);

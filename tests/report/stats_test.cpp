@@ -42,7 +42,8 @@ TEST(ProcessNames, ExecRenamesThePidFromThatOpOn) {
   };
   // Stored out of trace order on purpose: names follow event_index.
   rs.ops = {op(4, 11, 4, 0), op(0, 10, 4, 0), op(1, 10, kEvProcExec, make),
-            op(2, 10, 4, 0), op(3, 11, 4, 0), op(5, 11, kEvProcExec, cc), op(6, 11, 4, 0)};
+            op(2, 10, 4, 0), op(3, 11, 4, 0), op(5, 11, kEvProcExec, cc),
+            op(6, 11, 4, 0)};
   auto names = process_names(rs);
   EXPECT_EQ(names, (std::vector<std::string>{"(unknown)", "sh", "make", "make", "(unknown)", "cc", "cc"}));
 }

@@ -8,8 +8,8 @@
 
 namespace fsr::testdata {
 
-ResultSet simulate(const SimWorkload& w, const std::function<uint64_t(const SimOp&)>& latency,
-                   uint64_t overhead, uint64_t teardown) {
+ResultSet simulate(const SimWorkload& w, const std::function<uint64_t(const SimOp&)>& latency, uint64_t overhead,
+                   uint64_t teardown) {
   ResultSet rs;
   rs.header = w.header;
   rs.header.kind = PayloadKind::kResult;
@@ -69,8 +69,8 @@ SimWorkload small_workload() {
   const uint16_t kClose = *syscall_from_name("close");
   const uint16_t kGetdents = *syscall_from_name("getdents64");
   const uint16_t kMkdir = *syscall_from_name("mkdir");
-  auto add = [&](uint32_t worker, uint32_t pid, uint16_t nr, uint64_t lat, uint64_t gap,
-                 std::string path, std::vector<uint64_t> deps = {}, uint16_t flags = 0) {
+  auto add = [&](uint32_t worker, uint32_t pid, uint16_t nr, uint64_t lat, uint64_t gap, std::string path,
+                 std::vector<uint64_t> deps = {}, uint16_t flags = 0) {
     w.ops.push_back({worker, pid, nr, lat, gap, std::move(deps), std::move(path), flags});
     return static_cast<uint64_t>(w.ops.size() - 1);
   };
@@ -107,16 +107,19 @@ SimWorkload small_workload() {
 ResultSet small_result(bool slow) {
   SimWorkload w = small_workload();
   w.header.target = slow ? "/mnt/c/proj" : "/home/u/proj";
-  w.header.environment_json = slow ? R"({"mount":{"kind":"9p-drvfs","fs_type":"9p"}})"
-                                   : R"({"mount":{"kind":"ext4","fs_type":"ext4"}})";
+  w.header.environment_json =
+      slow ? R"({"mount":{"kind":"9p-drvfs","fs_type":"9p"}})" : R"({"mount":{"kind":"ext4","fs_type":"ext4"}})";
   w.header.source_trace = "build.trace";
   w.header.options_json = R"({"timing":"think","overlap":{"recorded":1.25}})";
   return simulate(w, [slow](const SimOp& op) {
     if (!slow) return op.latency;
     switch (class_of(op.nr)) {
-      case SyscallClass::kStat: return op.latency * 10;
-      case SyscallClass::kOpen: return op.latency * 3;
-      default: return op.latency;
+      case SyscallClass::kStat:
+        return op.latency * 10;
+      case SyscallClass::kOpen:
+        return op.latency * 3;
+      default:
+        return op.latency;
     }
   });
 }

@@ -146,8 +146,8 @@ TEST(ChunkTiming, CallsOfAThreadNeverOverlap) {
     const uint32_t t = static_cast<uint32_t>(rng() % 4);
     e.pid = 60;
     e.tid = 60 + t;
-    e.ts = end[t] + rng() % 4;                   // back to back: gaps of 0-3 ns
-    e.dur = 20'000 + rng() % 5'000'000;          // rounded by up to 256 ns
+    e.ts = end[t] + rng() % 4;           // back to back: gaps of 0-3 ns
+    e.dur = 20'000 + rng() % 5'000'000;  // rounded by up to 256 ns
     end[t] = e.ts + e.dur;
     in.push_back(e);
   }

@@ -84,7 +84,8 @@ TEST(Columns, ThreadMajorOrderRoundTrips) {
   EXPECT_FALSE(joined.all_zero());
   std::vector<uint64_t> stored;
   ASSERT_TRUE(decode_column(joined.bytes(), values.size(), stored).is_ok());
-  EXPECT_EQ(stored, (std::vector<uint64_t>{300, 0, 127, 2, 1ull << 40, 9, 7, 5, std::numeric_limits<uint64_t>::max(), 128}))
+  EXPECT_EQ(stored,
+            (std::vector<uint64_t>{300, 0, 127, 2, 1ull << 40, 9, 7, 5, std::numeric_limits<uint64_t>::max(), 128}))
       << "thread 0's values, then thread 1's, ...";
   const std::vector<uint64_t> thread_col(thread_of.begin(), thread_of.end());
   std::vector<uint32_t> event_at, cursor;

@@ -95,7 +95,8 @@ TEST(ContainerRoundTrip, ColumnarChunksBeatRowWiseCompression) {
   size_t columnar = test::read_bytes(f.path()).size();
   Compressor z(3);
   std::vector<uint8_t> rows(reinterpret_cast<const uint8_t*>(all.data()),
-                            reinterpret_cast<const uint8_t*>(all.data() + all.size())), packed;
+                            reinterpret_cast<const uint8_t*>(all.data() + all.size())),
+      packed;
   z.compress(rows, packed);
   RecordProperty("bytes_per_event", std::to_string(static_cast<double>(columnar) / all.size()));
   RecordProperty("rowwise_bytes_per_event", std::to_string(static_cast<double>(packed.size()) / all.size()));

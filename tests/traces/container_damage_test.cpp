@@ -74,7 +74,8 @@ TEST(ContainerDamage, TruncationAnywhereYieldsEveryCompleteChunk) {
   auto chunks = chunk_offsets(bytes);
   ASSERT_EQ(chunks.size(), 4u);
   std::vector<uint64_t> chunk_end;
-  for (uint64_t off : chunks) chunk_end.push_back(off + kFrameHeaderSize + decode_frame_header(&bytes[off])->payload_len);
+  for (uint64_t off : chunks)
+    chunk_end.push_back(off + kFrameHeaderSize + decode_frame_header(&bytes[off])->payload_len);
   // Every byte near a frame boundary, every 7th byte elsewhere.
   std::vector<size_t> cuts;
   for (size_t n = 0; n < bytes.size(); n += 7) cuts.push_back(n);
@@ -104,7 +105,8 @@ TEST(ContainerDamage, TruncationAnywhereYieldsEveryCompleteChunk) {
     }
     EXPECT_TRUE(r.problems.truncated) << "cut at " << n;
     ASSERT_FALSE(r.problems.messages.empty());
-    EXPECT_NE(r.problems.messages.back().find("without its footer and index"), std::string::npos) << r.problems.messages.back();
+    EXPECT_NE(r.problems.messages.back().find("without its footer and index"), std::string::npos)
+        << r.problems.messages.back();
   }
   ReadAll whole = read_all(f.path());
   EXPECT_EQ(whole.records, 4u * kChunk);
@@ -153,7 +155,8 @@ TEST(ContainerDamage, APrestateCutShortIsAnErrorAfterItsWholeBlocks) {
   EXPECT_EQ((*whole)->prestate_count().value(), 10000u);
 
   auto bytes = test::read_bytes(f.path());
-  test::write_bytes(cut.path(), std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(bytes.size() * 6 / 10)));
+  test::write_bytes(cut.path(),
+                    std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(bytes.size() * 6 / 10)));
   auto r = TraceReader::open(cut.path());
   ASSERT_TRUE(r);
   uint64_t seen = 0;

@@ -141,9 +141,8 @@ TEST(InodeFacts, RandomStreamsDecodeExactly) {
 }
 
 TEST(InodeFacts, APathSeenAgainCostsNothingWhicheverThreadSeesIt) {
-  std::vector<std::pair<uint32_t, Event>> ev = {{0, stat_event(5, 77, 4096, 040755)},
-                                                {1, stat_event(9, 1234)},
-                                                {1, stat_event(5, 77, 4096, 040755)}};
+  std::vector<std::pair<uint32_t, Event>> ev = {
+      {0, stat_event(5, 77, 4096, 040755)}, {1, stat_event(9, 1234)}, {1, stat_event(5, 77, 4096, 040755)}};
   const auto coded = encode(ev, 2);
   const Event& again = coded[2].columns;
   EXPECT_TRUE(coded[2].coded);

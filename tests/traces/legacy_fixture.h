@@ -28,7 +28,8 @@ inline uint64_t mix(uint64_t x) {  // splitmix64
 inline std::vector<std::string> strings() {
   std::vector<std::string> s;
   for (int d = 0; d < 4; ++d)
-    for (int f = 0; f < 6; ++f) s.push_back("/home/u/repo/dir" + std::to_string(d) + "/file" + std::to_string(f) + ".c");
+    for (int f = 0; f < 6; ++f)
+      s.push_back("/home/u/repo/dir" + std::to_string(d) + "/file" + std::to_string(f) + ".c");
   s.push_back(std::string("/home/u/repo/\xff\xfe\0bin", 19));
   s.push_back("/usr/lib/x86_64-linux-gnu/libc.so.6");
   return s;

@@ -109,13 +109,15 @@ TEST(Profile, AnotherProfileVersionIsOneClearLine) {
   ASSERT_TRUE(write_profile(t.dir + "/new.profile", p));
   const std::string m = error_of(t.dir + "/new.profile");
   EXPECT_NE(m.find("profile format version " + std::to_string(kProfileVersion + 1) + " is not supported"),
-            std::string::npos) << m;
+            std::string::npos)
+      << m;
   EXPECT_NE(m.find("probe the mount again"), std::string::npos) << m;
   EXPECT_EQ(m.find('\n'), std::string::npos);
   p.version = kProfileMinVersion - 1;
   ASSERT_TRUE(write_profile(t.dir + "/old.profile", p));
-  EXPECT_NE(error_of(t.dir + "/old.profile").find("version " + std::to_string(kProfileMinVersion - 1) + " is not supported"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(t.dir + "/old.profile").find("version " + std::to_string(kProfileMinVersion - 1) + " is not supported"),
+      std::string::npos);
 }
 
 // Version 1 (before kStatWritten) has the same message: it reads, as a profile without that case.

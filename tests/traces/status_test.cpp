@@ -83,7 +83,12 @@ TEST(Result, RefusesAnOkStatusAsAnInternalError) {
 }
 #else
 TEST(ResultDeathTest, RefusesAnOkStatusByAborting) {
-  EXPECT_DEATH({ Result<int> r = Status::ok(); (void)r; }, "OK Status");
+  EXPECT_DEATH(
+      {
+        Result<int> r = Status::ok();
+        (void)r;
+      },
+      "OK Status");
 }
 #endif
 

@@ -63,8 +63,8 @@ TEST(StringCoding, ReferenceIsTheLongestSharedPrefixInTheWindow) {
   std::vector<std::string_view> in = {"/a/b/1", "/z/q", "/a/b/2", "/z/r"};
   std::vector<uint8_t> blob;
   front_code(in, blob);
-  std::vector<uint8_t> want = {0, 0, 6, '/', 'a', '/', 'b', '/', '1', 0, 1, 3, 'z', '/', 'q',
-                               1, 5, 1, '2', 1, 3, 1, 'r'};
+  std::vector<uint8_t> want = {0,   0,   6,   '/', 'a', '/', 'b', '/', '1', 0, 1,  3,
+                               'z', '/', 'q', 1,   5,   1,   '2', 1,   3,   1, 'r'};
   EXPECT_EQ(blob, want);
   std::vector<std::string> strs(in.begin(), in.end());
   std::vector<std::string> out;
@@ -90,19 +90,19 @@ TEST(StringCoding, RoundTripsEdgeCases) {
   std::string longs(100000, 'a');
   longs[50000] = 'b';
   std::vector<std::string> in = {
-      "",                                 // empty first
-      "",                                 // empty after empty
+      "",  // empty first
+      "",  // empty after empty
       "/home/u/repo/dir1/file1.c",
-      "/home/u/repo/dir1/file1.c.o",      // extends the previous one
-      "/home/u/repo/dir1/file1.c",        // a full prefix of the previous one (rest empty)
-      "/home/u/repo/dir1/file1.c",        // equal to the previous one
-      "zzz",                              // no shared prefix
-      "",                                 // empty in the middle
+      "/home/u/repo/dir1/file1.c.o",  // extends the previous one
+      "/home/u/repo/dir1/file1.c",    // a full prefix of the previous one (rest empty)
+      "/home/u/repo/dir1/file1.c",    // equal to the previous one
+      "zzz",                          // no shared prefix
+      "",                             // empty in the middle
       binary,
       binary + binary,
       longs,
       longs + "tail",
-      std::string(300, '\0'),             // rest lengths over one varint byte
+      std::string(300, '\0'),  // rest lengths over one varint byte
       "/",
   };
   EXPECT_EQ(round_trip(in), in);

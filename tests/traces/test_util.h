@@ -107,8 +107,7 @@ inline TraceHeader sample_header(PayloadKind kind = PayloadKind::kTrace) {
   h.initial.cwd = "/home/u/repo";
   h.initial.umask = 022;
   h.initial.fds = {{0, "/dev/pts/0", 2, 0}, {3, "/home/u/repo/.git/index", 0x80000, 4096}};
-  if (kind == PayloadKind::kTrace)
-    h.recorder_choices = {"task_state=task_storage", "page_faults=filemap_tracepoints"};
+  if (kind == PayloadKind::kTrace) h.recorder_choices = {"task_state=task_storage", "page_faults=filemap_tracepoints"};
   if (kind == PayloadKind::kResult) {
     h.source_trace = "/tmp/x.trace";
     h.target = "/mnt/c/work";

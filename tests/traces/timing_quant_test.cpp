@@ -79,8 +79,8 @@ TEST(TimingQuant, RoundsToNearest) {
   EXPECT_EQ(round_trip(999), 992u);
   EXPECT_EQ(round_trip(1001), 1008u);
   EXPECT_EQ(round_trip(1015), 1008u);
-  EXPECT_EQ(round_trip(1016), 1024u);        // half way: up
-  EXPECT_EQ(round_trip(127), 128u);          // rounds into the next octave
+  EXPECT_EQ(round_trip(1016), 1024u);  // half way: up
+  EXPECT_EQ(round_trip(127), 128u);    // rounds into the next octave
   // From 16,384 ns on, the step stays 512 ns.
   EXPECT_EQ(round_trip(16'383), 16'384u);
   EXPECT_EQ(round_trip(1'000'000), 999'936u);

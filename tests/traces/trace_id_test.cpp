@@ -32,8 +32,10 @@ void write_trace(const std::string& path, const TraceHeader& h, const std::vecto
   auto w = TraceWriter::create(path, h);
   ASSERT_TRUE(w) << w.message();
   for (const Event& e : events) ASSERT_TRUE((*w)->append(e).is_ok());
-  if (finish) ASSERT_TRUE((*w)->finish(footer).is_ok());
-  else ASSERT_TRUE((*w)->flush().is_ok());
+  if (finish)
+    ASSERT_TRUE((*w)->finish(footer).is_ok());
+  else
+    ASSERT_TRUE((*w)->flush().is_ok());
 }
 
 uint64_t id_of(const std::string& path) {
@@ -120,10 +122,9 @@ TEST(TraceTimes, AnEventEnteredAfterTheRecordingsEndIsClampedAndCounted) {
   TraceFooter ft;
   ft.end_ns = 100'000'000;
   const uint64_t crafted = (1ull << 63) - 4096;
-  write_trace(f.path(), test::sample_header(),
-              {stat_event(1000, 50), stat_event(50'000'000, 70), stat_event(crafted, 10, 8),
-               stat_event(99'000'000, 1000)},
-              ft);
+  write_trace(
+      f.path(), test::sample_header(),
+      {stat_event(1000, 50), stat_event(50'000'000, 70), stat_event(crafted, 10, 8), stat_event(99'000'000, 1000)}, ft);
   auto r = TraceReader::open(f.path());
   ASSERT_TRUE(r) << r.message();
   ASSERT_TRUE((*r)->time_limit());
@@ -152,8 +153,9 @@ TEST(TraceTimes, WithoutARecordedEndOnlyAClockOverflowIsClamped) {
   test::TempFile f("noend.trace");
   TraceHeader h = test::sample_header();
   h.wall_start_ns = 0;
-  write_trace(f.path(), h,
-              {stat_event(1000, 50), stat_event(1ull << 62, 10, 8), stat_event(1ull << 62, (1ull << 63) + (1ull << 62), 9)});
+  write_trace(
+      f.path(), h,
+      {stat_event(1000, 50), stat_event(1ull << 62, 10, 8), stat_event(1ull << 62, (1ull << 63) + (1ull << 62), 9)});
   auto r = TraceReader::open(f.path());
   ASSERT_TRUE(r) << r.message();
   EXPECT_FALSE((*r)->time_limit());

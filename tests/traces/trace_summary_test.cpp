@@ -52,8 +52,8 @@ TEST(TraceSummary, CountsCallsEnteredBeforeTheirThreadsPreviousReturned) {
 TEST(TraceSummary, MarkersAtTheEnterTimeOfTheirCallDoNotOverlap) {
   // As the recorder writes them: the marker takes the execve's enter time and
   // no duration; touching ends (gap 0) are not overlap.
-  auto s = summarise_events({ev(11, 0, 1000, 100), ev(11, kEvProcExec, 4000, 0), ev(11, 59, 4000, 2000),
-                             ev(11, 0, 6000, 5)});
+  auto s = summarise_events(
+      {ev(11, 0, 1000, 100), ev(11, kEvProcExec, 4000, 0), ev(11, 59, 4000, 2000), ev(11, 0, 6000, 5)});
   EXPECT_EQ(s.overlapping_calls, 0u) << s.first_overlap;
   EXPECT_EQ(summary_to_text(s).find("overlapping calls"), std::string::npos);
 }

@@ -8,8 +8,7 @@
 
 namespace fsr {
 
-BuildLikeStream::BuildLikeStream(uint32_t paths, uint64_t seed)
-    : rng_(seed), paths_(paths), ids_(paths + 1, 0) {}
+BuildLikeStream::BuildLikeStream(uint32_t paths, uint64_t seed) : rng_(seed), paths_(paths), ids_(paths + 1, 0) {}
 
 uint32_t BuildLikeStream::id_of(uint32_t path) {
   if (!ids_[path]) {
@@ -20,8 +19,7 @@ uint32_t BuildLikeStream::id_of(uint32_t path) {
 }
 
 std::string BuildLikeStream::path_name(uint32_t id) {
-  return "/home/dev/project/node_modules/pkg" + std::to_string(id % 211) + "/lib/file" +
-         std::to_string(id) + ".js";
+  return "/home/dev/project/node_modules/pkg" + std::to_string(id % 211) + "/lib/file" + std::to_string(id) + ".js";
 }
 
 uint64_t BuildLikeStream::noisy(uint64_t base_ns) {
@@ -84,8 +82,10 @@ void BuildLikeStream::step(std::vector<Event>& out) {
       uint32_t q = i + 1 < probes ? (p + static_cast<uint32_t>(i) * 7919u) % paths_ + 1 : p;
       Event e = with_path(base(SYS_newfstatat, 900), q);
       e.args[3] = i + 1 < probes ? 0 : 0x100;  // AT_SYMLINK_NOFOLLOW on the last
-      if (i + 1 < probes) e.ret = -2;
-      else facts(e, q);
+      if (i + 1 < probes)
+        e.ret = -2;
+      else
+        facts(e, q);
       out.push_back(e);
     }
   } else if (kind < 8) {  // read a source file

@@ -18,11 +18,11 @@ namespace {
 
 constexpr uint64_t kLeafMax = 200;  // entries in a directory at most (but the deepest)
 constexpr uint32_t kMaxDepth = 8;
-constexpr size_t kSample = 4096;    // paths kept for the events
+constexpr size_t kSample = 4096;  // paths kept for the events
 constexpr uint64_t kDev = 0x803;
 
-const char* const kDirNames[] = {"src", "lib", "include", "test", "docs", "node_modules", "build",
-                                 "pkg", "internal", "vendor", "assets", "util", "core", "cmd"};
+const char* const kDirNames[] = {"src", "lib",      "include", "test",   "docs", "node_modules", "build",
+                                 "pkg", "internal", "vendor",  "assets", "util", "core",         "cmd"};
 const char* const kExts[] = {".js", ".ts", ".json", ".c", ".h", ".md", ".py", ".go", ".rs", ".txt"};
 
 struct Sampled {
@@ -70,8 +70,10 @@ class TreeGen {
     e.dev = kDev;
     e.ino = ++ino_;
     ++st_.dirs;
-    if (dirs_seen_++ < kSample) dirs_.push_back(path);
-    else if (uint64_t r = pick(dirs_seen_); r < kSample / 8) dirs_[r] = path;
+    if (dirs_seen_++ < kSample)
+      dirs_.push_back(path);
+    else if (uint64_t r = pick(dirs_seen_); r < kSample / 8)
+      dirs_[r] = path;
     return add(std::move(e), depth);
   }
   // Mostly small: 15% empty, 70% 64 B-4 KiB, 14% 4-16 KiB, 1% 16-128 KiB (log-uniform within).
@@ -88,8 +90,10 @@ class TreeGen {
   }
   void sample(const PrestateEntry& e) {
     Sampled s{e.path, e.size, e.ino, e.mode};
-    if (files_seen_++ < kSample) files_.push_back(std::move(s));
-    else if (uint64_t r = pick(files_seen_); r < kSample) files_[r] = std::move(s);
+    if (files_seen_++ < kSample)
+      files_.push_back(std::move(s));
+    else if (uint64_t r = pick(files_seen_); r < kSample)
+      files_[r] = std::move(s);
   }
 
   // `budget` entries beneath `path` (at `depth`): some subdirectories that
@@ -212,7 +216,8 @@ class TreeGen {
         facts(o, f);
         FSR_RETURN_IF_ERROR(put(o));
         for (uint64_t off = 0;; off += 65536) {
-          Event rd = ev(SYS_read, static_cast<int64_t>(std::min<uint64_t>(65536, f.size - std::min(f.size, off))), 1500);
+          Event rd =
+              ev(SYS_read, static_cast<int64_t>(std::min<uint64_t>(65536, f.size - std::min(f.size, off))), 1500);
           rd.args[0] = 3;
           rd.args[2] = 65536;
           FSR_RETURN_IF_ERROR(put(rd));

@@ -24,7 +24,7 @@ struct TreeTraceShape {
 
 struct TreeTraceStats {
   uint64_t entries = 0, dirs = 0, files = 0, symlinks = 0, hard_links = 0, outside = 0;
-  uint64_t bytes = 0;   // sum of the files' sizes (hard links once)
+  uint64_t bytes = 0;  // sum of the files' sizes (hard links once)
   uint64_t events = 0;
   uint32_t max_depth = 0;
 };

@@ -107,8 +107,8 @@ class ReplayProgress : public test::ReplayDirs {
   }
   // Runs fsreplay replay; with `tty`, its stdout and stderr are a pseudo-terminal.
   std::string run(const std::string& trace, bool tty, bool quiet = false) {
-    std::vector<std::string> args = {FSR_FSREPLAY_BIN, "replay", trace, "--target", target, "--scratch", scratch,
-                                     "-o", base + "/out.result"};
+    std::vector<std::string> args = {FSR_FSREPLAY_BIN, "replay", trace, "--target",          target,
+                                     "--scratch",      scratch,  "-o",  base + "/out.result"};
     if (quiet) args.push_back("--quiet");
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());

@@ -19,10 +19,10 @@ TEST(SlowfsLatency, ParsesDurationsWithUnits) {
   EXPECT_EQ(parse_duration_ns("300ns"), 300);
   EXPECT_EQ(parse_duration_ns("1s"), 1'000'000'000);
   EXPECT_EQ(parse_duration_ns("0"), 0);
-  EXPECT_FALSE(parse_duration_ns("5"));      // a unit is required unless 0
+  EXPECT_FALSE(parse_duration_ns("5"));  // a unit is required unless 0
   EXPECT_FALSE(parse_duration_ns("ms"));
   EXPECT_FALSE(parse_duration_ns("1 hour"));
-  EXPECT_FALSE(parse_duration_ns("120s"));   // over a minute per op
+  EXPECT_FALSE(parse_duration_ns("120s"));  // over a minute per op
 }
 
 TEST(SlowfsLatency, ParsesJitterForms) {
@@ -91,8 +91,8 @@ TEST(SlowfsLatency, EveryProfileParsesAndOrdersAsPublished) {
 
 TEST(SlowfsArgs, ProfileThenLatThenSwitchesWhateverTheOrder) {
   SlowfsOptions o;
-  ASSERT_EQ(parse_slowfs_args({"--lat", "stat=5ms", "back", "--attr-timeout=2", "mnt", "--profile", "wsl2-9p",
-                               "-o", "allow_other", "-f", "--direct-io"},
+  ASSERT_EQ(parse_slowfs_args({"--lat", "stat=5ms", "back", "--attr-timeout=2", "mnt", "--profile", "wsl2-9p", "-o",
+                               "allow_other", "-f", "--direct-io"},
                               o),
             "");
   EXPECT_EQ(o.backing, "back");
@@ -113,8 +113,7 @@ TEST(SlowfsArgs, ErrorsAreOneLineAndNameTheProblem) {
   EXPECT_NE(parse_slowfs_args({"a", "b", "--profile", "wsl3"}, o).find("unknown profile 'wsl3'"), std::string::npos);
   EXPECT_NE(parse_slowfs_args({"a", "b", "--bogus"}, o).find("unknown option '--bogus'"), std::string::npos);
   EXPECT_NE(parse_slowfs_args({"a", "b", "--lat"}, o).find("--lat needs a value"), std::string::npos);
-  EXPECT_NE(parse_slowfs_args({"a", "b", "--attr-timeout", "soon"}, o).find("attr-timeout 'soon'"),
-            std::string::npos);
+  EXPECT_NE(parse_slowfs_args({"a", "b", "--attr-timeout", "soon"}, o).find("attr-timeout 'soon'"), std::string::npos);
   for (const auto& args : std::vector<std::vector<std::string>>{{"x"}, {"a", "b", "--profile", "q"}})
     EXPECT_EQ(parse_slowfs_args(args, o).find('\n'), std::string::npos);
   SlowfsOptions h;

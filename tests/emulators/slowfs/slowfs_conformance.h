@@ -21,11 +21,16 @@ enum class Target { kPlainDir, kSlowfs, kSlowfsNoCache, kSlowfsWriteback, kSlowf
 
 inline std::string target_name(const ::testing::TestParamInfo<Target>& info) {
   switch (info.param) {
-    case Target::kPlainDir: return "PlainDir";
-    case Target::kSlowfs: return "Slowfs";
-    case Target::kSlowfsNoCache: return "SlowfsNoCache";
-    case Target::kSlowfsWriteback: return "SlowfsWriteback";
-    case Target::kSlowfsDirectIo: return "SlowfsDirectIo";
+    case Target::kPlainDir:
+      return "PlainDir";
+    case Target::kSlowfs:
+      return "Slowfs";
+    case Target::kSlowfsNoCache:
+      return "SlowfsNoCache";
+    case Target::kSlowfsWriteback:
+      return "SlowfsWriteback";
+    case Target::kSlowfsDirectIo:
+      return "SlowfsDirectIo";
   }
   return "?";
 }

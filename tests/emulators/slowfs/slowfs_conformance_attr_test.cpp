@@ -54,7 +54,7 @@ TEST_P(Conformance, UserXattrsSetGetListRemove) {
 TEST_P(Conformance, TruncateAndFtruncate) {
   write_file("t", std::string(100, 'a'));
   ASSERT_EQ(truncate(p("t").c_str(), 10), 0);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat(p("t").c_str(), &st), 0);
   EXPECT_EQ(st.st_size, 10);
   EXPECT_EQ(read_file("t"), std::string(10, 'a'));
@@ -104,7 +104,10 @@ TEST_P(Conformance, ChmodDeniesOtherUsers) {
       if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(255);
       int bits = 0;
       int fd = open(p("public").c_str(), O_RDONLY);
-      if (fd >= 0) { bits |= 1; close(fd); }
+      if (fd >= 0) {
+        bits |= 1;
+        close(fd);
+      }
       fd = open(p("private").c_str(), O_RDONLY);
       if (fd < 0 && errno == EACCES) bits |= 2;
       if (fd >= 0) close(fd);
@@ -127,7 +130,7 @@ TEST_P(Conformance, ChmodDeniesOtherUsers) {
   // A directory writable by all lets nobody create a file, owned by nobody.
   ASSERT_EQ(chmod(dir_.c_str(), 0777), 0);
   EXPECT_EQ(run_as_nobody() & 32, 0);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat(p("newfile").c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 65534u);
   EXPECT_EQ(st.st_gid, 65534u);
@@ -138,7 +141,7 @@ TEST_P(Conformance, UtimensatSetsAndOmitsTimes) {
   write_file("u", "");
   timespec ts[2] = {{1000000000, 123456789}, {1200000000, 5}};
   ASSERT_EQ(utimensat(AT_FDCWD, p("u").c_str(), ts, 0), 0);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat(p("u").c_str(), &st), 0);
   EXPECT_EQ(st.st_atim.tv_sec, 1000000000);
   EXPECT_EQ(st.st_atim.tv_nsec, 123456789);
@@ -164,7 +167,7 @@ TEST_P(Conformance, LargeFileWithMmapRead) {
   close(fd);
   fd = open(p("big").c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(fstat(fd, &st), 0);
   ASSERT_EQ(static_cast<size_t>(st.st_size), kChunk * kChunks);
   void* m = mmap(nullptr, kChunk * kChunks, PROT_READ, MAP_SHARED, fd, 0);

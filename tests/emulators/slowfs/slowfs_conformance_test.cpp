@@ -26,7 +26,7 @@ TEST_P(Conformance, CreateWriteReadBack) {
   ASSERT_EQ(write(fd, "hello world", 11), 11);
   EXPECT_EQ(pread_all(fd), "hello world");
   ASSERT_EQ(pwrite(fd, "W", 1, 6), 1);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(fstat(fd, &st), 0);
   EXPECT_EQ(st.st_size, 11);
   EXPECT_EQ(st.st_mode & 07777, 0640u);
@@ -47,7 +47,7 @@ TEST_P(Conformance, RenameReplacesExistingFile) {
   ASSERT_GE(old_fd, 0);
   ASSERT_EQ(rename(p("src").c_str(), p("dst").c_str()), 0);
   EXPECT_EQ(read_file("dst"), "new contents");
-  struct stat st{};
+  struct stat st {};
   EXPECT_EQ(lstat(p("src").c_str(), &st), -1);
   EXPECT_EQ(errno, ENOENT);
   EXPECT_EQ(pread_all(old_fd), "old");  // the replaced inode lives on while open
@@ -65,7 +65,7 @@ TEST_P(Conformance, UnlinkedOpenFileKeepsWorking) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(write(fd, "abc", 3), 3);
   ASSERT_EQ(unlink(p("gone").c_str()), 0);
-  struct stat st{};
+  struct stat st {};
   EXPECT_EQ(stat(p("gone").c_str(), &st), -1);
   EXPECT_EQ(errno, ENOENT);
   ASSERT_EQ(fstat(fd, &st), 0);
@@ -124,7 +124,7 @@ TEST_P(Conformance, SymlinkAndReadlink) {
   char buf[64] = {};
   ASSERT_EQ(readlink(p("link").c_str(), buf, sizeof buf), 6);
   EXPECT_STREQ(buf, "target");
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(lstat(p("link").c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));
   EXPECT_EQ(read_file("link"), "through the link");
@@ -138,7 +138,8 @@ TEST_P(Conformance, SymlinkAndReadlink) {
 TEST_P(Conformance, HardLinkSharesInodeAndCountsLinks) {
   write_file("one", "shared");
   ASSERT_EQ(link(p("one").c_str(), p("two").c_str()), 0);
-  struct stat a{}, b{};
+  struct stat a {
+  }, b{};
   ASSERT_EQ(stat(p("one").c_str(), &a), 0);
   ASSERT_EQ(stat(p("two").c_str(), &b), 0);
   EXPECT_EQ(a.st_ino, b.st_ino);
@@ -154,7 +155,7 @@ TEST_P(Conformance, HardLinkSharesInodeAndCountsLinks) {
 
 TEST_P(Conformance, MkdirRmdirNonEmpty) {
   ASSERT_EQ(mkdir(p("d").c_str(), 0750), 0);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat(p("d").c_str(), &st), 0);
   EXPECT_TRUE(S_ISDIR(st.st_mode));
   EXPECT_EQ(st.st_mode & 07777, 0750u);

@@ -43,7 +43,7 @@ Means measure(const std::string& mnt) {
   char buf[4096] = {};
   EXPECT_EQ(pwrite(fd, buf, sizeof buf, 0), static_cast<ssize_t>(sizeof buf));
   constexpr int kN = 50;
-  struct stat st{};
+  struct stat st {};
   double t0 = now_ms();
   for (int i = 0; i < kN; ++i) EXPECT_EQ(stat(f.c_str(), &st), 0);
   m.stat_ms = (now_ms() - t0) / kN;
@@ -69,8 +69,8 @@ class LatencyInjection : public ::testing::Test {
     Means m;
     {
       SlowfsMount mnt;
-      std::string err = mnt.mount({"--lat", lat, "--attr-timeout", "0", "--entry-timeout", "0", "--direct-io",
-                                   "--realtime", "--stats", stats});
+      std::string err = mnt.mount(
+          {"--lat", lat, "--attr-timeout", "0", "--entry-timeout", "0", "--direct-io", "--realtime", "--stats", stats});
       EXPECT_EQ(err, "");
       if (!err.empty()) return {};
       m = measure(mnt.mountpoint());

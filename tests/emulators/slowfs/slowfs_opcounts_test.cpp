@@ -113,13 +113,13 @@ TEST_F(OpCounts, UncachedStatLooksUpEveryComponent) {
   // Reading the counts sent the mount nothing: a second snapshot is the same.
   EXPECT_EQ(snapshot(mnt, file_), before);
 
-  struct stat st{};
+  struct stat st {};
   for (int i = 0; i < 10; ++i) ASSERT_EQ(stat((m + "/a/b/c").c_str(), &st), 0);
   // A missing last component: the walk's LOOKUPs, the miss included, nothing cached.
   for (int i = 0; i < 5; ++i) ASSERT_NE(stat((m + "/a/b/nope").c_str(), &st), 0);
   Counts d = minus(snapshot(mnt, file_), before);
   EXPECT_EQ(d["LOOKUP"], 10u * 3 + 5u * 3);  // a, b, c / a, b, nope: one per component per call
-  EXPECT_GE(d["GETATTR"], 10u);             // attributes expire at once: at least one per stat()
+  EXPECT_GE(d["GETATTR"], 10u);              // attributes expire at once: at least one per stat()
   EXPECT_EQ(d["MKDIR"], 0u);
   EXPECT_EQ(d["OPEN"] + d["OPENDIR"] + d["READ"], 0u);
 }

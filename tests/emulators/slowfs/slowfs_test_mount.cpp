@@ -88,7 +88,10 @@ void SlowfsMount::unmount() {
   if (pid_ > 0) {
     int status;
     for (int i = 0; i < 1000; ++i) {  // 10 s
-      if (waitpid(pid_, &status, WNOHANG) == pid_) { pid_ = -1; break; }
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        break;
+      }
       if (i == 500) kill(pid_, SIGTERM);
       timespec ts{0, 10'000'000};
       nanosleep(&ts, nullptr);
