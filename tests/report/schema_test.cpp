@@ -1,4 +1,6 @@
+#include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -78,6 +80,35 @@ TEST(ReportSchema, RequiredKeysAndTypesAreEnforced) {
   json negative = doc;
   negative["wall_ns"] = -1;
   EXPECT_NE(joined(testdata::validate_json(schema, negative)).find("below minimum"), std::string::npos);
+}
+
+// Every golden JSON of the tree names its schema ("schema": "fsreplay.X/1")
+// and validates against it: a golden regenerated with a key the schema does
+// not list, or a schema that loses one, fails here.
+TEST(GoldenSchemas, EveryGoldenJsonValidatesAgainstTheSchemaItNames) {
+  const std::string root = FSR_SOURCE_DIR;
+  const std::map<std::string, std::string> schema_file = {
+      {"fsreplay.report/1", "report/report.schema.json"},
+      {"fsreplay.compare/1", "report/compare.schema.json"},
+      {"fsreplay.predict/1", "predict/predict.schema.json"},
+      {"fsreplay.replay/1", "replayer/session/replay.schema.json"},
+  };
+  int checked = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root + "/tests")) {
+    const auto& p = e.path();
+    if (p.extension() != ".json" || p.parent_path().filename() != "golden") continue;
+    std::ifstream in(p);
+    const json doc = json::parse(in, nullptr, false);
+    ASSERT_TRUE(doc.is_object()) << p << ": not a JSON object";
+    ASSERT_TRUE(doc.contains("schema") && doc["schema"].is_string()) << p << ": names no schema";
+    const auto f = schema_file.find(doc["schema"].get<std::string>());
+    ASSERT_NE(f, schema_file.end()) << p << ": unknown schema " << doc["schema"];
+    std::ifstream sin(root + "/" + f->second);
+    ASSERT_TRUE(sin) << f->second;
+    EXPECT_EQ(joined(testdata::validate_json(json::parse(sin), doc)), "") << p;
+    ++checked;
+  }
+  EXPECT_GE(checked, 6);  // report x2, compare x3, predict
 }
 
 }  // namespace
