@@ -20,10 +20,16 @@ if [[ ${1:-} == --fix ]]; then
   echo "format: ${#files[@]} files formatted"
   exit 0
 fi
-bad=()
-for f in "${files[@]}"; do
-  if ! clang-format --dry-run -Werror "$f" >/dev/null 2>&1; then bad+=("$f"); fi
-done
+# One clang-format process for the whole tree; it names each file it would
+# change in a "file:line:col: error: code should be clang-formatted" line.
+rc=0
+out=$(clang-format --dry-run -Werror "${files[@]}" 2>&1) || rc=$?
+mapfile -t bad < <(sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' <<<"$out" | sort -u)
+if ((rc != 0 && ${#bad[@]} == 0)); then
+  echo "format-check: clang-format failed (exit $rc):" >&2
+  echo "$out" | head -20 >&2
+  exit 2
+fi
 if ((${#bad[@]})); then
   echo "format-check: ${#bad[@]} of ${#files[@]} files are not formatted (run dev/format-check.sh --fix):"
   printf '  %s\n' "${bad[@]}"
