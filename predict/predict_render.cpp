@@ -78,8 +78,10 @@ std::string draws_line(const std::vector<double>& walls) {
   if (walls.size() < 2) return "1 draw of the profile's latency sampling (predict --draws N gives its spread)";
   const Spread s = spread_of(walls);
   using fmtx::ns_of;
-  return fmt::format("{} draws of the profile's latency sampling: wall median {}, range {}..{} ({:+.1f}%..{:+.1f}%)",
-                     walls.size(), ns_of(s.median), ns_of(s.min), ns_of(s.max),
+  const std::string interval =
+      s.has_interval() ? fmt::format(" (95% interval {}..{})", ns_of(s.lo), ns_of(s.hi)) : std::string();
+  return fmt::format("{} draws of the profile's latency sampling: wall median {}{}, range {}..{} ({:+.1f}%..{:+.1f}%)",
+                     walls.size(), ns_of(s.median), interval, ns_of(s.min), ns_of(s.max),
                      s.median > 0 ? 100 * (s.min / s.median - 1) : 0.0,
                      s.median > 0 ? 100 * (s.max / s.median - 1) : 0.0);
 }
