@@ -13,13 +13,12 @@
 // outside the root is once the drain knows it). The programs' time per touch
 // is each kind's cost; a pass of no touches first gives what a child's own
 // start and exit run of them, taken out of each. The kernel's dispatch to the
-// programs is not in their run time, so the figures are a lower bound. (The
-// kernel's BPF run-time stats measured the same span until 2026-12-03; they
-// need CAP_SYS_ADMIN and turning them on patches a static key machine-wide,
-// which soft-locked the lab's 6.1 guest under TCG.)
-// (Timing touches with and without the recorder was tried: a fault costs a
-// few µs here and the programs tens to hundreds of ns, and the difference of
-// medians was calibration noise, 0-850 ns from one recording to the next.)
+// programs is not in their run time, so the figures are a lower bound. The
+// kernel's BPF run-time stats are not used: they need CAP_SYS_ADMIN, and
+// turning them on patches a static key machine-wide, which soft-locks a 6.1
+// guest under TCG. Timing touches with and without the recorder cannot
+// resolve it either: a fault costs a few µs and the programs tens to hundreds
+// of ns, so the difference of medians is calibration noise.
 #pragma once
 
 #include <array>
