@@ -24,6 +24,23 @@ constexpr const char* kBanner =
     "PREDICTED, not measured: each mount's figures come from simulating the trace's replay plan with "
     "latencies drawn from its profile";
 
+// The probed mount's file-system type with its FUSE subtype ("9p",
+// "fuse.sshfs"), as the fingerprint line shows it and the validation table
+// names mounts; "" if unknown.
+std::string fs_type_of(const nlohmann::json& mount) {
+  if (!mount.is_object() || !mount.contains("fs_type") || !mount["fs_type"].is_string()) return {};
+  std::string fs = mount["fs_type"].get<std::string>();
+  if (mount.contains("fuse_subtype") && mount["fuse_subtype"].is_string() &&
+      !mount["fuse_subtype"].get<std::string>().empty() && fs.find('.') == std::string::npos)
+    fs += "." + mount["fuse_subtype"].get<std::string>();
+  return fs;
+}
+
+std::string fs_type_of(const std::string& fingerprint_json) {
+  auto j = nlohmann::json::parse(fingerprint_json, nullptr, false);
+  return j.is_object() && j.contains("mount") ? fs_type_of(j["mount"]) : std::string();
+}
+
 // "linux, /mnt/c on 9p (9p-drvfs), kernel 6.1.0" from a `detect` fingerprint.
 std::string fingerprint_line(const std::string& json) {
   auto j = nlohmann::json::parse(json, nullptr, false);
@@ -32,25 +49,10 @@ std::string fingerprint_line(const std::string& json) {
     return o.is_object() && o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string("?");
   };
   const nlohmann::json m = j.contains("mount") ? j["mount"] : nlohmann::json();
-  std::string fs = s(m, "fs_type");
-  if (m.is_object() && m.contains("fuse_subtype") && m["fuse_subtype"].is_string() &&
-      !m["fuse_subtype"].get<std::string>().empty() && fs.find('.') == std::string::npos)
-    fs += "." + m["fuse_subtype"].get<std::string>();
+  std::string fs = fs_type_of(m);
+  if (fs.empty()) fs = "?";
   return fmt::format("{}, {} on {} ({}), kernel {}", s(j, "platform"), s(m, "mount_point"), fs, s(m, "kind"),
                      s(j, "kernel_release"));
-}
-
-// The probed mount's file-system type with its FUSE subtype ("9p",
-// "fuse.sshfs"), as the validation table names mounts; "" if unknown.
-std::string fs_type_of(const std::string& fingerprint_json) {
-  auto j = nlohmann::json::parse(fingerprint_json, nullptr, false);
-  if (!j.is_object() || !j.contains("mount") || !j["mount"].is_object()) return {};
-  const nlohmann::json& m = j["mount"];
-  std::string fs = m.contains("fs_type") && m["fs_type"].is_string() ? m["fs_type"].get<std::string>() : "";
-  if (fs == "fuse" && m.contains("fuse_subtype") && m["fuse_subtype"].is_string() &&
-      !m["fuse_subtype"].get<std::string>().empty())
-    fs += "." + m["fuse_subtype"].get<std::string>();
-  return fs;
 }
 
 ValidatedError column_validation(const PredictColumn& c) {

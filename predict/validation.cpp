@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "report/run_spread.h"
+
 namespace fsr {
 
 extern const char* const kValidationTsv;  // validation_data.cpp, generated from predict/validation.tsv
@@ -96,10 +98,10 @@ ValidatedError validated_error(const std::vector<ValidationRow>& table, std::str
   if (v.rows.empty()) return v;
   std::vector<double> e;
   for (const ValidationRow& r : v.rows) e.push_back(r.error_pct);
-  std::sort(e.begin(), e.end());
-  v.min_pct = e.front();
-  v.max_pct = e.back();
-  v.median_pct = e.size() % 2 ? e[e.size() / 2] : (e[e.size() / 2 - 1] + e[e.size() / 2]) / 2;
+  const auto [emin, emax] = std::minmax_element(e.begin(), e.end());
+  v.min_pct = *emin;
+  v.max_pct = *emax;
+  v.median_pct = median_of(std::move(e));
   auto [lo, hi] = std::minmax_element(v.rows.begin(), v.rows.end(),
                                       [](const ValidationRow& a, const ValidationRow& b) { return a.date < b.date; });
   v.first_date = lo->date;

@@ -26,10 +26,6 @@ double median_sorted(const std::vector<double>& v) {
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return median_sorted(v);
-}
 // The median of a resample of `xs` (with replacement), into `buf`.
 double resampled_median(const std::vector<double>& xs, std::vector<double>& buf, Rng& rng) {
   buf.resize(xs.size());
@@ -46,6 +42,12 @@ double quantile_sorted(const std::vector<double>& v, double q) {
 }
 
 }  // namespace
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return median_sorted(v);
+}
 
 Spread spread_of(const std::vector<double>& xs) {
   Spread s;

@@ -24,6 +24,8 @@ struct Spread {
   bool has_interval() const { return n >= kMinRunsForInterval; }
 };
 Spread spread_of(const std::vector<double>& xs);
+// The median alone (the mean of the middle two for an even count); 0 for none.
+double median_of(std::vector<double> v);
 
 // median(num) / median(den), and its interval from resampling both sides
 // independently. significant: the interval excludes 1 (the difference is
