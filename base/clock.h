@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The clock every room reads: a POSIX clock in ns since its epoch, as one
 // uint64_t. CLOCK_MONOTONIC is the trace's clock (bpf_ktime_get_ns reads the
 // same one), so recorder, replayer and tools agree on what "now" is.

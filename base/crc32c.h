@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CRC-32C (Castagnoli) for frame checksums: hardware instruction where the CPU
 // has SSE4.2, a table otherwise. Not a security measure: it catches torn
 // writes and bit rot, the damage a trace file actually meets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lexical path handling every room shares: splitting into components,
 // normalising an absolute path, joining, the parent, and whether one path lies
 // beneath another. Purely lexical (no symlinks are followed, nothing touches

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Arithmetic on nanosecond counts that saturates instead of overflowing:
 // sums and differences near 2^63 ns come only from damaged or hostile
 // traces (a duration of 2^64-1), and must give a clamped figure, not UB.

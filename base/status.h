@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Status / Result<T>: errors are values (CONVENTIONS.md "Errors"). A message
 // names the thing (file, chunk, syscall, path) and what to do about it; a
 // code says what kind of failure it is, so that callers (the verbs' exit

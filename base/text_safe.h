@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Paths are bytes. A Linux file name holds any byte but '/' and NUL, in
 // whatever encoding the program that made it used; a trace keeps them as
 // recorded. What prints them must neither break its format with them (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // UniqueFd: owns one file descriptor, closes it once. Nothing else.
 #pragma once
 

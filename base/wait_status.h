@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a workload's wait status (TraceFooter::exit_status, as waitpid(2)
 // returned it) means to a person: its exit code, or the signal that ended it.
 // `inspect` shows it; `record` says it. Never shows the raw status: `exit 3`

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* fentry on filemap_fault and filemap_map_pages: file page faults on a
  * kernel without the page cache's fault tracepoints (before 6.11: WSL2's
  * default 6.6, Debian 12's 6.1), at the same two places those tracepoints

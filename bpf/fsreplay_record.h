@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* The kernel/user boundary of the fsreplay recorder: the layout of one
  * record, of the per-CPU lanes that carry them, and the indices of the shared
  * maps. Plain C, fixed-width

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* tp_btf/mm_filemap_fault (6.11 on): a user fault read a file page that was
  * not mapped and that fault-around did not map (record_fault.bpf.h). */
 #include "record_fault.bpf.h"

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* tp_btf/mm_filemap_map_pages (6.11 on): fault-around mapped cached pages
  * [start, last] including the faulting one; the window's first page stands
  * for it (touching it again in replay maps the same window). */

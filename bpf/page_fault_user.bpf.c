@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* tp_btf/page_fault_user, in one of two programs (record_fault.bpf.h): with
  * the page cache's fault tracepoints, on_fault notes the fault for them;
  * without, on_fault_vma looks the faulting address up and records the first

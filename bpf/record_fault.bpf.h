@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* Page faults on file mappings. Where the kernel has the page cache's fault
  * tracepoints (mm_filemap_fault, mm_filemap_map_pages: 6.11 on), the user
  * fault handler (page_fault_user.bpf.c, on_fault) only notes the faulting

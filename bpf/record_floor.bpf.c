@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* The floor under `fsreplay record`'s per-syscall cost, for
  * dev/bench/record_floor.cpp: the sys_enter/sys_exit pair with only the work
  * the recorder cannot avoid, in three levels chosen by `level` before load:
@@ -17,7 +17,7 @@
 
 #include "fsreplay_record.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set before load. The verifier knows rodata, so levels not chosen are dead
  * code and cost nothing. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* File facts for records: the file behind an fd of a task, the facts of an
  * inode (device, inode number, size, mode), and those a stat call wrote to
  * user memory. Reads only; a fact that cannot be read leaves the record

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* The writing side of a lane (fsreplay_record.h): a frame is opened on this
  * CPU's lane (lane_open), its record written in place (lane_frame) and
  * published (lane_publish), or the write abandoned (lane_close). Records

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* The recorder's rodata knobs and maps, shared by every
  * program file of the recorder (the .bpf.c files). Everything is __weak: each
  * program file includes this header, and `bpftool gen object` merges the

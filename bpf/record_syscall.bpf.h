@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* Syscall records: built from the call saved at sys_enter (struct fsr_task)
  * when it returns (sys_exit), or when its task exits without returning
  * (sched_process_exit), and the start of the other record kinds. Strings are

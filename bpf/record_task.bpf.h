@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* Per-task state of the tracked tasks (struct fsr_task, fsreplay_record.h):
  * the call in progress and the task's ids as the recording's PID namespace
  * numbers them. It lives in task storage, or, on a kernel without it (or

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* tp_btf/sched_process_exec: the exec record (the program's path and its
  * arguments, read here: the old address space is gone by sys_exit) and a new
  * address-space generation for the page-fault dedupe. A thread other than

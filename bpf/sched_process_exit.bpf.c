@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* tp_btf/sched_process_exit: a tracked task's exit record, after the record
  * of the call it exits in (exit/exit_group, or a call a fatal signal ended),
  * which never returns to sys_exit. The last thread of a group takes the

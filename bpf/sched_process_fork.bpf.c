@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* tp_btf/sched_process_fork: follows the tree. A tracked parent's child gets
  * its filter entry and task state, with its ids in the recording's PID
  * namespace, before it runs; a fork record says whether it is a thread, what

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* tp_btf/sched_switch: the CPU time the recorder's own threads take from the
  * workload. When a recorder thread takes a CPU from a tracked task that is
  * still runnable (preempted), the task waits until the recorder leaves that

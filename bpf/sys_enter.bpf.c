@@ -1,11 +1,11 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* tp_btf/sys_enter: saves a recorded call of a tracked task (its number,
  * arguments and enter time) in the task's state, for sys_exit. Untracked
  * tasks leave after a rodata test and a task-state lookup (a pointer test
  * with task storage). */
 #include "record_task.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs* regs, long id) {

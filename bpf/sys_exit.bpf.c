@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* tp_btf/sys_exit: the record of a recorded call of a tracked task, built in
  * place in this CPU's lane (record_syscall.bpf.h). */
 #include "record_syscall.bpf.h"

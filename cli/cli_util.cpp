@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli/cli_util.h"
 
 #include <fmt/core.h>

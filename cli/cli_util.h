@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers every verb shares: exit codes, one-line errors, formatting.
 // Progress lines: cli/progress/progress.h.
 #pragma once

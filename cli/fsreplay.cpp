@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay: record a workload's file-system syscalls, replay them on another
 // mount, attribute the difference. Argument parsing only; see verbs.h.
 #include <CLI/CLI.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SIGINT, SIGTERM and SIGHUP for the verbs that write into a target
 // (prepare, replay, compare): the first asks the replay to stop and clean
 // up (replayer/engine/interrupt.h) and says so in one line; a second aborts at

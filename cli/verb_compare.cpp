@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay compare RESULT... | TRACE --target A --target B ...: one table, a
 // column per mount, ratios against the first. The shortcut replays TRACE on
 // each target in turn (through the replayer library) and compares the results.

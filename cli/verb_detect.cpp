@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay detect PATH [--json]: where does PATH live, and on what?
 #include <fmt/core.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay dump FILE: every event (or replayed op), one line each, for
 // debugging and for diffing two traces. --json prints JSON lines.
 #include <fmt/core.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay inspect FILE [--json]: header, span, processes, events by class,
 // drops, bytes/event, and any damage found.
 #include <fmt/core.h>

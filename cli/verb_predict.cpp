@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay predict TRACE --profile P [--profile Q ...]: the trace's replay
 // simulated on each profiled mount, as the tables `report`/`compare` print,
 // labelled predicted. Argument parsing only; predict does the work.

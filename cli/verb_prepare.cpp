@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay prepare: materialise a trace's initial tree under --target once,
 // for repeated 'fsreplay replay --no-prepare'. Parsing and printing only.
 #include <fmt/core.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay probe DIR [-o PROFILE] [--duration S]: measure the mount holding
 // DIR (probe) and write its profile for `fsreplay predict`.
 #include <csignal>

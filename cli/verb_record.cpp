@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay record: argument parsing and the summary line; the work is in
 // recorder/ (fsr::record).
 #include <fmt/format.h>

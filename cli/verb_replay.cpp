@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay replay: argument parsing and printing only; see replayer/session/replay.h.
 #include <fmt/core.h>
 

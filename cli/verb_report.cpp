@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay report RESULT [--baseline RESULT]: per-class attribution of one
 // replay, optionally against a baseline replay of the same trace.
 #include <fstream>

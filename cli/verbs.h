@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Registration of the fsreplay verbs. Each verb lives in its own verb_*.cpp:
 // it declares its options on a CLI11 subcommand and, when chosen, calls the
 // libraries and prints. No logic a test would want lives only here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // detect_environment: the only part of fsreplay_detect that reads the system
 // (/proc, statfs, env, /etc/wsl.conf, /run/wsl/virtiofs). Never writes.
 #include <limits.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Environment detection: where does a path live, and on what? Classifies the
 // platform (WSL1 / WSL2 / plain Linux) and the mount that holds a path (9p
 // with aname=drvfs, virtiofs, WSL1 drvfs, ext4, xfs, btrfs, tmpfs, overlay,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Environment as stable JSON (keys documented in detect.h) and as the
 // human-readable text of `fsreplay detect`.
 #include <fmt/core.h>

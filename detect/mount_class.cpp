@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Platform and mount classification from text already read (see
 // WSL's documentation, "Telling the environment apart" and "How /mnt/c is
 // mounted"). Pure functions: no I/O here, so fixtures cover every case.

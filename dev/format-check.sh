@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails, naming each file, when clang-format (.clang-format at the root)
 # would change a tracked C/C++ source. `dev/format-check.sh --fix` rewrites
 # them instead (the `format` build target runs that).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Lists every C/C++ function over MAX_FUNCTION lines (100) and every source
 # file over MAX_FILE lines (400), from universal-ctags' function extents.
 # Exit 1 when it lists any, so CI keeps the house's functions short.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs shellcheck (warnings and errors) over every tracked shell script: *.sh
 # and the extension-less scripts whose first line names bash or sh.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Writes the man pages, gzipped, into OUTDIR: fsreplay(1) and fsreplay-VERB(1)
 # for every verb that `fsreplay --help` lists (so new verbs get a page without
 # editing this), and slowfs(1), wsl1-harness(1) when given. Each page is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Linker launcher for fsreplay-static (CXX_LINKER_LAUNCHER): runs the link
 # command CMake gives, with -static, and with every shared library on it
 # (CMake's imported targets name the .so files) replaced by its static archive:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A profile turned into a lookup the simulator can afford per op: for each
 // (kind, temperature) the measured parameter points (depths, sizes) with
 // their equal-probability bins, sampled by bin index and interpolated

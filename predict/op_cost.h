@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one issued op costs on the predicted mount. Classifies the op as the
 // probe measured it (kind, size, path depth, hit or miss as the trace shows
 // them: a stat that failed is a miss, a read's size is its recorded return)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-op simulation state, kept only for a window of op indices: when each
 // op completes (simulated ns) and which worker waits for it. The simulator
 // consumes ops in (nearly) index order, so the window spans from the oldest

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fsreplay predict TRACE --profile P...` as a library: reads the trace
 // twice, as replay does -- the survey, then the replay's own streaming plan
 // (the same ordering and causal waits, in the same window) -- and simulates

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rendering of a prediction: the report's own renderers (compare's table, a
 // report per mount against the baseline, the HTML page), framed by what
 // makes it a prediction: a PREDICTED banner, each profile's fingerprint and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // predict's two passes over a trace, as a replay makes them (replay.cpp):
 // the survey (survey.h: threads, workers, table sizes), then the streaming
 // planner (plan_stream.h) filling a window that one simulator per column

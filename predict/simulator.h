@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replay as a discrete-event simulation: the plan's workers issue their
 // ops in order, each op after its think time (the corrected gap) and its
 // dependencies, exactly as the engine's think mode does (engine.cpp: first

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // predict's validated error: how far its wall time has landed from the truth
 // on mounts where both were measured (predict/validation.tsv, made by the
 // benches and compiled in). A column's line names the rows of its profile's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The narrow view of the streaming planner's window that the simulators
 // read: per op its plan entry, its recorded event and its dependencies (the
 // plan's rings, plan.h); per worker a FIFO of its ops in issue order, pushed

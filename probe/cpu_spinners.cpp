@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "probe/cpu_spinners.h"
 
 #include <sched.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Threads that keep the machine's other CPUs busy at nice 19 (a share of
 // 15/1039 of a CPU against any normal task beside them), for as long as the
 // object lives. Not SCHED_IDLE: the scheduler counts a CPU running only

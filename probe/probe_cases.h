@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a probe measures, as scripts (probe_script.h) over a fixed layout in
 // its private directory P (P is one component below the probed directory):
 //   P/f2, P/fix/f, P/fix/a/f, ... files at depths 2..9 (the walk cost)

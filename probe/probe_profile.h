@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // From a probe's raw samples to a profile: one case per (kind, temperature,
 // parameter), the mount's metadata cache lifetime read off the stale cases,
 // and a line for every case that could not be measured on this mount.

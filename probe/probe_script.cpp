@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "probe/probe_script.h"
 
 #include <fcntl.h>

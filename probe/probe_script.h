@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A probe's work as a recorded trace would hold it: events of one thread
 // (syscall number, arguments, recorded result, absolute paths under a
 // virtual recorded root) that the replayer's own plan and executor then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fsreplay probe DIR` as a library: measures the mount holding DIR with the
 // replayer's own plan and executor (probe_cases.h says what), inside a
 // private directory DIR/.fsreplay-probe-PID-XXXXXX that it removes at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The comparison model: several results of the same trace on different mounts,
 // one column each; rows are wall time and per-class summed latency, with
 // ratios against the first column (the shape of the seeds'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "report/critical_path.h"
 
 #include <algorithm>

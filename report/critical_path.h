@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Wall-time attribution along a replay's critical path. Starting from the op
 // that finished last, walk back: an op's predecessor is the op its waited_on
 // names when it waited on a dependency (dep_wait > 0), else the previous op of

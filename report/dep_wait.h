@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a replay's workers waited on each other: the wall time ops spent
 // blocked on cross-thread dependencies, by the kind of the dependency that
 // released them last (traces/event.h DepKind, kept in each op's flags), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which divergences are the mount's own behaviour rather than the replay's
 // error. A divergent op (its result class differs from the recorded one) is
 // either the replayer's fault, to be fixed, or what the mount under test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Number formatting shared by the text and HTML renderers. Deterministic
 // (golden files depend on it): three significant digits, ASCII units.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LogHistogram: a small HDR-style latency histogram. Values (ns) are bucketed
 // logarithmically with 64 linear sub-buckets per power of two, so any value
 // read back (quantile) is within 1% of a recorded value; histograms of the same

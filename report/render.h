@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One entry point per verb for all output formats, so the verbs stay thin:
 // they load results, call these and write the string out.
 #pragma once

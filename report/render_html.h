@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One self-contained HTML page (inline CSS and SVG; no scripts, no network
 // resources): time by class per mount as stacked bars (summed latency and the
 // critical path's split of wall time), latency CDFs per class with a line per

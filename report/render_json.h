@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON rendering of reports and comparisons. Keys are stable and documented
 // in report/SCHEMA.md (schema ids "fsreplay.report/1" and
 // "fsreplay.compare/1"); absent numbers are null, never omitted.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Perfetto / Chrome trace-event JSON of one replay's timeline: a process per
 // recorded pid (named after its program), a thread track per replay worker,
 // one complete ("X") slice per op named after its syscall, with the path,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exports to paste (issue 42 item 4): Markdown tables for an issue or a pull
 // request, and CSV in long form (one line per figure) for a spreadsheet.
 // Same figures as the text output; with repeated runs, the medians with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plain-text rendering of reports and comparisons: aligned columns, at most
 // 100 characters a line, deterministic (golden-tested).
 #pragma once

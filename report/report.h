@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The report model: one target result, optionally against a baseline, reduced
 // to the rows every renderer prints -- per class totals, ratios and shares of
 // the slowdown, the critical-path split of the wall-time difference, and the

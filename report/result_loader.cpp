@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // load_result() and summarize_result(): the only part of the report library
 // that reads files.
 #include <algorithm>

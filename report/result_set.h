@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ResultSet: one replay result held in memory (header, footer, ops and the
 // strings its ops name). Built by load_result() from a result file or
 // directly by tests; reports read files through summarize_result() instead

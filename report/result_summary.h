@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ResultSummary: one replay result reduced to what report and compare print
 // (statistics per class, process and directory, the critical path, the
 // address-space figures), built while the result is read chunk by chunk:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Figures over repeated runs (issue 42): a wall time or a class's total
 // measured N times becomes a median with its 95% interval, and two mounts'
 // runs a ratio with its interval and whether the difference stands out of

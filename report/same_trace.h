@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether results set side by side replayed the same trace. A ratio between
 // replays of two different recordings compares two workloads, not two
 // mounts, so `compare` and `report --baseline` refuse it unless told to

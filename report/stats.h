@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Latency statistics of one result: per syscall class, per process name (the
 // build's tools: node, git, cc ...) and per directory subtree. Pure functions
 // over a loaded ResultSet; histograms merge, so results can be combined.

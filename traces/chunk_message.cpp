@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "traces/chunk_message.h"
 
 #include <capnp/serialize.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the chunk kinds share (schema.capnp "Chunk"): the message built from
 // column builders, its serialisation into a reused buffer, and the reading
 // of its columns back, validated against the frame's limits. The kinds

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Column coding for chunks: zigzag + LEB128 varints, one byte vector per
 // column, each compressed with zstd on its own (column-wise
 // storage is what gets a trace under 4 bytes per event). Decoding is bounded:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The decoded, in-memory form of one recorded event and of one replayed op.
 // Both are plain fixed-size structs so that the recorder's drain loop and the
 // replayer's issue loop never allocate per event. Strings (paths, argv) are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Encodes and decodes one chunk of recorded events (schema.capnp "Chunk",
 // thread-major columns, quantised timing, inode facts by thread). The
 // encoder is reused chunk after chunk: after warm-up, adding an event does

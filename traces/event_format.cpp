@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "traces/event_format.h"
 
 #include <fmt/core.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One-line text and JSON forms of events, ops and prestate entries, shared by
 // `fsreplay dump`, tests and error messages.
 #pragma once

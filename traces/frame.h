@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The container's framing: file header, frame headers, trailer. Every frame
 // header carries its own CRC, so a reader can tell a torn tail (header fine,
 // payload cut) from damage (header fails its CRC) and resynchronise on the

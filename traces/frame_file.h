@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One fsreplay file opened for reading by frame: positioned reads, one
 // frame's payload checked (CRC-32C) and decompressed into capnp words, and a
 // resync that finds the next valid frame header after damage. TraceReader

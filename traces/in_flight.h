@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mean concurrency of a set of calls: their summed durations over the length
 // of the union of their [start, end) intervals, i.e. how many were in flight
 // on average while any was. The replay writes the original's into a result

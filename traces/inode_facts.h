@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference coding of the inode facts (dev, ino, size, mode) that open and
 // stat-family events carry (schema.capnp "Inode facts"). The encoder and the
 // decoder walk a chunk's events in order and keep the same references, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conversions between the plain C++ model (trace_model.h) and the Cap'n Proto
 // wire messages for every frame that is not a chunk. Decoders treat their
 // input as untrusted: a malformed message is an error, never a crash.

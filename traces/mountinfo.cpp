@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/self/mountinfo parsing and path-to-mount lookup (proc(5)):
 //   36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue
 // Fields are separated by single spaces; the kernel escapes space, tab,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /proc/PID/mountinfo parsing and the mount that holds a path: what the
 // recorder stores in a trace's header and what environment detection
 // classifies. Pure functions over text; never touches the file system.

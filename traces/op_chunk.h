@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Encodes and decodes one chunk of replayed ops (schema.capnp "Chunk", op
 // columns). The encoder is reused chunk after chunk; the decoder validates
 // every count against the frame's limits.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The path a replayed op is named by in results and reports: its first path,
 // or its second when the first is absent or a symlink's literal target
 // (kSfLiteralPath0: what the link points to, not a name it touches). One

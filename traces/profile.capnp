@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fsreplay profile payload (payload kind 3): a mount's latency distributions
 # measured by `fsreplay probe` (traces/profile.h). The file is the ordinary
 # container (schema.capnp): file header, a Header frame (kind 3, the
@@ -5,8 +6,9 @@
 # Profile message, then footer, index and trailer.
 #
 # profileVersion is the version of this message (2: adds kind 27, stat of a
-# just-written file; a reader also reads 1); a reader refuses another
-# one (its cases could mean something else) and says to probe again.
+# just-written file; 3: adds the server model; a reader also reads 1 and 2,
+# as profiles without those); a reader refuses another one (its cases could
+# mean something else) and says to probe again.
 
 @0xeeba6d964f4a22a7;
 
@@ -28,6 +30,30 @@ struct ProfileCase {
   bins @7 :List(UInt64);
 }
 
+# One point of probe's concurrency sweep: `streams` threads issuing a case
+# (kind as in ProfileCase) back to back for wallNs, `ops` calls in all.
+struct ConcurrencyPoint {
+  kind @0 :UInt16;
+  streams @1 :UInt32;
+  ops @2 :UInt64;
+  wallNs @3 :UInt64;
+  medianNs @4 :UInt64;  # one call's median latency at that concurrency
+}
+
+# The mount as a server (issue 45): how many requests it serves at once and
+# each one's service time, fitted on the sweep, and its bandwidths (bytes/s;
+# 0: not measured).
+struct ServerModel {
+  slots @0 :UInt32;      # 0: not measured (probe --quick, or an older probe)
+  serviceNs @1 :UInt64;
+  sweep @2 :List(ConcurrencyPoint);
+  readBwDirect @3 :UInt64;
+  writeBwDirect @4 :UInt64;
+  readBwBuffered @5 :UInt64;
+  writeBwBuffered @6 :UInt64;
+  fitNote @7 :Text;      # how the fit went, in one line
+}
+
 struct Profile {
   profileVersion @0 :UInt16;
   name @1 :Text;                 # what the user called it (default: the mount kind)
@@ -43,4 +69,5 @@ struct Profile {
   cases @11 :List(ProfileCase);
   rounds @12 :UInt32;
   busyCpus @13 :UInt32;          # other CPUs kept busy by spinners at nice 19 while it measured (0: left idle)
+  server @14 :ServerModel;       # absent before version 3
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "traces/profile.h"
 
 #include <capnp/message.h>
@@ -95,6 +96,48 @@ std::string Profile::mount_kind() const {
   return m.contains("kind") && m["kind"].is_string() ? m["kind"].get<std::string>() : std::string{};
 }
 
+namespace {
+
+void encode_server(const ServerModel& m, wire::ServerModel::Builder w) {
+  w.setSlots(m.slots);
+  w.setServiceNs(m.service_ns);
+  auto sweep = w.initSweep(static_cast<unsigned>(m.sweep.size()));
+  for (size_t i = 0; i < m.sweep.size(); ++i) {
+    const ConcurrencyPoint& c = m.sweep[i];
+    sweep[i].setKind(static_cast<uint16_t>(c.kind));
+    sweep[i].setStreams(c.streams);
+    sweep[i].setOps(c.ops);
+    sweep[i].setWallNs(c.wall_ns);
+    sweep[i].setMedianNs(c.median_ns);
+  }
+  w.setReadBwDirect(m.read_bw_direct);
+  w.setWriteBwDirect(m.write_bw_direct);
+  w.setReadBwBuffered(m.read_bw_buffered);
+  w.setWriteBwBuffered(m.write_bw_buffered);
+  w.setFitNote(m.fit_note);
+}
+
+Status decode_server(wire::ServerModel::Reader r, ServerModel& m) {
+  m = ServerModel{};
+  m.slots = r.getSlots();
+  m.service_ns = r.getServiceNs();
+  for (auto c : r.getSweep()) {
+    if (c.getKind() >= kProbeKindCount)
+      return Status::error("concurrency point of unknown kind " + std::to_string(c.getKind()) +
+                           " (written by a newer fsreplay?)");
+    m.sweep.push_back(
+        {static_cast<ProbeKind>(c.getKind()), c.getStreams(), c.getOps(), c.getWallNs(), c.getMedianNs()});
+  }
+  m.read_bw_direct = r.getReadBwDirect();
+  m.write_bw_direct = r.getWriteBwDirect();
+  m.read_bw_buffered = r.getReadBwBuffered();
+  m.write_bw_buffered = r.getWriteBwBuffered();
+  m.fit_note = r.getFitNote();
+  return Status::ok();
+}
+
+}  // namespace
+
 void encode_profile(const Profile& p, std::vector<uint8_t>& out) {
   capnp::MallocMessageBuilder mb;
   auto w = mb.initRoot<wire::Profile>();
@@ -126,6 +169,7 @@ void encode_profile(const Profile& p, std::vector<uint8_t>& out) {
     auto bins = o.initBins(static_cast<unsigned>(c.bins.size()));
     for (size_t b = 0; b < c.bins.size(); ++b) bins.set(b, c.bins[b]);
   }
+  encode_server(p.server, w.initServer());
   auto words = capnp::messageToFlatArray(mb);
   auto bytes = words.asBytes();
   out.assign(bytes.begin(), bytes.end());
@@ -175,6 +219,8 @@ Status decode_profile(std::span<const uint64_t> words, Profile& p) {
                              " has unsorted bins (damaged)");
       p.cases.push_back(std::move(pc));
     }
+    if (r.hasServer()) return decode_server(r.getServer(), p.server);
+    p.server = ServerModel{};
     return Status::ok();
   } catch (const kj::Exception& ex) {
     return Status::error(std::string("malformed profile message: ") + ex.getDescription().cStr());

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A mount's cost model: the latency distributions `fsreplay probe` measured
 // on it, per operation kind, temperature (warm, cold, stale) and parameter
 // (path depth, bytes, entries), with the environment fingerprint of the
@@ -19,9 +20,10 @@ namespace fsr {
 
 // Version of the Profile message this fsreplay writes, and the oldest it
 // reads. Version 2 added kStatWritten; a version-1 profile reads as one
-// without that case (predict falls back as it did). A reader refuses any
+// without that case (predict falls back as it did). Version 3 added the
+// server model; an older profile reads with server.measured() false. A reader refuses any
 // other version: probe again.
-inline constexpr uint16_t kProfileVersion = 2;
+inline constexpr uint16_t kProfileVersion = 3;
 inline constexpr uint16_t kProfileMinVersion = 1;
 // Equal-probability bins per case (bins[i] = quantile (i + 0.5) / kProfileBins).
 inline constexpr size_t kProfileBins = 128;
@@ -89,6 +91,32 @@ struct ProfileCase {
 // The case of `samples` (ns; reordered): bins from the sorted samples.
 ProfileCase make_case(ProbeKind kind, Temp temp, uint64_t param, std::vector<uint64_t>& samples);
 
+// One point of probe's concurrency sweep: `streams` threads issuing case
+// `kind` back to back for wall_ns, `ops` calls in all.
+struct ConcurrencyPoint {
+  ProbeKind kind = ProbeKind::kStat;
+  uint32_t streams = 1;
+  uint64_t ops = 0;
+  uint64_t wall_ns = 0;
+  uint64_t median_ns = 0;  // one call's median latency at that concurrency
+
+  double ops_per_s() const { return wall_ns ? double(ops) * 1e9 / double(wall_ns) : 0.0; }
+};
+
+// The mount as a server: how many requests it serves at once (slots) and
+// each one's service time, fitted on the concurrency sweep, and its large
+// sequential bandwidths in bytes/s (0: not measured).
+struct ServerModel {
+  uint32_t slots = 0;  // 0: not measured (probe --quick, or a profile older than version 3)
+  uint64_t service_ns = 0;
+  std::vector<ConcurrencyPoint> sweep;
+  uint64_t read_bw_direct = 0, write_bw_direct = 0;
+  uint64_t read_bw_buffered = 0, write_bw_buffered = 0;
+  std::string fit_note;
+
+  bool measured() const { return slots != 0; }
+};
+
 struct Profile {
   uint16_t version = kProfileVersion;
   std::string name;              // "wsl2-9p", or the mount kind
@@ -104,6 +132,7 @@ struct Profile {
   uint32_t busy_cpus = 0;  // other CPUs kept busy by spinners at nice 19 (probe --busy-cpus)
   std::vector<std::string> notes;
   std::vector<ProfileCase> cases;
+  ServerModel server;
 
   const ProfileCase* find(ProbeKind k, Temp t, uint64_t param) const;
   // "kind" of the fingerprint's mount ("9p-drvfs", "fuse", ...), "" if unknown.

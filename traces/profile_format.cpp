@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text and JSON views of a profile (`fsreplay inspect PROFILE`).
 #include <ctime>
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fsreplay container messages (format version 2; a reader also reads 1, whose
 # string blocks and timing columns are the older forms described below).
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The coding of string blocks (schema.capnp "StringBlock"). Format version
 // 3, sorted coding: the strings in sorted order, each as the length of the
 // prefix it shares with the one before in that order, the length of the rest

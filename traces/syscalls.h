@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one syscall table of fsreplay (x86-64): number -> name -> class, plus what
 // the recorder needs to know to capture each call and what the replayer needs to
 // re-issue it. The recorder, the replayer, the reports and the tests all read it;

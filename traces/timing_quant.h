@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Quantisation of the timing columns (schema.capnp "Chunk", kEcTsExp..
 // kEcDurMant): a gap or duration keeps kTimingBits significant bits, but its
 // step is never coarser than 2^kTimingMaxShift ns. Stored as an exponent and

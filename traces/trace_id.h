@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A trace's content id: 64 bits that name one recording, so that a replay
 // result can say which trace it replayed and `compare`/`report` can refuse
 // to set results of different workloads side by side. The reader computes it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plain C++ views of everything a trace or result file holds besides events:
 // the header, the prestate and the footer. Writers take these, readers return
 // them; Cap'n Proto stays inside traces/ (see schema.capnp for the wire form).

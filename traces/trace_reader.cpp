@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TraceReader's opening and sequential read (trace_reader.h): frame by
 // frame, damage noted and skipped, impossible times clamped. Random access
 // through the index is trace_reader_index.cpp.

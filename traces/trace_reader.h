@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reader for the fsreplay container: sequential, by chunk through the index,
 // and on a file still being written (poll again for more). Bad input is
 // normal: a truncated file yields every complete chunk plus a statement of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TraceReader's state (trace_reader.h), shared by its two halves: the
 // sequential read (trace_reader.cpp) and the random access through the
 // frame index (trace_reader_index.cpp). Private to those two files.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TraceReader's random access (trace_reader.h): the frame index (from the
 // trailer, or a scan of a file without one), and what is read through it:
 // chunks by number, the prestate, frames of a type, the content id. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `fsreplay inspect` shows: one sequential pass over a trace or result
 // file, summarised (counts by class and syscall, processes, drops, size,
 // time span, damage found). Streaming: memory does not grow with the file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streaming writer for the fsreplay container (traces and replay results).
 // Memory is bounded by one chunk (and a few words of timing state per live
 // thread): events are buffered column-wise and written

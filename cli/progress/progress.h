@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A progress line for long work (prepare, replay, report, compare, record):
 // on a terminal only, redrawn in place at most ten times a second, e.g.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The benches' one statistics helper (issue 42 item 6): a figure measured in
 several rounds is its median with the median's 95% interval, a percentile
 bootstrap (10,000 resamples from a fixed seed, so a rerun of the summary reads

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # build-replay.sh [-n RUNS] [-w c-build|git-build] [BUILD_DIR]
 #
 # A real build, the product's first use: run untraced and recorded, in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # calibrate-slowfs: runs the measurements.md operation list (git clone of a
 # local repository, git status x2, find | wc -l, du -sh, N x `echo x > f$i`,
 # ls -l, rm of the small files, rm -rf of the repository) on a plain directory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Container benchmark: writer and reader throughput (events/s, one core) and
 // compressed bytes/event on a build-shaped synthetic stream. Prints figures;
 // asserts nothing. Usage: fsreplay_bench_container [EVENTS] [ZSTD_LEVEL] [FILE]

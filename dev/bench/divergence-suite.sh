@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Does a replay re-issue what the workload did? Records each workload on a
 # just-made loop ext4, replays it afap onto an empty directory of that ext4
 # (the replay prepares the tree from the trace alone), and counts the ops

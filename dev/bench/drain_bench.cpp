@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Drain benchmark: the recorder's drain pipeline (recorder.cpp: lanes ->
 // RingMerger -> EventDecoder -> TraceWriter) timed offline on a recorded
 // trace, so that a change to it is measured without a workload competing for

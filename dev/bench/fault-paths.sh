@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # [ROUNDS=N] fault-paths.sh [BUILD_DIR]
 #
 # What each page-fault path costs a recorded build: the c-build workload

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Replay fidelity of two fsreplay binaries, interleaved: does a change make
 # the think-mode replay's error against the untraced run worse?
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Sourced by record-overhead.sh and record-ab.sh: fresh file systems for the
 # clone workload of timed.sh, one per clone ($CLONES), mounted at

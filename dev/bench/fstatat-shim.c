@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* LD_PRELOAD shim for stat-state.sh: times each fstatat() a program makes
  * through the C library's PLT (du, find and fts users call it so) with two
  * clock reads around the raw newfstatat, and at exit appends one line to

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What an idle second CPU costs a FUSE mount's round trips on this VM, for the
 # probe, the untraced workload and its think-mode replay alike (issues 14, 18).
 #

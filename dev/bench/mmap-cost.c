@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Address-space cost benchmark: what a replayed short-lived process's file
  * mappings cost the replayer, depending on where they live. Each simulated
  * "process" maps a library the way the dynamic loader does (the whole file,

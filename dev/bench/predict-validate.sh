@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Validation of `fsreplay predict` (issue 18): for each workload x target,
 # the predicted wall time and per-class shares of the slowdown against a
 # think-mode replay on that target.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // predict's speed: a build-shaped synthetic stream (traces/synthetic/synthetic.h, six
 // threads of stat probes, source reads, directory scans, output writes) of N
 // events, predicted on one core as `fsreplay predict` does it: the survey

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """One row of predict's validation: a replay's report against its baseline
 (`fsreplay report RESULT --baseline BASE -f json`) beside `fsreplay predict
 TRACE --profile P -f json` for the same trace and mount.

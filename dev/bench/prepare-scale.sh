@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # [SIZES="100000 1000000 4000000"] [EVENTS=20000] [FS=ext4|tmpfs] prepare-scale.sh [BUILD_DIR]
 #
 # fsreplay prepare at prestate sizes of 100 k, 1 M and 4 M entries: for each,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Interleaved A/B of recorder builds on one workload: each round runs the
 # workload untraced, then under each given fsreplay binary, so that all of
 # them meet the same machine state. Prints medians and ratios to untraced.

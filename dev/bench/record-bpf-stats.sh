@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # In-kernel cost of the recorder's programs (bpf_stats) on the git status
 # loop of record-overhead.sh, for one or more fsreplay binaries, interleaved:
 #   sudo dev/bench/record-bpf-stats.sh [FSREPLAY_BINARY[:EXTRA_ARGS]]...

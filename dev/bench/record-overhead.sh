@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Recorder overhead benchmark. Prints medians and
 # ratios against the same command untraced in the same run; never asserts.
 #   sudo dev/bench/record-overhead.sh [FSREPLAY_BINARY]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Syscall storm for dev/bench/record-overhead.sh: N fstat(2) calls per
  * thread (each one recorded event with a stat buffer read), then prints
  * "calls elapsed_ns". Usage: record-storm N THREADS */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Floor benchmark: which part of the recorder's per-syscall overhead is the
 // kernel's tracepoint machinery and clock, and which part is the recorder's own
 // work. Runs the fstat storm of record-storm.c untraced, under the three

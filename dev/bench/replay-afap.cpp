@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AFAP replay throughput benchmark: writes a synthetic trace of N ops (default
 // 1,000,000) over a small tree, replays it as fast as possible on DIR (tmpfs:
 // /dev/shm), and prints ops/s and the per-op overhead of the replayer:

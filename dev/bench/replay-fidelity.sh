@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Replay fidelity, measured the way a user's run happens: does a
 # think-mode replay predict the *untraced* workload's wall time?
 #

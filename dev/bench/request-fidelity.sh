@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # request-fidelity.sh — how many FUSE requests, per opcode, a real workload
 # sends to an uncached slowfs mount, against its recording and its replays
 # (issue 41, "the replay sends more metadata requests than the workload did").

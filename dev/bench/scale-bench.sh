@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # [SIZES="1 4 16 64"] [CAP_GIB=16] [MODES="afap think"] scale-bench.sh [BUILD_DIR]
 #
 # Replay and report at trace lengths of 1, 4, 16 and 64 M events: for each, a

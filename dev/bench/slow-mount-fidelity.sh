@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # slow-mount-fidelity.sh — the regime fsreplay exists for (issue 41 item 4):
 # an uncached mount where every request costs a round trip, as WSL2's 9p
 # (cache=mmap) and virtiofs (cache=none) are. Per workload, each timed run on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* For stat-state.sh: fstatat() of a list of paths (one per line, relative to
  * ROOT) in a loop, each call timed, with SPIN ns of pause-spinning before
  * each call (no memory touched): how a stat's cost depends on the time

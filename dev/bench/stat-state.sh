@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What a stat costs on this machine, by what ran just before it: the floor
 # under the same-mount fidelity of stat-dense workloads (issue 14).
 #

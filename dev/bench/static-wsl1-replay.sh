@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole workload suite through fsreplay-static under wsl1-harness: npm ci,
 # cargo build, git clone (dev/workloads/run-workload.sh) and the demo's
 # workload, each recorded with the dynamic build, then replayed by both builds

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 # strace_walks.py: how many path components a process tree's syscalls walk on
 # a mount (with entry-timeout 0, one FUSE LOOKUP each), per syscall kind.
 # Input: `strace -f -qq -y -e trace=%file,%desc,%process -o FILE ...`.

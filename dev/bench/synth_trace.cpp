@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes a build-shaped synthetic trace of N events (traces/synthetic/synthetic.h, the
 // container bench's generator) with a prestate holding every file and
 // directory it names, streaming: memory stays flat at any N. For the scale

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Per recorded thread: when it started and how long it lived, recorded
 against replayed, for one trace and one replay result of it.
 

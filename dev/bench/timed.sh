@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # timed.sh OUTFILE MODE: runs one workload of the recorder benchmarks (record-overhead.sh,
 # record-ab.sh, record-bpf-stats.sh) from the directory of OUTFILE and writes
 # its elapsed ns there. MODE status: `git status` $LOOP times in ./repo;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rewrites a recorded trace with today's writer, chunk for chunk (the same
 // events, strings, prestate and chunk boundaries), so that a codec change can
 // be measured on real recordings instead of recording again: the thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a trace's bytes go: bytes per event by frame type and, for event
 // chunks and sorted-coded string blocks, by column (compressed size as stored). Walks the frames directly,
 // so it reports every encoding the reader accepts. Prints figures; asserts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes a synthetic trace whose prestate is a checkout-shaped tree of
 // exactly ENTRIES entries (traces/synthetic/synthetic_tree.h), with about EVENTS events
 // on it, streaming: memory stays flat at any size. For the prepare scale

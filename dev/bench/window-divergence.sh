@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # [WINDOWS="1024 131072 0"] [TIMING=afap] window-divergence.sh TRACE... [-- BUILD_DIR]
 #
 # The streaming replay's window must not change what a replay does: each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # mountlab: mount and unmount the project's test targets — slowfs, bindfs and
 # ext4/xfs/btrfs loop images — cleaning up after failures and Ctrl-C.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fidelity in the lab: each workload recorded on the guest's ext4
 # (kernel 6.1: the recorder's own test there), then run for real and replayed
 # in think mode RUNS times on the guest's ext4, 9p /mnt/c and virtiofs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The seeds' benchmark in the lab: the operation list of
 # the seeds' published WSL 3.0.1 figures (clone --no-hardlinks, git status x2,
 # find -type f | wc -l, du -sh, SMALL small files created / ls -l / removed,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Tables of dev/vmlab/bench-fidelity.sh.
 
 usage: fidelity_table.py FIDELITY_TXT --results DIR

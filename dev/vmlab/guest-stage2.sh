@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # vmlab's stage 2, PID 1 in the guest after switch_root (the host's /bin/sh
 # on the host's read-only root). Copied into the control share by vmlab: runs
 # the command with its output in the control share, writes its status there,

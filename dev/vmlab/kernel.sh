@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Sourced by vmlab: Debian's stock kernel, fetched and unpacked into a cache
 # (never installed), and the initramfs that boots it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # predict against the lab's real 9p and virtiofs (issue 18's validation):
 # takes the traces and think-mode replays that bench-fidelity.sh left in
 # OUT/fidelity/, predicts each trace with the lab's profiles (probed in the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Medians of the lab's seeds benchmark beside the published WSL table.
 
 usage: seeds_table.py SEEDS_TXT [--small N] [--repo TEXT] [--runs N]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """slowfs latencies for WSL2's 9p and virtiofs, from the lab's replays.
 
 usage: slowfs_from_lab.py RESULTS_DIR [--anchor-stat-us 1020]

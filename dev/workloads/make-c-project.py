@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generate, deterministically, a C project of many small translation units.
 
 The source of the `c-build` workload of fsreplay: `make -jN` runs one

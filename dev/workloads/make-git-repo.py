@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generate, deterministically, a local git repository of many small files.
 
 Used as the source of the `git clone --no-hardlinks` workload of fsreplay.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Record one of the three workloads fsreplay is for, end to end.
 #
 #   run-workload.sh [--no-record] NAME OUTDIR        NAME: npm | cargo | git-clone | c-build | git-build

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // slowfs_config: the slowfs command line and config file, parsed into options.
 //
 // Kept apart from main so tests can check parsing without mounting. Never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // slowfs_dirops: directory handles of slowfs (opendir/readdir[plus]/...).
 // Offsets are telldir() cookies, so a directory that changes between two
 // getdents calls lists as it does on the backing file system.

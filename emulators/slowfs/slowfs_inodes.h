@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // slowfs_inodes: the table of inodes the kernel knows about (FUSE node ids).
 //
 // Each entry holds an O_PATH fd on the backing object, so an inode stays

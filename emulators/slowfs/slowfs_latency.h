@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // slowfs_latency: operation classes, per-class latency specs (fixed + jitter),
 // named profiles, and the precise sleep that injects the latency.
 //

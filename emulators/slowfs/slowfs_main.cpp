@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // slowfs: mount a latency-injecting pass-through of BACKING on MOUNTPOINT.
 // Thin main: parse (slowfs_config), check the paths, daemonize, run libfuse.
 #include <fcntl.h>

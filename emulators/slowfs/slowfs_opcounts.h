@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // slowfs_opcounts: one counter per FUSE request kind that slowfs answers, for
 // `--op-stats`: the ground truth of how many requests a workload (or its
 // replay) sent to the mount.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "emulators/slowfs/slowfs_ops.h"
 
 #include <dirent.h>

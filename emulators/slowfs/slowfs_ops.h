@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // slowfs_ops: the libfuse3 low-level operations of slowfs — a pass-through to
 // the backing directory that first sleeps for the operation's class latency.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "emulators/wsl1/wsl1_filter.h"
 
 #include <seccomp.h>

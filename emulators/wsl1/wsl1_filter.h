@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Installs the WSL1 gap table (wsl1_gaps.h) as a seccomp filter on the
 // calling thread's process; it is inherited across fork and exec. Everything
 // not in the table is allowed. Must be called before any other thread starts

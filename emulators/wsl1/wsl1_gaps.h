@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The calls WSL1 lacks and the errors it answers them with
 // (Microsoft's WSL1 issue threads: what WSL1 lacks): one table, used by the
 // seccomp filter, `wsl1-harness --list` and the tests. Data only.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // wsl1-harness [--list] -- CMD ARGS...: run CMD with the calls WSL1 lacks
 // answered with WSL1's errors (wsl1_gaps.h). Thin main over fsreplay_wsl1.
 #include <unistd.h>

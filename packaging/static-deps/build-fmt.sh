@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds libfmt.a from Debian's own fmt source package, at the version of the
 # installed libfmt-dev (whose headers the static fsreplay compiles against):
 # Debian 12 ships libfmt only as a shared library. Cap'n Proto, zstd, glibc and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay-static's setpwent/getpwent/endpwent: /etc/passwd only. glibc's own
 // go through NSS, which in a static binary dlopens the machine's modules
 // (libnss_systemd.so.2 on Debian 12) built for another libc: the replayer's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay-static's `record`: recording needs eBPF, which this build leaves
 // out (it must run on WSL1 and any x86-64 distro), so the verb is a stub that
 // says so and where to get one that records. It replaces cli/verb_record.cpp

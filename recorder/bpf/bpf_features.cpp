@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "recorder/bpf/bpf_features.h"
 
 #include <bpf/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Probes what the running kernel gives the recorder before anything is
 // loaded: privilege, kernel BTF, the BTF of each tracepoint the programs
 // attach to, and the helpers and map types that an older supported kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recorder programs' rodata, filled before load: the per-syscall tables
 // from fsr::syscall_table() (so no syscall number is written in the BPF
 // sources), the pseudo-event classes, and the knobs the program plan chose;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BpfSession: the loaded and attached kernel side of the recorder. Owns the
 // skeleton (RAII) and the mappings of the per-CPU lanes (bpf/fsreplay_record.h)
 // that it drains. Fills the skeleton's rodata from fsr::syscall_table() before load, so

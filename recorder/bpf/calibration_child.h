@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A calibration child (record_cost.cpp, fault_cost.cpp): forked, tracked by
 // the live session or not, started through a pipe once tracked, and drained
 // while it runs as the real drain does (every 5 ms, records older than 2 ms

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "recorder/bpf/drain_governor.h"
 
 #include <sys/resource.h>

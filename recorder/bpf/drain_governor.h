@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DrainGovernor: runs the recorder's drain in the machine's idle time. The
 // drain (decode, path resolution, encoding) costs CPU per event, and on a
 // machine the workload keeps busy it would take that CPU from the workload.

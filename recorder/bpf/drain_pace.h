@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The drain's pace: how often the recorder drains the lanes, how far behind
 // "now" it leaves records that may still be committing, and how often it
 // flushes the trace; shared by the recorder (recorder.cpp) and the offline

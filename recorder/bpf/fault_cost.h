@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a tracked task's user page fault costs under the recorder, measured
 // at record time (docs/design.md "The replay clock"; README "Figures").
 //

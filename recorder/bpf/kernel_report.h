@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the kernel side's counters (BpfSession::counters, less the
 // calibration's) put in the trace footer, and what they warn the user about.
 // No I/O.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "recorder/bpf/record_cost.h"
 
 #include <fcntl.h>

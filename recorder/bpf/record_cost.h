@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the live recorder adds to the timings it records, measured on this
 // machine before the workload starts (docs/design.md "The replay clock").
 //

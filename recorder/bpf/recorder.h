@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recorder: `fsreplay record` as a library. Loads the BPF side, starts (or
 // attaches to) the workload, captures the initial state, drains the lanes
 // into a TraceWriter in timestamp order and writes the footer. Flushes the

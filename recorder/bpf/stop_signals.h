@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // StopSignals: the SIGINT, SIGTERM and SIGHUP the recorder gets while it
 // drains, passed on to the workload it started. Its handler is installed for
 // the object's lifetime, the earlier handlers restored after; the handler's

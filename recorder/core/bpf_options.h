@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The options a BpfSession loads with, and the one place the recorder's
 // environment knobs are read.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoding one kernel record into an Event: its paths resolved and
 // interned, its pids mapped into the recording's PID namespace. The tables
 // a call changes are event_decoder_tables.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventDecoder: turns kernel records (bpf/fsreplay_record.h) into fsr::Event
 // with absolute, interned paths. Keeps what the kernel cannot tell us cheaply:
 // per-process fd tables (fork copies, CLONE_FILES/threads share, exec drops

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventDecoder's per-process tables (event_decoder.h): tasks with their fd
 // tables and cwds, created, seeded from /proc, and changed by what each
 // successful call did. Decoding a record into an Event is event_decoder.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which files' page faults stop being recorded (bpf/record_fault.bpf.h
 // fault_skip): those outside the recorded root, known by the path of a
 // recorded call, else the faulting process's /proc/PID/maps (a file the

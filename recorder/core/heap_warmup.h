@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Warms the recorder's memory before the workload starts. On a VM a page
 // fault costs microseconds, and a drain that starts cold pays one for every
 // page of code it runs and of heap it touches first, mostly code: its first

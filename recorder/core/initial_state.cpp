@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "recorder/core/initial_state.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the recorder captures before the workload starts: the prestate tree
 // walk of --root, the mount table, a process's cwd and open fds, and the
 // processes below a running one. Reads only; never follows symlinks; never

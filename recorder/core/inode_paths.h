@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // InodePaths: (device, inode) -> the path a file was last opened by, so that
 // a page-fault record (which names only the inode) gets its file's path.
 // Open addressing over flat slots (a tree map allocated a node for each new

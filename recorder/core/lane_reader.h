@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading side of a lane (bpf/fsreplay_record.h): the frames one CPU's BPF
 // programs wrote between the reader's tail and the writer's published head.
 // Pure over memory, so the framing is tested without the kernel.

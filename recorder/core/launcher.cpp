@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "recorder/core/launcher.h"
 
 #include <fcntl.h>

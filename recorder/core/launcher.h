@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launcher: starts the workload held before exec, so that the recorder can put
 // its pid into the kernel filter first; then releases it. Under sudo the
 // workload runs as $SUDO_USER (uid, gid, groups, HOME/USER/LOGNAME). It never

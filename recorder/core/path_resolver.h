@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PathResolver: the path the kernel opened for a path a workload passed, as
 // the recorder's decoder resolves it long after the call (the state is gone
 // by then, or about to be). The directory part of every path is made

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "recorder/core/pid_namespace.h"
 
 #include <sys/stat.h>

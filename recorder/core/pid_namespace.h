@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PID namespace a process sees pids in, by its nsfs inode number (what
 // /proc/PID/ns/pid links to). The recorder numbers every pid of a trace in
 // its own namespace (docs/design.md "Recording"); this says which one that is.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which variant of each recorder program runs, decided from what the
 // kernel has (KernelFeatures, probed by bpf_features.h) and the options: a
 // fallback where one exists, else a one-line refusal naming what is missing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Record builder: the bytes of kernel records (bpf/fsreplay_record.h) made in
 // user space, the inverse of record_view's parse_record. write_record lays
 // out given fields; record_for_event rebuilds the record the BPF side wrote

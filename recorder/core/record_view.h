@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RecordView: one kernel record (bpf/fsreplay_record.h) with its optional
 // sections unpacked: the arguments named by arg_mask back in their argument
 // slots, the inode facts when the record has them, and where its strings

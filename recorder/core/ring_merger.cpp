@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "recorder/core/ring_merger.h"
 
 namespace fsr {

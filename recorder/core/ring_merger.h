@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RingMerger: restores one global order from the per-CPU lanes. Each CPU's
 // records arrive in submission order, which is the order of their `end`
 // timestamps; the merger stages them per CPU and releases, in `end` order,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // StringInterner: the decoder's table of the strings (paths) it has given
 // ids to. Each distinct string is handed to the trace writer once (its id
 // comes from there) and kept here, packed in blocks, so that a lookup is one

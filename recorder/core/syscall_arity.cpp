@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "recorder/core/syscall_arity.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Number of arguments each recorded syscall takes, by name, and from it the
 // arguments a kernel record carries. The kernel side saves all six argument
 // registers; the ones past a call's arity hold stale values that would cost

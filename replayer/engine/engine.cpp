@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's clock, a worker thread's setup, and which emulated calls
 // sleep their recorded work (engine.h). The workers' issue loop is in
 // engine_worker.cpp, the drivers that start them in engine_run.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replay engine: one OS thread per worker of the plan, each issuing its
 // recorded threads' ops in program order. Per op: sleep the think gap (or the
 // exact offset), wait for dependencies on per-op completion words (spin, then

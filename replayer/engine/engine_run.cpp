@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's drivers (engine.h): the workers started and joined around a
 // whole plan (run_engine) or around the planner streaming the trace into the
 // window while they run it (run_engine_stream).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a worker (engine_worker.cpp) waits on the window it shares with the
 // planner and the other workers (plan_stream.h WindowSync): for its next op,
 // for an op's plan to be final, for an op's dependencies, for a time; and how

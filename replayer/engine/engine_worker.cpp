@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's workers (engine_worker.h): each issues its threads' ops in
 // event order, at the time the timing mode gives each, after its
 // dependencies, and publishes each op's record and completion.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's workers, as its two drivers (engine_run.cpp: a whole plan, a
 // streamed window) start them: the state they share and each worker's own
 // slot. Internal to the replayer (engine.h is the interface).

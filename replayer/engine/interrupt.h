@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A stop asked for by a signal (SIGINT, SIGTERM, SIGHUP). The verbs'
 // handlers set it (cli/stop_signals.h); the replay's phases and its
 // workers read it and wind down: no further call is issued and no sleep

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "replayer/engine/replay_cost.h"
 
 #include <fcntl.h>

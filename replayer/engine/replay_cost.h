@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the replayer's executor spends on the target beyond the call the
 // original made, measured before the clock starts (docs/design.md "The replay
 // clock"). The executor reaches every path beneath its root: a namespace

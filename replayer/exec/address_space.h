@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replay's own copies of the recorded processes' file mappings, in the
 // replayer's one address space: mmap, munmap and page touches as the plan
 // laid them out (mapping_tracker.h), and the release of an address space once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "replayer/exec/dir_cache.h"
 
 #include <fcntl.h>

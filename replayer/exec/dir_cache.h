@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The parent directories of a worker's calls on names (mkdir, unlink,
 // rename, link, symlink, mknod), opened beneath their root once and kept for
 // the next call in the same directory: `rm -rf`, an archive's extraction or a

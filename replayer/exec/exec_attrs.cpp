@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The executor's attribute calls: chmod, chown, utimes, truncate by name,
 // access, statfs, and the xattr calls (probes by name from the walk's base where the
 // kernel has getxattrat). See executor.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to the executor (executor.cpp, exec_files.cpp, exec_io.cpp): one
 // op's context and the helpers every family of calls uses. Not an API.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The executor's calls on names: opens, stats, the name space (mkdir,
 // unlink, rename, link, symlink, mknod), exec and chdir, and the
 // stand-in for character devices; attributes, xattrs and statfs in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The executor's calls on open files: reads and writes of the recorded sizes
 // (filler bytes), directory reads, copies, truncation and allocation, syncs,
 // advice, locks and fcntl. See executor.h.

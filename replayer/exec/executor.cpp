@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "replayer/exec/executor.h"
 
 #include <sys/syscall.h>

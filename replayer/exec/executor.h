@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Re-issues one planned op against the replay roots: the syscall the recorded
 // event made, with its recorded sizes, offsets and flags, on the mapped path or
 // on the real fd that replaced the recorded one. Every path is opened beneath

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel and file-system features the replayer uses where they exist, probed
 // once at start against the replay roots (WSL1 answers ENOSYS or EINVAL for
 // several of them; some file systems refuse fallocate or O_TMPFILE). Each has

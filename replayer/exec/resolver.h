@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Opening paths beneath a replay root without ever leaving it: openat2 with
 // RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS where the kernel has it, a
 // user-space resolver (component by component, O_NOFOLLOW, symlinks read and

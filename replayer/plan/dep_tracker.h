@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The streaming dependency tracker's state (deps.h says what it orders and
 // what it remembers): resource edges and the overlap rule in deps.cpp, causal
 // waits and held exits in deps_causal.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dependency edges of the replay plan (docs/design.md "Ordering", ROOT/ARTC resource
 // ordering and //TRACE causal waits), made op by op as the planner streams
 // (plan_stream.h). Program order within a recorded thread is implicit (a

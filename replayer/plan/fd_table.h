@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plan-time model of the recorded processes' fd tables. Replay runs every
 // recorded process as threads of one real process, so a recorded fd is never
 // used directly: it is bound to an open-file description (OFD) slot, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // State kept per dense id (a plan path, an OFD) for the ids in use lately,
 // as the dependency tracker keeps it (dep_tracker.h): found by an index
 // array (4 bytes an id) instead of a hash, held in a pool of live entries

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "replayer/plan/mapping_tracker.h"
 
 #include <sys/mman.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recorded processes' file mappings, followed at plan time in event order:
 // which replayed mapping each munmap and page fault refers to, where a
 // MAP_FIXED segment goes (inside the replay's copy of the mapping it overlays,

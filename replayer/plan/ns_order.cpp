@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "replayer/plan/ns_order.h"
 
 #include <fcntl.h>

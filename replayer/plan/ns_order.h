@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which of two overlapping calls on one path went first, read from their
 // results. The dependency builder keys ops by enter time; when two calls on
 // a path overlapped (one entered while the other was inside the kernel), the

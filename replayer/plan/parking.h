@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sleeping until another thread publishes, with no system call on the
 // publisher's side while nobody sleeps.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Path mapping for replay: a recorded absolute path becomes a path beneath
 // one of two replay roots. The recorded root goes to the target (the mount
 // under test); every other path goes to the scratch directory, so that

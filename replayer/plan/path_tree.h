@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interned paths beneath the two replay roots, as a tree of components: a
 // path is a node id (4 bytes) and its text is built on demand by walking up
 // to its root. The prepare tree of millions of entries is held this way

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replay plan: everything the issue loop needs, as flat arrays indexed by
 // event. A streaming replay holds a window of it (plan_stream.h): the per-op
 // arrays are rings (op i at slot i & op_mask) and the edge, close and unmap

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The streaming planner: builds the replay plan event by event into a window
 // (plan.h's rings) and publishes each op to the engine's workers as soon as
 // its plan is final. An op's plan is final when it is added, except for ops

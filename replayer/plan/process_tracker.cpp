@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "replayer/plan/process_tracker.h"
 
 #include <fcntl.h>

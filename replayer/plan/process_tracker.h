@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plan-time model of the recorded processes, in event order: per thread its
 // fd table and cwd (shared or copied as clone/fork said), the plan's paths
 // (interned once, with the directory holding each) and its open-file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Patterns in a trace whose calls depend on the speed or kind of the file
 // system it was recorded on (issue 41 item 3). A replay reissues the calls
 // the recording made; a real run on another mount would make others:

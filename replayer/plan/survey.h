@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The survey: the replay's first pass over the trace, streaming, before
 // anything is prepared. It plans every event (the same planner the replay
 // pass runs, without dependencies) and keeps only what the replay needs from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-syscall part of the planner (plan_stream.h): what one recorded
 // event does to the processes' fd tables, cwd and mappings, and how it is
 // replayed (issued, emulated as a synchronisation point, or skipped). The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the per-syscall planner (syscall_actions.cpp) and its families
 // (syscall_actions_fds.cpp, syscall_actions_procs.cpp) share about the op
 // being planned. Internal to the planner (plan_stream.h is the interface).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The planner's fd-table calls (syscall_actions.h): opens, closes, dups,
 // fcntl, and the pipes, sockets and eventfds a process makes. What they do
 // to the fd table is planned here; most are emulated, only opens and the

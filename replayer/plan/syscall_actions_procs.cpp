@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The planner's process calls (syscall_actions.h): forks and clones, execs,
 // exits, the cwd's changes, and the mappings a process makes and touches.
 // What they do to the processes' fd tables, cwd and address spaces is

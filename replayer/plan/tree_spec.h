@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The initial tree a replay needs: the trace's prestate (mapped, symlink
 // targets rewritten to stay inside, hard links recognised by inode) plus what
 // the events show existed without the prestate naming it — per path,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TreeSpecBuilder::finish (tree_spec.h): what the gathering found made into
 // the tree prepare builds: the entries that existed at the start (devices
 // left out), paths known only to exist made empty files or directories by

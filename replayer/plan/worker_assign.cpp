@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Worker assignment (survey.h): a thread goes to the worker whose last thread
 // ended first, if that was before it started; else to a new worker.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "replayer/session/prepare.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prestate materialisation: makes, under target and scratch, the tree that
 // tree_spec.h describes — directories, files of the recorded size filled with
 // data (never sparse; large writes; in parallel), symlinks and hard links.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether a root can take the tree, before anything is made in it
 // (prepare.h check_root_writable), and the error for one that cannot
 // (unwritable_root). Reads the roots only: never writes to them.

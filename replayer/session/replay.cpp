@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay prepare / replay as a library (replay.h). Two streaming passes
 // over the trace: the survey (session.h, survey.h: the tree, the threads'
 // lives, table sizes) before anything is made, then the replay itself,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay prepare / replay as a library: loads a trace, builds the plan,
 // materialises or verifies the initial tree, runs the engine, writes the result
 // file (the foundation's container, PayloadKind::kResult) and returns a summary.

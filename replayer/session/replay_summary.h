@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a replay tells about itself, apart from its ops: the think clock's
 // corrections, the calls in flight in the original, the most frequent
 // divergences, the timing modes' names (replay.h) and the summary as JSON

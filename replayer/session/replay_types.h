@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replay's options and its summary, apart from the session that runs it
 // (replay.h), so code that writes or reads results includes the types only.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The result file of a streaming replay (PayloadKind::kResult), written as
 // the records come: to a spool file beside it under a provisional header,
 // then, once the totals the header's options hold are known, copied chunk by

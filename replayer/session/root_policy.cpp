@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "replayer/session/root_policy.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a replay may write: the target and scratch directories resolved,
 // checked (never '/', a home directory, /tmp or /var/tmp themselves, the
 // system's own directories (/etc, /usr, /bin, /sbin, /lib*, /boot, /var but

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replay's session: see session.h.
 #include "replayer/session/session.h"
 

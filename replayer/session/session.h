@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replay's session (replay.h run_prepare, run_replay): the trace opened
 // and surveyed once (the tree, the threads' lives, table sizes, the calls
 // that depend on the recorded mount), its roots claimed and checked, and what

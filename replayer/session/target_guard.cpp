@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "replayer/session/target_guard.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whose a replay root is. fsreplay writes only into a directory that is
 // empty or that it prepared itself, and never into one another fsreplay is
 // using: the marker ROOT/.fsreplay-target says fsreplay made what the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """dev/bench/benchstats.py: the benches' statistics on fixed samples."""
 import os
 import sys

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fsreplay command's exit codes and messages across verbs, on small
 // written files (no root): one meaning per exit code (4 for damaged input
 // in every verb), the top-level help listing them all, an unknown verb, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the real fsreplay binary (FSR_FSREPLAY_PATH, which the including
 // test defines): the CLI tests' one way to start it, and to run it to the
 // end with stdout and stderr kept apart.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Repeated runs from the command (issue 42): `replay --runs N --warmup K
 // --prepare-cmd CMD` keeps N results and N walls, runs CMD before every run
 // and throws the warm-ups away; `compare TRACE --target A --target B --runs N`

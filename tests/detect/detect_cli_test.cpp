@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fsreplay detect PATH [--json]` end to end: the binary's output against
 // the library's view of the same path, and its error line.
 #include <gtest/gtest.h>

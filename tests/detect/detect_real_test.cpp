@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // detect_environment on real mounts made here: ext4 and xfs loop images,
 // tmpfs (also with a space in its path, and stacked), bindfs, slowfs when
 // built. Each mount is undone by ScopedMount, also when an assertion fails.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Golden output of environment_to_json / environment_to_text for an
 // environment built from fixtures (WSL2 /mnt/c over 9p, WSL1 drvfs).
 // Regenerate a golden file only after checking the new output by eye.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // classify_platform and classify_mount over every fixture case of
 // WSL's mount kinds, plus the smaller parsers (options, wsl.conf, virtiofs tag).
 #include <gtest/gtest.h>

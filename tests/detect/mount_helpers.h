@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helpers: fixture files, temporary directories and real mounts that
 // clean up after themselves (unmount, losetup -d, rmdir).
 #pragma once

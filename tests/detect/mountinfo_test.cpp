@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // parse_mountinfo, unescape_mountinfo and mount_for_path over fixture text.
 #include <gtest/gtest.h>
 #include <sys/sysmacros.h>

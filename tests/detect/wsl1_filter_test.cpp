@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The WSL1 gap harness: every row of wsl1_gaps.h answers its call with
 // WSL1's errno in a filtered child, the kernel answers differently without
 // the filter, nearby calls still work, and the launcher carries the filter

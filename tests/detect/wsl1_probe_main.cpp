@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // wsl1_probe NAME: runs one probe (wsl1_probes.h) and prints the errno it got
 // (0 on success). Run under wsl1-harness to check the filter survives exec.
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tiny probes for the WSL1 gap harness tests: each issues one syscall the way
 // a workload would and returns 0 on success or the errno it got.
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Every bench in dev/bench (each script, program source and folder) is named
 in docs/benchmarks.md, the benches' index. Usage: check_bench_index.py SOURCE_DIR"""
 import os

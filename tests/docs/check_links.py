@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the relative links of the project's Markdown pages.
 
     check_links.py SOURCE_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The README stays a page a user reads in five minutes: at most 250 lines,
 and no line over 200 characters outside code blocks (tables included: the
 reference is docs/commands.md). Usage: check_readme.py SOURCE_DIR"""

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end attribution accuracy: record a real workload
 # with eBPF, replay it on slowfs with latency injected into ONE class, and
 # check that `fsreplay report --baseline` attributes >= 95% of the wall-time

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `fsreplay compare TRACE --target A --target B` replays a recorded trace on
 # each target in turn and prints one table. Checks the JSON:
 # one run per target, in order, every op replayed, wall ratios present.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # File names are bytes: a workload that makes names which are not UTF-8 and
 # hold a newline, a quote and an escape sequence is recorded, replayed and
 # reported in every format, and each verb exits 0 (JSON cannot hold such a

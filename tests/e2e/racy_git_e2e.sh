@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The racy-git warning (issue 41 item 3) on a real recording: `git clone`
 # of a 120-file repository and `git status`, recorded on the local disk.
 # git writes every file and then its index within one wall-clock second, so

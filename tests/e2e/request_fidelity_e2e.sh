@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Request fidelity on an uncached FUSE mount (issue 41): a workload recorded
 # on the mount and replayed there sends the mount the requests the workload
 # sent. The mount (slowfs, no entry, attribute or negative caching, no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes the fuzzer's seed corpus: small valid traces and results, and
 // damaged variants (truncated, bit-flipped, wrong version).
 #include <filesystem>

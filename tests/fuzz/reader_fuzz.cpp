@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the container reader: any bytes in, never a crash,
 // a hang or a large allocation out. Reads sequentially (events and ops),
 // the prestate, and by chunk through the (possibly rebuilt) index.

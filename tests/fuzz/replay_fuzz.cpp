@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target past the checksums: the input is not a file but a small
 // program of edits (edit_program, replay_fuzz_edits.h) applied to a decoded, valid trace --
 // its events (ids, sizes, times, paths, flags, arguments), its prestate

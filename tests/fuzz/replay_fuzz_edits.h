@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replay fuzzer's traces as it edits them: decoded from a file, edited by
 // the input read as a program (edit_program) -- events, prestate entries,
 // strings and header -- and written again by the real writer, which

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the reader fuzzer with clang and runs it for a bounded time on a seed
 # corpus of valid and damaged files. Usage: run-fuzz.sh SEED_TOOL [SECONDS]
 # Fails if the fuzzer finds a crash, leak, timeout or memory blow-up.

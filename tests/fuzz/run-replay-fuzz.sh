@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the valid-checksum fuzzer (replay_fuzz.cpp: decoded traces mutated,
 # written again with valid CRCs, run through inspect, dump, prepare, replay and
 # predict) with clang and runs it for a bounded time.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The house's rooms and the arrows between them.
 
 Every C/C++ source under the tree belongs to exactly one room (the longest

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The rooms check catches every kind of offence in its fixture (and nothing
 else there), and passes on the source tree."""
 import os

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Mounts and unmounts each mountlab target and checks nothing is left behind:
 # no mount in /proc/self/mountinfo, no loop device on the image, no temporary
 # directory, no state file. Also checks the rollback after a failure and after

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bash completion (packaging/completion/fsreplay.bash), driven the way bash
 # drives it (COMP_WORDS, COMP_CWORD): the verbs offered are exactly those
 # `fsreplay --help` lists; each verb's long options are offered; a CLI11

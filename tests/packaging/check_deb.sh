@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Makes the .deb with the build's CPack configuration (what
 # `cmake --build BUILD --target package` runs) into OUTDIR and checks what
 # `dpkg-deb -c` lists: the three binaries, fsreplay-static, a man page for

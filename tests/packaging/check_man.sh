@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The man pages render: for fsreplay and every verb `fsreplay --help` lists
 # (and slowfs, wsl1-harness), `man -l` renders the page with no groff warning,
 # it has NAME, SYNOPSIS and DESCRIPTION, and every long option the program's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # fsreplay-static: `file` says statically linked; it runs in an empty chroot
 # holding nothing but itself (no libc, no loader) and reads a trace there; it
 # offers every verb the dynamic build does; its `record` and its --version say

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Makes (once) and prints the path of a cached clean Debian 12 chroot tarball:
 # `debootstrap --variant=minbase bookworm` from Debian's mirror, apt lists
 # fetched, packed as one .tar.zst under the cache directory. Later runs reuse

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The .deb in a clean Debian 12: a cached `debootstrap --variant=minbase
 # bookworm` chroot (chroot-base.sh, under /var/cache/fsreplay-packaging) is
 # unpacked afresh, the package is installed there with `apt-get install ./DEB`

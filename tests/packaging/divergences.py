@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Prints a replay result's divergent ops, one per line, sorted:
 event index, syscall, recorded result, replayed result, path.
 usage: divergences.py FSREPLAY RESULT"""

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Records tools/demo's workload, scaled down, into OUT: a generated git
 # repository cloned with --no-hardlinks, `git status` twice, find, du, small
 # files created, listed and removed. Used by the packaging tests for a real

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # fsreplay-static replays recorded workloads under wsl1-harness (WSL1's answers
 # for the syscalls it lacks) with the same divergent ops as the dynamic build.
 # Each workload is recorded once with the dynamic build; each build replays it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The probe and predict verbs end to end: a probe of a scratch directory
 # (cleaned up, also on Ctrl-C), `inspect` of a profile, predict's three
 # formats, one clear line (and the documented exit code) per bad input, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpCost's view of the mount's cache: an entry's lifetime runs from the
 // mount's last answer (a cached hit does not renew it), and a write through
 // an open file makes the next lookup of that file ask the mount again --

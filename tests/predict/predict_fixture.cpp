@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes the predict CLI test's inputs into DIR: build.trace (the small
 // fixed build), base.profile, slow-stat.profile (stat 1 ms),
 // noxattr.profile (no xattr or rename case).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // predict's text, JSON and HTML output for a fixed trace and two fixed
 // profiles (golden/; FSR_UPDATE_GOLDEN=1 rewrites them, then review the diff).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // predict: the simulation follows the replay's plan and clock, prices ops
 // from the profile, blames what the profile makes slow, and names what it
 // could not price.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/predict/predict_testdata.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fixed traces and profiles for predict's tests, golden files and CLI test:
 // events built in memory (as the recorder would store them) and written with
 // the ordinary writer, and profiles with known latencies per case.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // predict's streaming simulation run on a fixture held in memory: one
 // column's records by event index, for tests that follow op by op what the
 // simulator did (predict.cpp reduces them to summaries instead).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // predict's validated error: the table compiled in is the one in the tree,
 // every row agrees with its own figures, and a column finds its rows by
 // profile name, then by file-system type, or says none exist.

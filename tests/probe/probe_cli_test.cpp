@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay probe as a command: a stop signal (SIGINT, SIGTERM, SIGHUP)
 // removes the private directory and exits 128+signal with no profile; a
 // budget below the floor is raised with a note; a killed probe's directory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the probe's tests share: a private directory removed afterwards, and
 // options for a probe of a second or two.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // probe as root: cold cases come from dropping the kernel's caches before
 // cold rounds (root only; label root).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // probe: every case a trace distinguishes is measured through the replayer's
 // executor, the private directory is removed whatever happens, and the stale
 // cases give a lifetime. No root (cold cases from dropped caches:

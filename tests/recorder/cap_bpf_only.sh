@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The recorder with the least privilege its errors ask for: a user that is
 # not root and holds CAP_BPF and CAP_PERFMON only (a container run with
 # --cap-add BPF --cap-add PERFMON, no CAP_SYS_ADMIN). The workload is

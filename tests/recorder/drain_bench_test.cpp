@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Smoke test of the drain benchmark (dev/bench/drain_bench.cpp): one round
 // on a small trace written the way `fsreplay record` writes one (kernel
 // records through EventDecoder into a TraceWriter), without a kernel. Checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventDecoder on the compact record layout: a record carrying only
 // recorded_arg_mask() of a call's arguments decodes to the events the full
 // six-argument one did.

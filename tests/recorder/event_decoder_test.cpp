@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventDecoder on synthetic kernel records: the fd/cwd bookkeeping that the
 // live tests cannot observe directly (exec closing close-on-exec fds, fork
 // copying the table, chdir/fchdir, unknown dirfds). The compact record

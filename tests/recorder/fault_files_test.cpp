@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Page faults on files outside the recorded root are recorded until the
 // drain has seen their file, then not at all (bpf/record_fault.bpf.h
 // fault_skip); files under the root keep every fault; --all-page-faults

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // warm_up (recorder/core/heap_warmup.h): after it, the heap it warmed is served
 // to later allocations without a page fault, also for blocks above glibc's
 // default mmap threshold, and freed memory stays warm.

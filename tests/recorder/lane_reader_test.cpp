@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reading side of a lane (recorder/core/lane_reader.h) against a writer that
 // follows the protocol of bpf/fsreplay_record.h: frames in order, a frame
 // never crossing a segment's end, the lane's wrap, the rewind, and damage.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spawn_held: the child is held before its exec, and it is already waiting on
 // the go pipe when spawn_held returns, so tracking it from then on records
 // none of the launcher's own calls.

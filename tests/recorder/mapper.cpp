@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsr_mapper ROUNDS PAUSE_MS FILE...: ROUNDS times, a child maps each FILE
 // read-only and reads every page of it (page faults on file mappings), then
 // exits; the parent waits for it and pauses PAUSE_MS. Before each round it

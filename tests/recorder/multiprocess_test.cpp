@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Multi-process workloads are followed into every child, and nothing outside
 // the recorded tree appears in the trace.
 #include <fcntl.h>

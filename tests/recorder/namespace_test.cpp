@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PID namespaces: `fsreplay record` run inside one (as on WSL2, in a
 // container) and a workload that makes its own (a rootless container:
 // unprivileged user, user + PID namespace) record the same processes and,

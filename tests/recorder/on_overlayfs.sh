@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs a test command with FSR_TEST_TMPDIR on a fresh overlayfs mount (a
 # container's root file system is one): lower and upper directories on the
 # local disk, merged at a unique mount point, unmounted and removed after.

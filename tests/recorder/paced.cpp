@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsr_paced CALLS PER_SECOND: access("/fsr-paced/<i mod 1000>") for i in
 // [0, CALLS), evenly paced to PER_SECOND calls a second (it spins on the
 // vDSO clock between calls: no sleep, so a lane never empties for long), so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PathResolver without a kernel: lexical where no symlink is involved,
 // physical where one is (from the probe, the root's known links, or the
 // trace's own calls), the last component kept as given, link chains and

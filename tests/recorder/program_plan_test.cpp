@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The program plan over feature sets: each fallback is chosen where its
 // feature is missing, a missing required piece is a refusal naming it, and
 // FSREPLAY_RECORD_WITHOUT's list parses to known names only.

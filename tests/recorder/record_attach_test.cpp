@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --pid: a recording attached to a running tree follows it (chrooted too,
 // with the paths it sees), and a filter entry of a process that exited
 // before it was made does not keep the recording open.

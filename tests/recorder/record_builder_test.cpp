@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // record_for_event against EventDecoder: the record rebuilt from a decoded
 // event decodes, in a decoder in the same state, to that event again, for
 // every syscall of the table and through a process's life (fork, exec, fds,

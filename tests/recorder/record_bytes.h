@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helpers: kernel records in the ring layout that
 // the recorder's BPF programs write (header, arguments of arg_mask, inode
 // facts when FSR_RF_HAS_INODE, path0, path1 to the end), laid out by

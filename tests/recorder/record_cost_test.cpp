@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recorder's own cost (recorder/bpf/record_cost.h): measured at record time
 // against the live programs, stored in the trace header, read back; the
 // calibration's calls never reach the trace or its counters.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Smoke test of fsreplay_bench_record_floor (dev/bench/record_floor.cpp):
 # every level of bpf/record_floor.bpf.c passes the verifier and attaches, the
 # storm child runs under each variant and under `fsreplay record`, and every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helper: records a command with the real recorder into a temporary
 // trace and reads it back with TraceReader.
 #pragma once

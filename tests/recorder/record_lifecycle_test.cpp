@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Life cycle of a recording: the workload's exit status, clear errors, a killed
 // recorder leaving a readable trace, one SIGTERM stopping a recording and the
 // trace file inside the root (--pid: record_attach_test.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // parse_record on hand-made records: every optional section in its place,
 // absent sections take no bytes, and a record that is shorter than its header
 // says is refused rather than read past.

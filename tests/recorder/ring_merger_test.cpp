@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RingMerger: one order from the per-CPU lanes, without copying records.
 #include "recorder/core/ring_merger.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cross-check against an independent tool: for deterministic workloads the
 // number of events per recorded syscall equals what strace -f counts for the
 // same workload on the same tree.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-syscall capture suite's fixture (syscall_capture_test.cpp,
 // syscall_capture_process_test.cpp): fsr_trigger recorded once for the
 // suite, its events split by the access("/fsr-mark/<case>") markers.

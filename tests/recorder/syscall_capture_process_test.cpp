@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-syscall capture tests beyond naming files (syscall_capture_test.cpp
 // has those): file mappings and their faults, copies between fds, the dup
 // family, pipes, futexes, a thread sharing the fd table, fork, exec, wait and

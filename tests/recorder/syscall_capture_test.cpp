@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-syscall capture tests (Falco driver-test style): fsr_trigger issues each
 // recorded syscall once, between access("/fsr-mark/<case>") markers; the
 // recording is decoded once for the suite and each test asserts the decoded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsr_trigger: issues each recorded syscall once, through syscall(2) so that
 // libc cannot substitute another call, in the directory given as argv[1]
 // (prepared by the test: file "data" of 1234 bytes, dir "sub"). Before each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replay's mappings (address_space.h) over many short-lived processes,
 // as a build has them: the live mapping count must come back to where it
 // started after each process, and nothing may diverge.

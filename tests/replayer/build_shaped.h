@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A synthetic trace shaped like a recorded build, for the streaming
 // planner's tests (stream_diff_test): deterministic for a seed.
 #pragma once

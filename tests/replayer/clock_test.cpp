@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The think clock (engine.h ThinkClock): a trace's recorder cost comes out
 // of its gaps, emulated fd-table calls sleep their in-kernel work, older
 // traces replay as they did; and the divergence gate. Wall times are checked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One test per causal-wait rule (deps_causal.cpp): thread starts, wait4 and
 // held exits, pipe reads, futex wakes and lock waits, the fallbacks. Each
 // fails if its rule is removed.

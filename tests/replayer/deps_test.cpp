@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One test per resource-ordering rule (deps.cpp) and the overlap rule; the
 // causal waits are in deps_causal_test.cpp. Each fails if its rule is removed.
 #include "replayer/plan/deps.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The workers' cache of parent directories (replayer/exec/dir_cache.h): a parent
 // is opened once and reused; the root is never opened; a parent reached over
 // a symlink is not kept; a rename or an rmdir anywhere drops every entry, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The environment fingerprint in a result comes from the caller: the
 // replayer stores what ReplayOptions::environment_json holds (it detects
 // nothing itself, so that replayer/ never reaches into detect), and

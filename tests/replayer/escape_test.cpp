@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hostile traces: whatever they say, nothing outside target and scratch is
 // created, changed or removed. The fixture's TearDown proves it with a hash of
 // a sentinel tree beside target and scratch; each test also checks the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One test per feature fallback: the feature is forced off, the replay still
 // gets the recorded result, flags the op and lists the fallback.
 #include <fcntl.h>

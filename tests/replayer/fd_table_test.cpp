@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "replayer/plan/fd_table.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the executor issues single calls, replayed end to end through
 // run_replay: the buffer a large call uses, and calls whose arguments the
 // trace does not hold (replay_test.cpp covers the replay as a whole).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plan's view of the recorded processes' mappings (mapping_tracker.h):
 // placement of MAP_FIXED segments, what each munmap takes, when an address
 // space ends, and the forecast of how many mappings the replay holds at once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interned paths as a tree of components (replayer/plan/path_tree.h).
 #include "replayer/plan/path_tree.h"
 

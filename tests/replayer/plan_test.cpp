@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plan construction: fd tables, cwd, mapping and actions on synthetic events.
 #include "replayer/plan/plan.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fsreplay prepare on prestates of many blocks (traces/synthetic/synthetic_tree.h):
 // the tree made is the prestate, entry for entry, whatever the block and
 // window sizes; a damaged or cut prestate is one clear error; progress is

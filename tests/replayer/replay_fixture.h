@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end helpers: a temporary directory with target/, scratch/ and a
 // sentinel tree outside both; synthetic traces written as real trace files.
 #pragma once

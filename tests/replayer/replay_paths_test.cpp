@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end replays of what a call's path names: the empty path the kernel
 // refused, endings ("x/", "x/."), AT_EMPTY_PATH on an fd, the root itself,
 // files outside the root seen through links or run as scripts, renames

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end replays of synthetic traces written as real trace files.
 #include "replayer/session/replay.h"
 #include "replayer/engine/engine.h"
@@ -5,7 +6,6 @@
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <sys/mman.h>
-
 #include <sys/stat.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

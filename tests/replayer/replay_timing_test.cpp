@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replay's clock end to end: think, afap and exact modes on synthetic
 // traces written as real trace files, the worker's sleeps, and what think
 // mode pays back from the recorded gaps (page faults, the syscall round trip).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // open_beneath (resolver.h) while other threads rename: openat2 refuses a
 // walk through a "..", a relative symlink's, with EAGAIN whenever a rename
 // anywhere on the system raced it (this machine: 200-1,161 of 20,000 opens of

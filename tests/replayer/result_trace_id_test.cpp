@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A replay's result names the trace it replayed by the trace's content id
 // (traces/trace_id.h): what `compare` and `report --baseline` check.
 #include <gtest/gtest.h>

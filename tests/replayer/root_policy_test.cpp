@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a replay may write: open_roots refuses a target and scratch that
 // overlap (the same directory, one inside the other, by any spelling of the
 // path), a trace or result file inside either, and '/'; directories that only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SpeedHazards on synthetic events: git's racily clean entries (files
 // written in the index's wall-clock second, read again after it) and xattr
 // probes answered ENODATA, counted exactly; nothing below the thresholds.

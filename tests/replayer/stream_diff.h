@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A differential harness for the streaming planner (plan_stream.h): the same
 // events planned at once (build_plan: the window holds the whole trace) and
 // streamed through a window smaller than the trace, each op taken as it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The streaming planner against the batch planner (stream_diff.h): the same
 // traces planned with a window smaller than the trace and with one that
 // holds it all must give the same ops.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streaming replay (plan_stream.h): traces longer than the replay's window of
 // 131,072 ops, replayed end to end through run_replay.
 #include <fcntl.h>

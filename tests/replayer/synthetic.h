@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds synthetic traces in memory for replayer tests: events plus a string table.
 #pragma once
 

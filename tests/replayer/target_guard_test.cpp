@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whose a replay root is (target_guard.h): fsreplay writes only into an
 // empty directory or one it prepared, refuses the rest unless --force (and
 // then lists what it overwrites), holds a lock while it works there, clears

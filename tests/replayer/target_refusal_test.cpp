@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Targets that prepare and replay refuse with one line naming them: a
 // read-only mount, a full one, one the user cannot write. Root: they mount
 // tmpfs or drop to another user (CI is root; elsewhere they skip, saying so).

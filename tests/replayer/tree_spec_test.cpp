@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The initial tree inferred from a trace, on synthetic events.
 #include "replayer/plan/tree_spec.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Walks as passed, replayed (exec_context.h walk_open): a path walked from
 // its cwd that meets a link to elsewhere beneath the root (EXDEV from the
 // base), and an absolute path walked from the mount's root that meets a link

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Acceptance: the replay completes under the WSL1 gap filter (statx, openat2,
 // copy_file_range, sync_file_range, renameat2 flags, io_uring, bpf, ptrace
 // answered as WSL1 does) with the same divergence count as without it, and

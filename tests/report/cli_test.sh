@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end through the fsreplay command on result files written with
 # TraceWriter: report and compare in every format, golden text, exit codes.
 set -u

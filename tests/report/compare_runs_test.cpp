@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // compare --runs (compare.h compare_runs, run_spread.h): several runs of each
 // mount give medians with intervals, a ratio marked where its interval
 // excludes 1, none where the runs' noise explains the difference, and no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Golden-file comparison for report tests. FSR_UPDATE_GOLDEN=1 rewrites the
 // files instead of comparing (then review the diff and commit it).
 #pragma once

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Loads the report page in headless Chromium: takes a screenshot (must be a
 # non-empty PNG), dumps the DOM (the charts' SVG elements must be there) and
 # checks the console log for errors. Exit 77 (skipped) without chromium.

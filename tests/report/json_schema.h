@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small JSON Schema validator for the report schemas: the keywords they use
 // (type, const, enum, properties, required, additionalProperties,
 // propertyNames, items, minimum, oneOf, local $ref). Any other keyword is an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recordings as first-class inputs (issue 41 item 2): a trace given to
 // report or compare is read as a recording (its calls at their recorded
 // times and durations, its span as wall), and two recordings of one workload

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Markdown and CSV exports (render_table.h): goldens for report and compare,
 // with and without repeated runs; CSV fields quoted where they must be, and
 // every CSV line as wide as its header.

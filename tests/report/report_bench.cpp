@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Benchmark (prints figures, asserts nothing): statistics, critical path and
 // each renderer over a synthetic result of N ops (default 1,000,000).
 #include <chrono>

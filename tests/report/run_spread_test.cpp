@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Figures over repeated runs (run_spread.h): the interval arithmetic on
 // fixed samples, significance where a difference is real and none where the
 // runs' noise explains it, no interval from too few runs, and the warnings.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Results of different traces are refused side by side, or labelled a
 // different workload when allowed (report/same_trace.h); results
 // without a trace id are warned about, not refused.

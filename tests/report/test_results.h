@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synthetic replay results for report tests: a tiny replay simulator that
 // issues ops on workers in trace order, honouring think time (gap) and
 // cross-thread dependencies, and fills every OpRecord field the way the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A chunk says how it is coded (schema.capnp "Chunk": timing, inode facts,
 // column order); a reader refuses codings it does not know, and columns that
 // belong to another coding, with a message instead of decoding garbage.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Quantised timing columns through the whole writer and reader: per-thread
 // error feedback keeps every enter time within 768 ns of the truth and every
 // thread's running sum of durations within 256 ns, however long the trace (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The container's reader and writer beyond the round trip of every field
 // (container_roundtrip_test.cpp): random access through the index, a file
 // still being written, compression against row-wise, and the writer's errors.

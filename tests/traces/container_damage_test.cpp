@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad input is normal: truncated files, flipped bits, wrong magic, unknown
 // versions and hostile length fields must give every readable record and a
 // clear message, never a crash or a large allocation.

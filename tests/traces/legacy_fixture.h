@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The content of the checked-in files of earlier format versions in
 // fixtures/: the same deterministic events, strings, prestate and ops are
 // written by fixtures/make_fixtures.cpp (built against old writers) and expected by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files written by earlier versions of the writer still read, value for
 // value: the fixtures were written by the writers of the commits named in
 // fixtures/make_fixtures.cpp (format version 1: ns timing columns, string

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared lexical path helpers (base/paths.h).
 #include "base/paths.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Profiles in the container: round trip, and one clear line for every bad input.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -86,6 +87,44 @@ TEST(Profile, RoundTrip) {
   }
   ASSERT_NE(q.find(ProbeKind::kStat, Temp::kWarm, 9), nullptr);
   EXPECT_EQ(q.find(ProbeKind::kStat, Temp::kCold, 9), nullptr);
+}
+
+TEST(Profile, ServerModelRoundTrips) {
+  Tmp t;
+  Profile p = sample_profile();
+  p.server.slots = 4;
+  p.server.service_ns = 210'000;
+  p.server.sweep = {{ProbeKind::kStat, 1, 900, 200'000'000, 220'000},
+                    {ProbeKind::kStat, 8, 3'700, 200'000'000, 430'000}};
+  p.server.read_bw_direct = 40'000'000;
+  p.server.write_bw_direct = 20'000'000;
+  p.server.read_bw_buffered = 900'000'000;
+  p.server.write_bw_buffered = 77'000'000;
+  p.server.fit_note = "4 slots of 210 us";
+  ASSERT_TRUE(write_profile(t.dir + "/s.profile", p));
+  auto r = read_profile(t.dir + "/s.profile");
+  ASSERT_TRUE(r) << r.message();
+  const ServerModel& m = r.value().server;
+  EXPECT_TRUE(m.measured());
+  EXPECT_EQ(m.slots, 4u);
+  EXPECT_EQ(m.service_ns, 210'000u);
+  ASSERT_EQ(m.sweep.size(), 2u);
+  EXPECT_EQ(m.sweep[1].kind, ProbeKind::kStat);
+  EXPECT_EQ(m.sweep[1].streams, 8u);
+  EXPECT_EQ(m.sweep[1].ops, 3'700u);
+  EXPECT_EQ(m.sweep[1].median_ns, 430'000u);
+  EXPECT_DOUBLE_EQ(m.sweep[1].ops_per_s(), 18'500.0);
+  EXPECT_EQ(m.read_bw_direct, 40'000'000u);
+  EXPECT_EQ(m.write_bw_direct, 20'000'000u);
+  EXPECT_EQ(m.read_bw_buffered, 900'000'000u);
+  EXPECT_EQ(m.write_bw_buffered, 77'000'000u);
+  EXPECT_EQ(m.fit_note, p.server.fit_note);
+  // A profile written without a model (an older probe) reads as not measured.
+  ASSERT_TRUE(write_profile(t.dir + "/n.profile", sample_profile()));
+  auto n = read_profile(t.dir + "/n.profile");
+  ASSERT_TRUE(n) << n.message();
+  EXPECT_FALSE(n.value().server.measured());
+  EXPECT_TRUE(n.value().server.sweep.empty());
 }
 
 TEST(Profile, CaseBinsAreQuantilesOfTheSamples) {

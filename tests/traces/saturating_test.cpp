@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Nanosecond arithmetic that clamps (base/saturating.h): a hostile trace's
 // 2^64-1 ns duration gives an extreme figure, never a wrapped one.
 #include "base/saturating.h"

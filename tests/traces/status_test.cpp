@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Status / Result behaviour (base/status.h): codes, errno, refusing an OK
 // status as an error, and the early-return macros.
 #include "base/status.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A trace's content id (trace_id.h) and the reader's check of event times
 // against the recording's length (trace_reader.h next()).
 #include <sys/stat.h>

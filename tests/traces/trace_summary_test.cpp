@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // summarise over small written traces: what inspect reports about a thread
 // whose calls overlap (a recording never has one; a damaged or hand-made
 // trace may), and that pseudo events of no duration at a call's enter time

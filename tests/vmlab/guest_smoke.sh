@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Guest side of vm_smoke_test.sh: record on /mnt/ext4, replay on ext4, 9p and
 # virtiofs; JSON summaries into /mnt/results.  guest_smoke.sh FSREPLAY MAKE_GIT_REPO_PY
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # vmlab's command line: the command's stdout and stderr come back apart, its
 # exit status is vmlab's, a timeout gives 124, usage errors 2, and nothing is
 # left behind (no QEMU, virtiofsd or temp dir of this test's runs).

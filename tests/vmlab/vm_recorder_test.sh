@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The recorder on Debian 12's stock kernel (6.1), in the vm lab's guest: the
 # per-syscall capture and multi-process suites (recorder_bpf_test, test trees
 # on the guest's ext4: its /tmp is an overlay on tmpfs, where 6.1 refuses the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # vm lab smoke test: boots the guest, records a small workload
 # (200 small files created, listed with ls -l, stat'ed, read, removed; a
 # 60-file git repository cloned and its status taken) on the guest's ext4

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end workload test: record one real workload with fsreplay and check
 the trace is lossless and its counts are plausible for what the workload did.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "traces/synthetic/synthetic.h"
 
 #include <sys/syscall.h>

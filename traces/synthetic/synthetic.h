@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A deterministic synthetic event stream shaped like a real build, for the
 // container's benchmark and size tests: module-resolution stat probes (many
 // ENOENT), open/fstat/read/close sequences on source files, directory scans,

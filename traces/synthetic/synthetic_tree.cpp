@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "traces/synthetic/synthetic_tree.h"
 
 #include <fcntl.h>

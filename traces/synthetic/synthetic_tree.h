@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A deterministic synthetic trace whose prestate is a large tree shaped like
 // a real checkout (directories of 10-200 entries, 3-8 levels deep, mostly
 // small files, some symlinks and hard links, a few empty directories, about

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # A CMake + Ninja build of a generated C project: 60 sources in 3 libraries,
 # configured (CMake's compiler checks and try-compiles), built with -j2, then

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # git operations and the shell tools around them, on a clone of $GITSRC (any
 # repository with a few directories: git/git in the benches, this project's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # A Java build: 120 generated classes in 6 packages compiled by javac, packed
 # by jar, then run (the JVM maps its modules image and the jar, starts its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Python's file-system calls as scripts make them: pathlib, shutil.copytree and
 # rmtree, tempfile, flock and fsync, tarfile and zipfile, os.walk and scandir,
 # mmap of a file, sqlite3, os.replace, chmod, utime, compileall.

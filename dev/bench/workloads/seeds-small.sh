@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The seeds' benchmark, scaled (the seeds' published WSL figures): a local clone of
 # SRC, git status twice, find, du, NSMALL small files made (and listed with
 # LS=1), then removed. Run in DIR, which it leaves holding the clone.

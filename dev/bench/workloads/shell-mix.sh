@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Shell tools a build or a setup script runs, each on the file system:
 # mkdir -p, cp --reflink, ln and ln -s, install -D, mktemp -d, chmod -R, touch -d,

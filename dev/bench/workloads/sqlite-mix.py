@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A database's file-system calls: SQLite in rollback-journal mode (each commit
 # makes, writes, fsyncs and deletes its -journal), in WAL mode with two
 # processes at once (the -wal appended and fsynced, the -shm mapped shared by

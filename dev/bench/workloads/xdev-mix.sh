@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Files moved, copied and linked between /tmp and the tree, as build scripts
 # and package managers do: recorded where both share a file system, the

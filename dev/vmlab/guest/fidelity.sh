@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Guest side of dev/vmlab/bench-fidelity.sh. Each workload is recorded on
 # the guest's ext4 (fresh mkfs, after an unrecorded warm-up), then, per
 # target (ext4, 9p /mnt/c, virtiofs /mnt/cv), run for real and replayed in

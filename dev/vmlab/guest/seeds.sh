@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Guest side of dev/vmlab/bench-seeds.sh: the seeds' operation list
 # (the seeds' published WSL 3.0.1 figures) on the guest's ext4, its 9p /mnt/c
 # and its virtiofs /mnt/cv, RUNS rounds, the targets interleaved in each

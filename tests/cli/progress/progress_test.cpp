@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The progress line (cli/progress/progress.h): its text, drawn on a
 // pseudo-terminal, silent on a pipe or when quiet; and `fsreplay replay`
 // showing it on a terminal and not when piped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The slowfs command: --help, and one-line errors that name the path.
 #include <signal.h>
 #include <sys/stat.h>

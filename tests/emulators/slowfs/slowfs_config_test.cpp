@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsing of slowfs latency specs, command lines, config files and profiles.
 #include <unistd.h>
 

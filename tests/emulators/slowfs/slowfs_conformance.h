@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fixture of the slowfs conformance suite (slowfs_conformance_test.cpp,
 // slowfs_conformance_attr_test.cpp): each test runs on a plain temporary
 // directory and on slowfs mounts of each cache mode, which must answer alike.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The slowfs conformance suite's checks of attributes and data (the names:
 // slowfs_conformance_test.cpp): xattrs, truncation, fsync, permissions,
 // timestamps and a large file read through a mapping.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The same file-system behaviour checks on a plain temporary directory and on
 // a slowfs mount: slowfs must answer exactly as the backing file system does.
 // Here the names (create, rename, unlink, readdir, links, mkdir, O_EXCL);

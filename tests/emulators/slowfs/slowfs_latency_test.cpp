@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Latency injection measured through a slowfs mount: the configured class gets
 // slower by about the configured amount and the others do not. Structural
 // checks: lower bounds on times (a sleep is never shorter) and the daemon's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // slowfs --op-stats: exact per-FUSE-opcode request counts for known syscall
 // sequences on an uncached mount (entry, attribute and negative timeouts 0),
 // read at unmount and, while mounted, through SIGUSR1. Counts only, never

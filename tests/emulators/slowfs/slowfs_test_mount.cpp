@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/emulators/slowfs/slowfs_test_mount.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // slowfs_test_mount: test helper that mounts slowfs (the built binary) on a
 // fresh temporary directory and always unmounts it again.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Workload fixture for fsreplay: small, but touches every dependency so that
 // each one is really compiled and linked.
 use fnv::FnvHashMap;
