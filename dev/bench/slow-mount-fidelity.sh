@@ -25,6 +25,9 @@
 #                 (make -j2 of NFILES generated C files), npm (npm ci --offline
 #                 of tests/workloads/npm) and cargo (cargo build --offline of
 #                 tests/workloads/cargo); default seeds,cbuild
+#   -s SLOTS      slowfs --server-slots SLOTS (issue 45: the mount serves
+#                 SLOTS requests at once, the rest queue); default: unlimited
+#   -j JOBS       make -jJOBS for cbuild (default 2)
 #   env: BUILD (./build), SRC (default /work/main), NSMALL (100), NFILES (100),
 #        KEEP=1 keeps the work directory
 set -euo pipefail
@@ -35,13 +38,15 @@ SLOWFS=${SLOWFS:-$BUILD/emulators/slowfs/slowfs}
 SRC=${SRC:-/work/main}
 NSMALL=${NSMALL:-100}
 NFILES=${NFILES:-100}
-rounds=3 lat=200us workloads=seeds,cbuild
-while getopts n:l:w: o; do
+rounds=3 lat=200us workloads=seeds,cbuild jobs=2 slots=()
+while getopts n:l:w:s:j: o; do
   case $o in
     n) rounds=$OPTARG ;;
     l) lat=$OPTARG ;;
     w) workloads=$OPTARG ;;
-    *) sed -n '2,27p' "$0"; exit 2 ;;
+    s) slots=(--server-slots "$OPTARG") ;;
+    j) jobs=$OPTARG ;;
+    *) sed -n '2,31p' "$0"; exit 2 ;;
   esac
 done
 [[ $(id -u) == 0 ]] || { echo "slow-mount-fidelity: needs root (eBPF recording, FUSE mounts)" >&2; exit 5; }
@@ -74,12 +79,7 @@ make_workload() {
       done
       printf 'SRC := $(wildcard src/*.c)\nOBJ := $(SRC:.c=.o)\nall: libx.a\nlibx.a: $(OBJ)\n\tar rcs $@ $^\n%%.o: %%.c\n\t$(CC) -O0 -Iinclude -c $< -o $@\n' \
         > "$d/tree/Makefile"
-      cat > "$d/run.sh" <<'WL'
-#!/bin/sh
-set -e
-cd "$1"
-make -s -j2
-WL
+      printf '#!/bin/sh\nset -e\ncd "$1"\nmake -s -j%d\n' "$jobs" >"$d/run.sh"
       ;;
     npm)
       # tests/workloads/npm (a 300-package lockfile) from npm's cache, which
@@ -118,7 +118,7 @@ mount_fresh() {
   mkdir -p "$d/backing/w" "$d/mnt"
   [[ ${2:-} == empty ]] || cp -a "$d/tree/." "$d/backing/w/"
   "$SLOWFS" "$d/backing" "$d/mnt" --lat "all=$lat" --attr-timeout 0 --entry-timeout 0 --negative-timeout 0 \
-    --op-stats "$d/ops.txt" --pid-file "$d/pid" >/dev/null
+    ${slots[@]+"${slots[@]}"} --op-stats "$d/ops.txt" --pid-file "$d/pid" >/dev/null
   MNT=$d/mnt
   sync
 }
@@ -155,8 +155,9 @@ replay_on_fresh() {
 }
 
 IFS=, read -r -a wls <<<"$workloads"
-printf '# %s UTC, %s, kernel %s, %s rounds, slowfs --lat all=%s, no caching; fsreplay %s\n' \
-  "$(date -u '+%Y-%m-%d %H:%M')" "$(hostname)" "$(uname -r)" "$rounds" "$lat" "$(git -C "$ROOT" rev-parse --short HEAD)"
+printf '# %s UTC, %s, kernel %s, %s rounds, slowfs --lat all=%s %s, no caching, cbuild make -j%s; fsreplay %s\n' \
+  "$(date -u '+%Y-%m-%d %H:%M')" "$(hostname)" "$(uname -r)" "$rounds" "$lat" "${slots[*]:-(no slot limit)}" "$jobs" \
+  "$(git -C "$ROOT" rev-parse --short HEAD)"
 # One probe of the mount, for predict.
 make_workload probe
 mount_fresh probe
