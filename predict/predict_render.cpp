@@ -104,6 +104,7 @@ std::string server_line(const PredictColumn& c) {
   o += fmt::format("; MB/s read {}/{}, write {}/{} (direct/buffered)", mbps(m.read_bw_direct), mbps(m.read_bw_buffered),
                    mbps(m.write_bw_direct), mbps(m.write_bw_buffered));
   const SimStats& s = c.sim;
+  if (!s.queued_ops) return o + "; no request waited";
   o += fmt::format("; queue wait {} over {} ops, {} on the critical path ({:.0f}% of the wall)",
                    ns_of(double(s.queue_wait_ns)), s.queued_ops, ns_of(double(s.path_queue_ns)),
                    s.wall_ns ? 100.0 * double(s.path_queue_ns) / double(s.wall_ns) : 0.0);

@@ -4,7 +4,10 @@
 // predicts as before and says what it assumed.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "predict/predict.h"
 #include "predict/server_queue.h"
@@ -102,6 +105,8 @@ SimStats parallel_wall(uint32_t workers, uint32_t slots) {
 
 TEST(PredictServer, OneSlotMakesParallelWorkersWaitInTurn) {
   const SimStats one = parallel_wall(1, 1), eight = parallel_wall(8, 1);
+  std::printf("1 slot: 1 worker %llu ns, 8 workers %llu ns (x%.3f)\n", (unsigned long long)one.wall_ns,
+              (unsigned long long)eight.wall_ns, double(eight.wall_ns) / double(one.wall_ns));
   EXPECT_EQ(one.queued_ops, 0u) << "a lone worker never waits for itself";
   EXPECT_GT(eight.queued_ops, 8u * 40 * 3 / 4);
   const double ratio = double(eight.wall_ns) / double(one.wall_ns);
@@ -113,6 +118,8 @@ TEST(PredictServer, OneSlotMakesParallelWorkersWaitInTurn) {
 
 TEST(PredictServer, EightSlotsServeEightWorkersAtOnce) {
   const SimStats one = parallel_wall(1, 8), eight = parallel_wall(8, 8);
+  std::printf("8 slots: 1 worker %llu ns, 8 workers %llu ns (x%.3f)\n", (unsigned long long)one.wall_ns,
+              (unsigned long long)eight.wall_ns, double(eight.wall_ns) / double(one.wall_ns));
   EXPECT_EQ(eight.queued_ops, 0u);
   const double ratio = double(eight.wall_ns) / double(one.wall_ns);
   EXPECT_GT(ratio, 0.85) << one.wall_ns << " -> " << eight.wall_ns;
@@ -160,13 +167,16 @@ TEST(PredictServer, TwoLargeWritesShareTheBandwidth) {
   EXPECT_GT(double(shared.sim.queue_wait_ns), 0.9 * need);
   EXPECT_LE(double(shared.sim.queue_wait_ns), need);
   const double grew = double(shared.sim.wall_ns) - double(alone.sim.wall_ns);
+  std::printf("two 1 MiB writes: wall %llu ns alone, %llu ns sharing 1 GB/s; the second waited %llu ns\n",
+              (unsigned long long)alone.sim.wall_ns, (unsigned long long)shared.sim.wall_ns,
+              (unsigned long long)shared.sim.queue_wait_ns);
   EXPECT_GT(grew, 0.9 * need) << alone.sim.wall_ns << " -> " << shared.sim.wall_ns;
   EXPECT_LE(grew, need + 1000) << alone.sim.wall_ns << " -> " << shared.sim.wall_ns;
 }
 
 TEST(PredictServer, AnOldProfileNamesTheAssumption) {
   testdata::TempDir dir;
-  ASSERT_TRUE(testdata::many_builds(4).write(dir.file("t.trace")));
+  ASSERT_TRUE(testdata::parallel_stats(8, 20).write(dir.file("t.trace")));
   ASSERT_TRUE(write_profile(dir.file("old.profile"), fixed_profile("old", 150'000)));
   Profile with = fixed_profile("new", 150'000);
   with.server = slots_model(1, 149'500);
@@ -196,6 +206,18 @@ TEST(PredictServer, AnOldProfileNamesTheAssumption) {
   EXPECT_NE(text->find("server   1 slot, 150 us service (500 ns client side per request); MB/s read -/50.0"),
             std::string::npos)
       << *text;
+  EXPECT_NE(text->find("on the critical path"), std::string::npos);
+  EXPECT_NE(text->find("% of the wall): the mount's queue, not its latency, dominates the predicted time"),
+            std::string::npos)
+      << *text;
+  EXPECT_TRUE(queue_dominates(pr->columns[2].sim));
+  auto json = render_prediction(*pr, OutputFormat::kJson, {});
+  ASSERT_TRUE(json);
+  const auto doc = nlohmann::json::parse(*json);
+  EXPECT_EQ(doc["columns"][1]["server"]["measured"], false);
+  EXPECT_EQ(doc["columns"][2]["server"]["slots"], 1);
+  EXPECT_EQ(doc["columns"][2]["server"]["queue_dominates"], true);
+  EXPECT_GT(doc["columns"][2]["server"]["critical_path_queue_ns"].get<uint64_t>(), 0u);
 }
 
 }  // namespace
