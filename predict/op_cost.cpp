@@ -26,7 +26,11 @@ bool creates(ProbeKind k) {
 }  // namespace
 
 OpCost::OpCost(const WindowView& view, const LatencyModel* model, uint64_t seed, bool cold_start)
-    : v_(view), model_(model), cold_start_(cold_start), rng_(seed | 1) {
+    : v_(view),
+      model_(model),
+      cold_start_(cold_start),
+      rng_(seed | 1),
+      server_(model ? model->server() : ServerModel{}, model ? model->syscall_overhead_ns() : 0) {
   touched_.assign(v_.path_count(), 0);
   path_bits_.assign(v_.path_count(), 0);
   depth_.assign(v_.path_count(), 255);
@@ -50,6 +54,7 @@ uint32_t OpCost::path_of(uint32_t i) const {
 uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   const Event& e = v_.event(i);
   if (!model_) return e.dur;
+  last_wait_ = 0;
   const PlanOp& op = v_.op(i);
   if (op.new_ofd != kNoOfd) ofd_bits_[op.new_ofd] = 0;  // the slot of an OFD closed a window ago
   const uint64_t recorded = e.dur + model_->syscall_overhead_ns();
@@ -110,8 +115,16 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   if (pr.kind == ProbeKind::kStatWritten)
     path_bits_[p] &= ~kAttrStale, touched_[p] = now + 1;  // an fstat has no op path
   ++notes_.modeled;
+  if (server_.active()) ns = server_.serve(now, ns, transfer_of(op, pr)), last_wait_ = server_.last_wait();
   idle_from_ = std::max(idle_from_, now + ns);
   return ns;
+}
+
+Transfer OpCost::transfer_of(const PlanOp& op, const Priced& pr) const {
+  const bool rw = pr.kind == ProbeKind::kRead || pr.kind == ProbeKind::kReadSeq || pr.kind == ProbeKind::kWrite;
+  if (!rw) return {};
+  const bool direct = op.ofd != kNoOfd && (v_.plan().ofds[op.ofd].open_flags & O_DIRECT);
+  return {pr.param, pr.kind == ProbeKind::kWrite, direct};
 }
 
 uint32_t OpCost::depth(uint32_t q) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "predict/predict_stream.h"
+#include "predict/server_queue.h"
 #include "predict/simulator.h"
 #include "report/compare.h"
 #include "report/render.h"
@@ -37,6 +38,22 @@ struct PredictOptions {
   unsigned draws = 3;
 };
 
+// A profile column's mount as a server: the model simulated (slots 0: the
+// profile has none, every request served at once; the sweep left out) and
+// what its queue cost.
+struct ServerUse {
+  ServerModel model;
+  uint64_t client_ns = 0;  // each request's part outside the server (server_queue.h)
+  ServerTotals totals;
+};
+
+// The queue dominates the predicted time when the waits on the critical
+// path exceed this share of the wall.
+inline constexpr double kQueueDominates = 0.5;
+inline bool queue_dominates(const SimStats& s) {
+  return s.wall_ns && double(s.path_queue_ns) > kQueueDominates * double(s.wall_ns);
+}
+
 struct PredictColumn {
   std::string label;         // "predicted: NAME (KIND)", "recorded: ..."
   std::string profile_file;  // "" for the recorded column
@@ -46,6 +63,7 @@ struct PredictColumn {
   SimStats sim;
   std::vector<std::string> assumptions;  // one line each: what it could not price from the profile
   std::vector<double> draw_walls_ns;     // a profile column's wall per draw (PredictOptions::draws), first = its own
+  ServerUse server;                      // profile columns
 };
 
 struct Prediction {

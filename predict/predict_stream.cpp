@@ -131,6 +131,7 @@ class ColumnSims {
     for (size_t c = 0; c < cols.size(); ++c) {
       cols[c].sim = sims_[c]->stats();
       cols[c].notes = costs_[c]->notes();
+      cols[c].server = costs_[c]->server().totals();
     }
   }
 

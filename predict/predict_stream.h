@@ -35,8 +35,9 @@ struct StreamColumn {
   // Each op's record, in event order, with its event and plan (none: its
   // SimStats only).
   std::function<void(const OpRecord&, const Event&, const PlanOp&)> sink;
-  SimStats sim;     // out
-  CostNotes notes;  // out
+  SimStats sim;         // out
+  CostNotes notes;      // out
+  ServerTotals server;  // out: the mount's queue (server_queue.h)
 };
 
 struct StreamOptions {
