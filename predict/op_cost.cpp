@@ -26,12 +26,17 @@ bool creates(ProbeKind k) {
 }  // namespace
 
 OpCost::OpCost(const WindowView& view, const LatencyModel* model, uint64_t seed, bool cold_start)
-    : v_(view), model_(model), cold_start_(cold_start), rng_(seed | 1) {
+    : v_(view), model_(model), base_(model), cold_start_(cold_start), rng_(seed | 1) {
   touched_.assign(v_.path_count(), 0);
   path_bits_.assign(v_.path_count(), 0);
   depth_.assign(v_.path_count(), 255);
   root_.assign(v_.path_count(), 0);
   ofd_bits_.assign(v_.ofd_count(), 0);
+}
+
+OpCost::OpCost(const WindowView& view, const PlacedModels* placed, uint64_t seed, bool cold_start)
+    : OpCost(view, placed->rest, seed, cold_start) {
+  placed_ = std::make_unique<PlacedPricer>(*placed);
 }
 
 uint32_t OpCost::path_of(uint32_t i) const {
@@ -52,11 +57,18 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   if (!model_) return e.dur;
   const PlanOp& op = v_.op(i);
   if (op.new_ofd != kNoOfd) ofd_bits_[op.new_ofd] = 0;  // the slot of an OFD closed a window ago
-  const uint64_t recorded = e.dur + model_->syscall_overhead_ns();
+  model_ = base_;
+  uint64_t recorded = e.dur + model_->syscall_overhead_ns();
   const uint32_t p = path_of(i);
   if ((op.flags & kPfDevice) || p == kNoPath || in_scratch(p)) {
     ++notes_.local;  // the replay runs it on the local disk, as it was recorded
     return recorded;
+  }
+  if (placed_) {  // the mount its path lands on (a rename's or link's: its first path's)
+    const bool two =
+        e.nr == SYS_rename || e.nr == SYS_renameat || e.nr == SYS_renameat2 || e.nr == SYS_link || e.nr == SYS_linkat;
+    model_ = placed_->model_for(v_.plan(), p, two ? op.path[1] : kNoPath);
+    recorded = e.dur + model_->syscall_overhead_ns();
   }
   const auto cls = static_cast<size_t>(class_of(e.nr));
   Priced pr{};
@@ -111,6 +123,10 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
     path_bits_[p] &= ~kAttrStale, touched_[p] = now + 1;  // an fstat has no op path
   ++notes_.modeled;
   idle_from_ = std::max(idle_from_, now + ns);
+  if (placed_)
+    placed_->priced(v_.plan(), ns,
+                    pr.kind == ProbeKind::kOpenDir || pr.kind == ProbeKind::kReaddir || pr.kind == ProbeKind::kMkdir ||
+                        pr.kind == ProbeKind::kRmdir);
   return ns;
 }
 

@@ -21,9 +21,11 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "predict/latency_model.h"
+#include "predict/placed_models.h"
 #include "predict/window_view.h"
 #include "traces/profile.h"
 #include "traces/syscalls.h"
@@ -44,12 +46,17 @@ class OpCost {
  public:
   // `model` null: every issued op costs its recorded duration.
   OpCost(const WindowView& view, const LatencyModel* model, uint64_t seed, bool cold_start);
+  // A placement: each op priced by the model of the mount its path lands on
+  // (placed_models.h); `model` is then the rest's. `placed` outlives this.
+  OpCost(const WindowView& view, const PlacedModels* placed, uint64_t seed, bool cold_start);
 
   // ns the issued op `i` takes when it starts at simulated time `now`.
   uint64_t latency(uint32_t i, uint64_t now);
   // Paid back from later gaps per issued op, as the replay does (engine.h).
   uint64_t syscall_overhead_ns() const { return model_ ? model_->syscall_overhead_ns() : 0; }
   const CostNotes& notes() const { return notes_; }
+  // With a placement: ops per mount and crossing renames (none without one).
+  PlacedCounts placed_counts() const { return placed_ ? placed_->counts() : PlacedCounts{}; }
 
  private:
   struct Priced {
@@ -73,7 +80,9 @@ class OpCost {
   }
 
   const WindowView& v_;
-  const LatencyModel* model_;
+  const LatencyModel* model_;  // the current op's (with a placement, its mount's)
+  const LatencyModel* base_;   // the rest's
+  std::unique_ptr<PlacedPricer> placed_;
   bool cold_start_;
   uint64_t rng_;
   std::vector<uint64_t> touched_;   // per plan path: sim time of its last touch + 1 (0: never)
