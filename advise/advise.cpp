@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -114,7 +113,8 @@ class Evaluator {
     std::vector<uint64_t> out(sets.size(), UINT64_MAX);
     for (const PredictColumn& c : pr.columns) {
       for (const std::string& n : c.assumptions)
-        if (n.rfind("placement ", 0) != 0 && seen_.insert(n).second) a_.notes.push_back(n);
+        if (n.rfind("placement ", 0) != 0 && std::find(a_.notes.begin(), a_.notes.end(), n) == a_.notes.end())
+          a_.notes.push_back(n);
       if (c.profile_name.rfind("advise-", 0) == 0) out[std::stoul(c.profile_name.substr(7))] = c.sim.wall_ns;
     }
     ++passes_;
@@ -128,7 +128,6 @@ class Evaluator {
   const ProfileArg &fast_, &slow_;
   const Pins& pins_;
   Advice& a_;
-  std::set<std::string> seen_;
   unsigned passes_ = 0;
 };
 

@@ -7,7 +7,8 @@
 // bytes never from the 0-byte point; an idle gap longer than probed as the
 // longest). Also the path-walk
 // cost per component, fitted on the stat cases at several depths, which
-// moves every other path op from the probe's depth to the op's own.
+// moves every other path op from the probe's depth to the op's own. It
+// carries the profile's server model for the simulator's queue.
 #pragma once
 
 #include <array>
@@ -34,6 +35,8 @@ class LatencyModel {
   uint64_t cache_lifetime_ns() const { return lifetime_; }
   uint64_t syscall_overhead_ns() const { return syscall_; }
   double walk_ns_per_component(Temp t) const { return walk_[t == Temp::kCold]; }
+  // The mount as a server (server_queue.h); slots 0: not measured.
+  const ServerModel& server() const { return server_; }
 
  private:
   struct Point {
@@ -55,6 +58,7 @@ class LatencyModel {
   uint32_t ref_depth_ = 2;
   uint64_t lifetime_ = kNoExpiry;
   uint64_t syscall_ = 0;
+  ServerModel server_;
 };
 
 }  // namespace fsr

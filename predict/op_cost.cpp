@@ -26,7 +26,12 @@ bool creates(ProbeKind k) {
 }  // namespace
 
 OpCost::OpCost(const WindowView& view, const LatencyModel* model, uint64_t seed, bool cold_start)
-    : v_(view), model_(model), base_(model), cold_start_(cold_start), rng_(seed | 1) {
+    : v_(view),
+      model_(model),
+      base_(model),
+      cold_start_(cold_start),
+      rng_(seed | 1),
+      server_(model ? model->server() : ServerModel{}, model ? model->syscall_overhead_ns() : 0) {
   touched_.assign(v_.path_count(), 0);
   path_bits_.assign(v_.path_count(), 0);
   depth_.assign(v_.path_count(), 255);
@@ -37,6 +42,17 @@ OpCost::OpCost(const WindowView& view, const LatencyModel* model, uint64_t seed,
 OpCost::OpCost(const WindowView& view, const PlacedModels* placed, uint64_t seed, bool cold_start)
     : OpCost(view, placed->rest, seed, cold_start) {
   placed_ = std::make_unique<PlacedPricer>(*placed);
+  std::vector<const LatencyModel*> queue_model{placed->rest};
+  slot_queue_.push_back(&server_);
+  for (const LatencyModel* m : placed->rule_model) {
+    size_t q = 0;
+    while (q < queue_model.size() && queue_model[q] != m) ++q;
+    if (q == queue_model.size()) {
+      queue_model.push_back(m);
+      mount_queues_.push_back(std::make_unique<ServerQueue>(m->server(), m->syscall_overhead_ns()));
+    }
+    slot_queue_.push_back(q == 0 ? &server_ : mount_queues_[q - 1].get());
+  }
 }
 
 uint32_t OpCost::path_of(uint32_t i) const {
@@ -55,6 +71,7 @@ uint32_t OpCost::path_of(uint32_t i) const {
 uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   const Event& e = v_.event(i);
   if (!model_) return e.dur;
+  last_wait_ = 0;
   const PlanOp& op = v_.op(i);
   if (op.new_ofd != kNoOfd) ofd_bits_[op.new_ofd] = 0;  // the slot of an OFD closed a window ago
   model_ = base_;
@@ -122,12 +139,21 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   if (pr.kind == ProbeKind::kStatWritten)
     path_bits_[p] &= ~kAttrStale, touched_[p] = now + 1;  // an fstat has no op path
   ++notes_.modeled;
+  ServerQueue& queue = placed_ ? *slot_queue_[placed_->last_slot()] : server_;  // the op's mount's
+  if (queue.active()) ns = queue.serve(now, ns, transfer_of(op, pr)), last_wait_ = queue.last_wait();
   idle_from_ = std::max(idle_from_, now + ns);
   if (placed_)
     placed_->priced(v_.plan(), ns,
                     pr.kind == ProbeKind::kOpenDir || pr.kind == ProbeKind::kReaddir || pr.kind == ProbeKind::kMkdir ||
                         pr.kind == ProbeKind::kRmdir);
   return ns;
+}
+
+Transfer OpCost::transfer_of(const PlanOp& op, const Priced& pr) const {
+  const bool rw = pr.kind == ProbeKind::kRead || pr.kind == ProbeKind::kReadSeq || pr.kind == ProbeKind::kWrite;
+  if (!rw) return {};
+  const bool direct = op.ofd != kNoOfd && (v_.plan().ofds[op.ofd].open_flags & O_DIRECT);
+  return {pr.param, pr.kind == ProbeKind::kWrite, direct};
 }
 
 uint32_t OpCost::depth(uint32_t q) {

@@ -14,7 +14,9 @@
 // the target (scratch paths, devices) and ops of a kind the profile never
 // measured take their recorded duration, and are counted so that predict
 // can name what it assumed. With no model, every op takes its recorded
-// duration (the "recorded" column). Non-virtual; state is per path and per
+// duration (the "recorded" column). An op priced from the mount's cases
+// then queues at the mount as a server (server_queue.h), where the profile
+// has a model of it. Non-virtual; state is per path and per
 // open file (an OFD slot the planner reuses starts clean), never per event:
 // it reads op i from the window while op i is simulated, nothing older.
 #pragma once
@@ -26,6 +28,7 @@
 
 #include "predict/latency_model.h"
 #include "predict/placed_models.h"
+#include "predict/server_queue.h"
 #include "predict/window_view.h"
 #include "traces/profile.h"
 #include "traces/syscalls.h"
@@ -57,6 +60,9 @@ class OpCost {
   const CostNotes& notes() const { return notes_; }
   // With a placement: ops per mount and crossing renames (none without one).
   PlacedCounts placed_counts() const { return placed_ ? placed_->counts() : PlacedCounts{}; }
+  // The server's queue: what the last latency() included of waiting, totals.
+  uint64_t last_wait() const { return last_wait_; }
+  const ServerQueue& server() const { return server_; }
 
  private:
   struct Priced {
@@ -73,6 +79,7 @@ class OpCost {
   uint32_t walk_depth(const PlanOp& op, int k);
   bool in_scratch(uint32_t path);  // mapped beneath the scratch directory, cached
   void after(uint32_t i, const Priced& pr, uint64_t now, bool fetched);
+  Transfer transfer_of(const PlanOp& op, const Priced& pr) const;
   uint32_t path_of(uint32_t i) const;
   uint32_t next_bin() {
     rng_ ^= rng_ >> 12, rng_ ^= rng_ << 25, rng_ ^= rng_ >> 27;
@@ -92,6 +99,11 @@ class OpCost {
   std::vector<uint8_t> root_;       // per plan path: 1 + in_scratch() (0: not looked up)
   uint64_t idle_from_ = 0;          // sim time the mount's last priced op completed (its idle gap starts)
   CostNotes notes_;
+  ServerQueue server_;  // the rest's mount (without a placement: the mount's)
+  // With a placement: per slot (0 the rest) its mount's queue; rules on one profile share one.
+  std::vector<std::unique_ptr<ServerQueue>> mount_queues_;
+  std::vector<ServerQueue*> slot_queue_;
+  uint64_t last_wait_ = 0;
 };
 
 static_assert(kProfileBins == 128, "OpCost::next_bin draws 7 bits");

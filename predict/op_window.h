@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Per-op simulation state, kept only for a window of op indices: when each
-// op completes (simulated ns) and which worker waits for it. The simulator
+// op completes (simulated ns), the server queue's wait on the chain of ops
+// that made it start when it did (in us), and which worker waits for it. The simulator
 // consumes ops in (nearly) index order, so the window spans from the oldest
 // op still needed to the newest one seen; older entries are released in
 // bulk. A dependency on a released op (further back than `retain` ops) is
@@ -36,11 +37,16 @@ class OpWindow {
   }
   bool released(uint32_t i) const { return i < base_; }
 
-  void set_done(uint32_t i, uint64_t t) {
+  void set_done(uint32_t i, uint64_t t, uint64_t path_wait_ns = 0) {
     ensure(i);
-    slot(i).done = t + 1;
+    Entry& e = slot(i);
+    e.done = t + 1;
+    e.path_us = static_cast<uint32_t>(std::min<uint64_t>(path_wait_ns / 1000, UINT32_MAX));
     if (i >= high_) high_ = i + 1;
   }
+  // The queue wait on op i's chain (ns, to the us), i done; of the
+  // latest-ending released op if i was released.
+  uint64_t path_wait_ns(uint32_t i) { return (i < base_ ? released_path_us_ : slot(i).path_us) * 1000ull; }
 
   // Waiter lists: one head per op, the links live in the caller's per-worker array.
   uint32_t& waiter_head(uint32_t i) {
@@ -55,7 +61,7 @@ class OpWindow {
     while (base_ < to && base_ < high_) {
       Entry& e = slot(base_);
       if (!e.done) break;
-      released_max_ = std::max(released_max_, e.done - 1);
+      if (e.done - 1 >= released_max_) released_max_ = e.done - 1, released_path_us_ = e.path_us;
       e = Entry{};
       ++base_;
     }
@@ -69,7 +75,9 @@ class OpWindow {
   struct Entry {
     uint64_t done = 0;        // completion + 1; 0 = pending
     uint32_t waiter = kNone;  // first worker waiting for it
+    uint32_t path_us = 0;     // queue wait on its chain (in the padding)
   };
+  static_assert(sizeof(Entry) == 16);
   Entry& slot(uint32_t i) { return ring_[i & (ring_.size() - 1)]; }
 
   void ensure(uint32_t i) {
@@ -89,6 +97,7 @@ class OpWindow {
   uint32_t base_ = 0;  // oldest op kept
   uint32_t high_ = 0;  // one past the newest op set
   uint64_t released_max_ = 0;
+  uint32_t released_path_us_ = 0;
   uint64_t released_lookups_ = 0;
 };
 

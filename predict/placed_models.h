@@ -62,11 +62,13 @@ class PlacedPricer {
     if (p2 != kNoPath && slot(plan, p2) != s) ++counts_.crossing;
     last_ = p;
     ++counts_.ops[s];
+    last_slot_ = s;
     return s == 0 ? m_.rest : m_.rule_model[s - 1];
   }
   // The latency of the op model_for() was last asked for; `dir_op`: its path is a directory.
   void priced(const Plan& plan, uint64_t ns, bool dir_op);
   PlacedCounts counts() const;
+  uint32_t last_slot() const { return last_slot_; }  // of the op model_for() priced
 
  private:
   static constexpr int kDepth = 3;
@@ -74,6 +76,7 @@ class PlacedPricer {
   std::vector<uint8_t> slot_;  // per plan path: 0 not looked up, 1 the rest, k + 2 rule k
   PlacedCounts counts_;
   uint32_t last_ = kNoPath;  // the path model_for() priced
+  uint32_t last_slot_ = 0;
   // With attribute: per plan path its directories' keys (+1; 0 none), the
   // path itself last; per key its name and sum.
   std::vector<std::array<uint32_t, kDepth + 1>> keys_;

@@ -64,8 +64,21 @@ std::string probed_line(const Profile& p) {
                      p.cold_measured ? "" : ", cold cases not measured");
 }
 
-std::vector<std::string> assumptions(const std::string& name, const CostNotes& n, const SimStats& st,
-                                     uint64_t retained) {
+// What the column assumed of the mount as a server.
+std::vector<std::string> server_assumptions(const ServerModel& m) {
+  if (!m.measured())
+    return {
+        "the profile has no server model: the mount is assumed to serve every request at once; probe again "
+        "with this fsreplay to measure it"};
+  if (!m.read_bw_direct && !m.write_bw_direct && !m.read_bw_buffered && !m.write_bw_buffered)
+    return {
+        "the profile has no bandwidth: large transfers are assumed to take their probed time whatever else "
+        "is in flight"};
+  return {};
+}
+
+std::vector<std::string> assumptions(const std::string& name, const CostNotes& n, const SimStats& st, uint64_t retained,
+                                     const std::vector<std::string>& server) {
   std::vector<std::string> out;
   for (int c = 0; c < kClassCount; ++c) {
     if (!n.unmeasured[c]) continue;
@@ -97,6 +110,7 @@ std::vector<std::string> assumptions(const std::string& name, const CostNotes& n
                     n.local));
   if (st.forced)
     out.push_back(fmt::format("{} ops ran before a dependency that was never simulated (damaged plan)", st.forced));
+  out.insert(out.end(), server.begin(), server.end());
   if (st.window_lookups)
     out.push_back(
         fmt::format("{} dependencies lay more than {} ops back: taken as done at the latest completion "
@@ -170,6 +184,9 @@ std::vector<Column> make_columns(const TraceHeader& h, const std::string& source
     c.col.profile_name = name;
     c.col.fingerprint_json = prof.environment_json;
     c.col.probed = probed_line(prof);
+    c.col.server.model = prof.server;
+    c.col.server.model.sweep.clear();
+    c.col.server.client_ns = ServerQueue::client_part(prof.server, prof.syscall_overhead_ns);
     c.sum = std::make_unique<SummaryBuilder>(column_meta(h, source, "predicted", name), so);
   }
   add_placement_columns(h, source, opt, so, cols, problems);
@@ -250,7 +267,9 @@ std::vector<ResultSummary> finish_columns(std::vector<Column>& cols, const std::
     }
     if (c.model) {
       c.col.assumptions = assumptions(c.col.profile_name, sc[k].notes, c.col.sim,
-                                      opt.stream.sim.window_ops ? opt.stream.sim.window_ops : st.window);
+                                      opt.stream.sim.window_ops ? opt.stream.sim.window_ops : st.window,
+                                      server_assumptions(c.col.server.model));
+      c.col.server.totals = sc[k].server;
       add_plan_assumptions(st, c.col.assumptions);
     }
     if (c.placed) {

@@ -19,6 +19,7 @@
 
 #include "predict/placement_column.h"
 #include "predict/predict_stream.h"
+#include "predict/server_queue.h"
 #include "predict/simulator.h"
 #include "report/compare.h"
 #include "report/render.h"
@@ -40,6 +41,22 @@ struct PredictOptions {
   std::vector<PlacementRequest> placements;
 };
 
+// A profile column's mount as a server: the model simulated (slots 0: the
+// profile has none, every request served at once; the sweep left out) and
+// what its queue cost.
+struct ServerUse {
+  ServerModel model;
+  uint64_t client_ns = 0;  // each request's part outside the server (server_queue.h)
+  ServerTotals totals;
+};
+
+// The queue dominates the predicted time when the waits on the critical
+// path exceed this share of the wall.
+inline constexpr double kQueueDominates = 0.5;
+inline bool queue_dominates(const SimStats& s) {
+  return s.wall_ns && double(s.path_queue_ns) > kQueueDominates * double(s.wall_ns);
+}
+
 struct PredictColumn {
   std::string label;         // "predicted: NAME (KIND)", "recorded: ..."
   std::string profile_file;  // "" for the recorded column
@@ -51,6 +68,7 @@ struct PredictColumn {
   std::vector<double> draw_walls_ns;     // a profile column's wall per draw (PredictOptions::draws), first = its own
   std::string placement;                 // a placement column's rules ("clone/.git=fast, rest=slow"), else ""
   PlacedCounts placed;                   // its ops per mount (0: the rest), crossing renames
+  ServerUse server;                      // profile columns
 };
 
 struct Prediction {

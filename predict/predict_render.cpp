@@ -89,6 +89,53 @@ std::string draws_line(const std::vector<double>& walls) {
                      s.median > 0 ? 100 * (s.max / s.median - 1) : 0.0);
 }
 
+std::string mbps(uint64_t bytes_per_s) {
+  return bytes_per_s ? fmt::format("{:.1f}", double(bytes_per_s) / 1e6) : std::string("-");
+}
+
+// A profile column's server: the model simulated, its queue's wait, and
+// whether the queue rather than latency makes the predicted time.
+std::string server_line(const PredictColumn& c) {
+  using fmtx::ns_of;
+  const ServerModel& m = c.server.model;
+  if (!m.measured()) return "not modelled: every request served at once (no model in the profile)";
+  std::string o = fmt::format("{} slot{}, {} service ({} client side per request)", m.slots, m.slots == 1 ? "" : "s",
+                              ns_of(double(m.service_ns)), ns_of(double(c.server.client_ns)));
+  o += fmt::format("; MB/s read {}/{}, write {}/{} (direct/buffered)", mbps(m.read_bw_direct), mbps(m.read_bw_buffered),
+                   mbps(m.write_bw_direct), mbps(m.write_bw_buffered));
+  const SimStats& s = c.sim;
+  if (!s.queued_ops) return o + "; no request waited";
+  o += fmt::format("; queue wait {} over {} ops, {} on the critical path ({:.0f}% of the wall)",
+                   ns_of(double(s.queue_wait_ns)), s.queued_ops, ns_of(double(s.path_queue_ns)),
+                   s.wall_ns ? 100.0 * double(s.path_queue_ns) / double(s.wall_ns) : 0.0);
+  if (queue_dominates(s)) o += ": the mount's queue, not its latency, dominates the predicted time";
+  return o;
+}
+
+J server_to_json(const PredictColumn& c) {
+  const ServerModel& m = c.server.model;
+  const SimStats& s = c.sim;
+  J o;
+  o["measured"] = m.measured();
+  o["slots"] = m.slots;
+  o["service_ns"] = m.service_ns;
+  o["client_ns"] = c.server.client_ns;
+  o["bandwidth_bytes_per_s"] = {{"read_direct", m.read_bw_direct},
+                                {"read_buffered", m.read_bw_buffered},
+                                {"write_direct", m.write_bw_direct},
+                                {"write_buffered", m.write_bw_buffered}};
+  o["fit_note"] = m.fit_note;
+  o["queue_wait_ns"] = s.queue_wait_ns;
+  o["queued_ops"] = s.queued_ops;
+  o["slot_wait_ns"] = c.server.totals.slot_wait_ns;
+  o["pipe_wait_ns"] = c.server.totals.pipe_wait_ns;
+  o["large_transfers"] = c.server.totals.transfers;
+  o["critical_path_queue_ns"] = s.path_queue_ns;
+  o["queue_share_of_wall"] = s.wall_ns ? double(s.path_queue_ns) / double(s.wall_ns) : 0.0;
+  o["queue_dominates"] = queue_dominates(s);
+  return o;
+}
+
 std::string text(const Prediction& p) {
   std::string o = "fsreplay predict\n  " + std::string(kBanner) + "\n";
   o += fmt::format("  trace      {} ({} events)\n", p.trace, p.events);
@@ -104,6 +151,7 @@ std::string text(const Prediction& p) {
     }
     if (!c.draw_walls_ns.empty()) o += "      draws    " + draws_line(c.draw_walls_ns) + "\n";
     if (!c.profile_file.empty()) o += "      validated error " + validated_error_line(column_validation(c)) + "\n";
+    if (!c.profile_file.empty()) o += "      server   " + server_line(c) + "\n";
     for (const std::string& a : c.assumptions) o += "      assumed: " + a + "\n";
   }
   for (const std::string& pr : p.problems) o += "  warning: " + pr + "\n";
@@ -139,6 +187,7 @@ J json(const Prediction& p) {
     if (!c.profile_file.empty()) o["validated_error"] = validation_to_json(column_validation(c));
     if (!c.placement.empty())
       o["placement"] = {{"rules", c.placement}, {"ops", c.placed.ops}, {"crossing", c.placed.crossing}};
+    if (!c.profile_file.empty()) o["server"] = server_to_json(c);
     cols.push_back(std::move(o));
   }
   j["columns"] = cols;
@@ -177,8 +226,10 @@ std::string html(const Prediction& p, const ReportOptions& opt) {
              : "profile " + c.profile_file + ", probed " + c.probed + "; " + fingerprint_line(c.fingerprint_json);
     notes.push_back(n);
     if (!c.draw_walls_ns.empty()) notes.push_back(fmt::format("[{}] {}", i + 1, draws_line(c.draw_walls_ns)));
-    if (!c.profile_file.empty())
+    if (!c.profile_file.empty()) {
       notes.push_back(fmt::format("[{}] validated error {}", i + 1, validated_error_line(column_validation(c))));
+      notes.push_back(fmt::format("[{}] server {}", i + 1, server_line(c)));
+    }
     for (const std::string& a : c.assumptions) notes.push_back(fmt::format("[{}] assumed: {}", i + 1, a));
   }
   for (const std::string& pr : p.problems) notes.push_back("warning: " + pr);
@@ -204,8 +255,8 @@ Result<std::string> render_prediction(const Prediction& p, OutputFormat format, 
       std::string out = "Predicted for " + p.trace + "\n\n" + render_compare_markdown(p.comparison);
       for (size_t i = 0; i < p.columns.size(); ++i)
         if (!p.columns[i].profile_file.empty())
-          out +=
-              fmt::format("\n- [{}] validated error {}", i + 1, validated_error_line(column_validation(p.columns[i])));
+          out += fmt::format("\n- [{}] validated error {}\n- [{}] server {}", i + 1,
+                             validated_error_line(column_validation(p.columns[i])), i + 1, server_line(p.columns[i]));
       out += "\n";
       for (const std::string& w : p.warnings) out += "- warning: " + w + "\n";
       return out;

@@ -134,6 +134,7 @@ class ColumnSims {
       cols[c].sim = sims_[c]->stats();
       cols[c].notes = costs_[c]->notes();
       cols[c].placed_counts = costs_[c]->placed_counts();
+      cols[c].server = costs_[c]->server().totals();
     }
   }
 

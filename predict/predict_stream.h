@@ -39,6 +39,7 @@ struct StreamColumn {
   SimStats sim;                // out
   CostNotes notes;             // out
   PlacedCounts placed_counts;  // out, with a placement
+  ServerTotals server;         // out: the mount's queue (server_queue.h)
 };
 
 struct StreamOptions {

@@ -108,6 +108,17 @@ uint64_t Simulator::pay(WorkerState& s, uint64_t gap) {
   return gap - paid;
 }
 
+// The op's figures, and the queue's wait on its chain: from `from` (an op),
+// else from its worker's previous op (none for a thread's first).
+void Simulator::count_op(WorkerState& s, bool issued, uint64_t end, uint32_t from, bool first) {
+  const uint64_t qwait = issued ? cost_.last_wait() : 0;
+  s.path_wait = (from != kNoOp ? win_.path_wait_ns(from) : first ? 0 : s.path_wait) + qwait;
+  ++st_.ops;
+  if (issued) ++st_.issued;
+  if (qwait) ++st_.queued_ops, st_.queue_wait_ns += qwait;
+  if (end > st_.wall_ns) st_.wall_ns = end, st_.path_queue_ns = s.path_wait;
+}
+
 // engine.cpp run_worker, think mode, with simulated time.
 bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
   const PlanOp& op = v_.op(i);
@@ -176,11 +187,10 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
     completes += op.own_ns;
   else if (op.own_ns)
     s.carry = op.own_ns > lat ? op.own_ns - lat : 0;
-  win_.set_done(i, completes);
+  // (what made it start then: its last dependency, else its worker's previous op)
+  count_op(s, issued, end, last_dep != kNoOp && (created || dep_wait > 0) ? last_dep : kNoOp, first);
+  win_.set_done(i, completes, s.path_wait);
   wake(i);  // (kPfNotify: the plan's engine waits only on these; the waiters are known here)
-  ++st_.ops;
-  if (issued) ++st_.issued;
-  st_.wall_ns = std::max(st_.wall_ns, end);
   {
     OpRecord& r = rec_[i & mask_];
     tag_[i & mask_] = i + 1ull;

@@ -5,8 +5,11 @@
 // ops of created threads, page faults that use their own gap, fork/exec
 // time carried as compute, held exits, the syscall round trip paid back from
 // later gaps), with each issued op's latency from OpCost instead of a
-// syscall. No contention between ops is modelled: the mount answers each op
-// in its measured time whatever else is in flight.
+// syscall. Ops that reach the mount queue for its slots and its bandwidth
+// where the profile has a server model (server_queue.h, in OpCost); each
+// op's chain (the op or worker that released it, back to the start) keeps
+// the queue's wait along it, so that the critical path's share of queueing
+// is known at the end.
 //
 // It runs on the streaming planner's window (window_view.h) while the trace
 // is planned into it: step() takes ops in index order among the workers that
@@ -49,6 +52,9 @@ struct SimStats {
   uint64_t forced = 0;          // ops run with a dependency never simulated (a plan that could deadlock)
   uint64_t window_lookups = 0;  // dependencies answered from beyond the window (an upper bound)
   uint64_t window_bytes = 0;    // its op states, records and heap at their largest
+  uint64_t queue_wait_ns = 0;   // every op's wait at the mount's server (slots, pipe)
+  uint64_t queued_ops = 0;      // ops that waited there
+  uint64_t path_queue_ns = 0;   // of it, on the chain of the op that ends last (the critical path)
 };
 
 class Simulator {
@@ -77,6 +83,7 @@ class Simulator {
     uint64_t debt = 0;       // think time owed back (the syscall round trip, a long fault)
     uint64_t carry = 0;      // think time owed by the previous op (fork/exec, a fault's rest)
     uint64_t pos = 0;        // next position in its FIFO
+    uint64_t path_wait = 0;  // queue wait on its previous op's chain
     uint32_t blocked_on = OpWindow::kNone;
     uint32_t next_waiter = OpWindow::kNone;
     bool queued = false;  // in the heap
@@ -88,6 +95,7 @@ class Simulator {
   void wake(uint32_t i);
   uint64_t pay(WorkerState& s, uint64_t gap);
   bool run_op(uint32_t i, uint32_t w, bool force);
+  void count_op(WorkerState& s, bool issued, uint64_t end, uint32_t from, bool first);
 
   const WindowView& v_;
   OpCost& cost_;

@@ -39,6 +39,7 @@ struct BenchArgs {
   bool end_to_end = false;
   uint64_t window = 1u << 17;
   std::string keep;
+  uint32_t slots = 0;
 };
 
 bool parse_args(int argc, char** argv, BenchArgs& a) {
@@ -49,6 +50,8 @@ bool parse_args(int argc, char** argv, BenchArgs& a) {
       a.profile_file = argv[++i];
     else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc)
       a.rounds = std::stoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--slots") && i + 1 < argc)
+      a.slots = static_cast<uint32_t>(std::stoul(argv[++i]));
     else if (!std::strcmp(argv[i], "--window") && i + 1 < argc)
       a.window = std::stoull(argv[++i]);
     else if (!std::strcmp(argv[i], "--keep") && i + 1 < argc)
@@ -146,9 +149,11 @@ int bench_end_to_end(const BenchArgs& a, BenchStream& s, const PlanInputs& in, c
     }
     std::printf(
         "  end to end (recorded + 1 profile): %.3f s CPU (%.3f s wall), %.2f M events/s per CPU-second "
-        "[CPU: survey %.2f s, plan %.2f s, simulate %.2f s (2 columns), summaries %.2f s, report %.2f s]\n",
+        "[CPU: survey %.2f s, plan %.2f s, simulate %.2f s (2 columns), summaries %.2f s, report %.2f s]; "
+        "predicted %.3f s, queue wait %.3f s\n",
         cpu, wall, mev / cpu, double(pr->load_ns) / 1e9, double(pr->plan_ns) / 1e9, double(pr->simulate_ns) / 1e9,
-        double(pr->summary_ns) / 1e9, double(pr->report_ns) / 1e9);
+        double(pr->summary_ns) / 1e9, double(pr->report_ns) / 1e9, double(pr->columns.back().sim.wall_ns) / 1e9,
+        double(pr->columns.back().sim.queue_wait_ns) / 1e9);
   }
   if (!a.keep.empty()) {
     std::printf("  kept %s and %s\n", trace.c_str(), pfile.c_str());
@@ -166,8 +171,8 @@ int main(int argc, char** argv) {
   BenchArgs args;
   if (!parse_args(argc, argv, args)) {
     std::fprintf(stderr,
-                 "usage: predict_bench [--events N] [--profile FILE] [--rounds R] [--window W] [--end-to-end] "
-                 "[--keep DIR]\n");
+                 "usage: predict_bench [--events N] [--profile FILE] [--slots N] [--rounds R] [--window W] "
+                 "[--end-to-end] [--keep DIR]\n");
     return 2;
   }
   BenchStream stream = make_stream(args.events);
@@ -179,6 +184,12 @@ int main(int argc, char** argv) {
       return 1;
     }
     prof = r.value();
+  }
+  if (args.slots) {
+    prof.server.slots = args.slots;
+    prof.server.service_ns = 15'000;
+    prof.server.read_bw_direct = prof.server.read_bw_buffered = 100'000'000;
+    prof.server.write_bw_direct = prof.server.write_bw_buffered = 100'000'000;
   }
   PlanInputs in;
   in.recorded_root = "/home/dev/project";

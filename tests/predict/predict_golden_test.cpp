@@ -27,8 +27,16 @@ class PredictGolden : public ::testing::Test {
     char tpl[] = "/tmp/fsr-predict-golden-XXXXXX";
     dir_ = mkdtemp(tpl);
     ASSERT_TRUE(testdata::small_build_trace().write(dir_ + "/build.trace"));
-    ASSERT_TRUE(write_profile(dir_ + "/9p.profile",
-                              testdata::fixed_profile("wsl2-9p", 800'000, {{ProbeKind::kStat, 1'000'000}})));
+    // 9p with a server model (one slot, the seeds' dd bandwidths); virtiofs without one (an old profile).
+    Profile p9 = testdata::fixed_profile("wsl2-9p", 800'000, {{ProbeKind::kStat, 1'000'000}});
+    p9.server.slots = 1;
+    p9.server.service_ns = 700'000;
+    p9.server.sweep = {{ProbeKind::kStat, 1, 1000, 800'000'000, 800'000},
+                       {ProbeKind::kStat, 4, 1000, 700'000'000, 2'800'000}};
+    p9.server.read_bw_direct = 40'000'000, p9.server.write_bw_direct = 20'000'000;
+    p9.server.read_bw_buffered = 45'000'000, p9.server.write_bw_buffered = 22'000'000;
+    p9.server.fit_note = "1 slot, 700 us per request (stat at 1 and 4 streams)";
+    ASSERT_TRUE(write_profile(dir_ + "/9p.profile", p9));
     ASSERT_TRUE(write_profile(dir_ + "/virtiofs.profile", testdata::fixed_profile("wsl2-virtiofs", 250'000)));
     PredictOptions o;
     o.profiles = {dir_ + "/9p.profile", dir_ + "/virtiofs.profile"};

@@ -156,6 +156,30 @@ TraceFixture many_builds(uint32_t jobs) {
   return t;
 }
 
+TraceFixture parallel_stats(uint32_t workers, uint32_t per_worker) {
+  TraceFixture t = fixture_in("/w", {"tool"}, 1);
+  for (uint32_t w = 0; w < workers; ++w) t.add(1, 1, SYS_clone, w * 1'000ull, 500, 2 + w, {test::kThreadFlags});
+  const uint64_t t0 = workers * 1'000ull + 10'000;
+  for (uint32_t k = 0; k < per_worker; ++k)
+    for (uint32_t w = 0; w < workers; ++w)
+      t.add(1, 2 + w, SYS_newfstatat, t0 + k * 12'000ull + w * 10, 2'000, 0, {kAtFdcwdArg, 0, 0, 0},
+            "/w/d/t" + std::to_string(w) + "/f" + std::to_string(k));
+  return t;
+}
+
+TraceFixture parallel_writes(uint64_t bytes) {
+  TraceFixture t = fixture_in("/w", {"tool"}, 1);
+  t.add(1, 1, SYS_clone, 0, 500, 2, {test::kThreadFlags});
+  t.add(1, 1, SYS_clone, 1'000, 500, 3, {test::kThreadFlags});
+  for (uint32_t w = 0; w < 2; ++w)
+    t.add(1, 2 + w, SYS_openat, 10'000 + w * 10, 2'000, 3 + w, {kAtFdcwdArg, 0, O_WRONLY | O_CREAT | O_TRUNC, 0644},
+          "/w/out/big" + std::to_string(w));
+  for (uint32_t w = 0; w < 2; ++w)
+    t.add(1, 2 + w, SYS_write, 20'000 + w * 10, 100'000, static_cast<int64_t>(bytes), {3 + w, 0, bytes});
+  for (uint32_t w = 0; w < 2; ++w) t.add(1, 2 + w, SYS_close, 130'000 + w * 10, 2'000, 0, {3 + w});
+  return t;
+}
+
 TraceFixture write_then_stat(uint64_t gap_ns, int files) {
   TraceFixture t;
   t.header.root = "/w";

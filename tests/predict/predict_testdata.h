@@ -67,6 +67,14 @@ TraceFixture mkdir_race(uint32_t between);
 // bytes), closed and stat'ed (statx) `gap_ns` after its close.
 TraceFixture write_then_stat(uint64_t gap_ns, int files);
 
+// `workers` threads of pid 1 under /w, each `per_worker` stats of its own
+// files (2 us calls, 10 us apart): ops in parallel, nothing between them.
+TraceFixture parallel_stats(uint32_t workers, uint32_t per_worker);
+
+// Two threads of pid 1 under /w, each creating its own file and writing
+// `bytes` to it at the same moment, then closing it.
+TraceFixture parallel_writes(uint64_t bytes);
+
 // A profile whose every case costs `base_ns` (bins spread +-10%), except the
 // kinds in `slow`, which cost their value; kinds in `absent` are not measured.
 // kStatWritten is measured only when it is in `slow` (at idle gaps of 0 and
