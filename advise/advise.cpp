@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,8 @@
 
 namespace fsr {
 namespace {
+
+constexpr size_t kBeam = 4;  // sets kept per step beyond the exact limit
 
 struct ProfileArg {
   std::string file, name;
@@ -150,7 +153,7 @@ PlacedRow make_row(const Set& s, uint64_t wall, const std::vector<Candidate>& ca
   return r;
 }
 
-// The search on one configuration: every combination when few, else greedy.
+// The search on one configuration: every combination when few, else a beam search.
 Status search(Evaluator& ev, const std::vector<Candidate>& cands, const Pins& pins, const AdviseOptions& opt,
               ConfigAdvice& cfg, const Advice& a) {
   std::map<Set, uint64_t> seen;
@@ -168,21 +171,27 @@ Status search(Evaluator& ev, const std::vector<Candidate>& cands, const Pins& pi
   if (cfg.exact && !all.empty()) {
     FSR_ASSIGN_OR_RETURN(auto w, run(all, "every combination"));
   } else if (!all.empty()) {
-    Set chosen;
-    uint64_t best = cfg.all_slow_ns;
-    for (unsigned step = 1; step <= opt.max_moves; ++step) {
-      std::vector<Set> sets;
-      for (size_t c = 0; c < cands.size(); ++c)
-        if (fits(chosen, c, cands)) {
-          Set s = chosen;
-          s.insert(std::upper_bound(s.begin(), s.end(), c), c);
-          sets.push_back(s);
-        }
+    // A beam search: the best few sets of each size grow by one move each
+    // step (a first move that holds every other, the whole tree, would end
+    // a plain greedy search after one step).
+    std::vector<Set> beam{{}};
+    for (unsigned step = 1; step <= opt.max_moves && !beam.empty(); ++step) {
+      std::set<Set> grown;
+      for (const Set& b : beam)
+        for (size_t c = 0; c < cands.size(); ++c)
+          if (fits(b, c, cands)) {
+            Set g = b;
+            g.insert(std::upper_bound(g.begin(), g.end(), c), c);
+            if (!seen.count(g)) grown.insert(g);
+          }
+      const std::vector<Set> sets(grown.begin(), grown.end());
       if (sets.empty()) break;
-      FSR_ASSIGN_OR_RETURN(auto w, run(sets, fmt::format("greedy move {} of {}", step, opt.max_moves)));
-      const size_t k = size_t(std::min_element(w.begin(), w.end()) - w.begin());
-      if (w[k] >= best) break;
-      best = w[k], chosen = sets[k];
+      FSR_ASSIGN_OR_RETURN(auto w, run(sets, fmt::format("search, move {} of {}", step, opt.max_moves)));
+      std::vector<size_t> idx(sets.size());
+      for (size_t k = 0; k < idx.size(); ++k) idx[k] = k;
+      std::stable_sort(idx.begin(), idx.end(), [&w](size_t x, size_t y) { return w[x] < w[y]; });
+      beam.clear();
+      for (size_t k = 0; k < idx.size() && k < kBeam; ++k) beam.push_back(sets[idx[k]]);
     }
   }
   cfg.evaluated = seen.size();

@@ -33,7 +33,7 @@ struct AdviseOptions {
   unsigned max_moves = 3;
   double min_share = 0.01;                           // of the slowdown, for a candidate
   size_t max_candidates = 12;                        // the largest, beyond: left out (said)
-  size_t exact_limit = 64;                           // placements evaluated at once; more: greedy
+  size_t exact_limit = 64;                           // placements evaluated at once; more: a beam search
   size_t rows = 10;                                  // ranked placements shown per configuration
   StreamOptions stream;                              // window, seed, cold caches
   std::function<void(const std::string&)> progress;  // one line per pass ("" : none)
@@ -64,7 +64,7 @@ struct ConfigAdvice {
   std::string name, file;  // the tree's mount configuration (profile)
   uint64_t all_slow_ns = 0, all_fast_ns = 0;
   std::vector<Candidate> candidates;
-  bool exact = true;  // every combination of up to max_moves candidates evaluated
+  bool exact = true;  // every combination of up to max_moves candidates evaluated (else a beam search)
   size_t evaluated = 0;
   std::vector<PlacedRow> ranked;  // best first
 };

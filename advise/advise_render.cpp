@@ -34,7 +34,7 @@ std::string config_line(const ConfigAdvice& c, const Advice& a) {
   return fmt::format("The tree on {} ({}): all on {} {}, all on {} {} (slowdown {}); {} placements predicted{}", c.name,
                      c.file, c.name, fmtx::ns(c.all_slow_ns), a.fast_name, fmtx::ns(c.all_fast_ns),
                      fmtx::signed_ns(int64_t(c.all_slow_ns) - int64_t(c.all_fast_ns)), c.evaluated,
-                     c.exact ? " (every combination)" : " (greedy: too many combinations)");
+                     c.exact ? " (every combination)" : " (beam search: too many combinations)");
 }
 
 std::string candidates_line(const ConfigAdvice& c) {

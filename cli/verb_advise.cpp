@@ -34,7 +34,7 @@ Action add_advise_verb(CLI::App& app) {
                   "DIR=PROFILE: DIR (beneath the recorded root) stays put: on the fast profile, it is on it in "
                   "every placement; on another, it and what nests with it never move. Repeatable");
   sub->add_option("--max-moves,-n", o->max_moves,
-                  "Directories moved at once (default 3): every combination when few, greedy beyond")
+                  "Directories moved at once (default 3): every combination when few, a beam search beyond")
       ->check(CLI::Range(1, 16));
   sub->add_option("--min-share", o->min_share,
                   "A candidate carries at least this % of the predicted slowdown (default 1)")

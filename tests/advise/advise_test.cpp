@@ -68,10 +68,10 @@ TEST(Advise, MovesTheDirectoryBehindTheSlowMountFirst) {
   EXPECT_NE(c.ranked[0].verify.find("--place o=$FAST/o"), std::string::npos) << c.ranked[0].verify;
 }
 
-TEST(Advise, GreedyBeyondTheExactLimitStillStartsWithTheHeaviest) {
+TEST(Advise, BeyondTheExactLimitTheBeamStillStartsWithTheHeaviest) {
   Fixture f;
   AdviseOptions o = f.options();
-  o.max_moves = 3;  // 129 combinations of 9: more than 64, greedy
+  o.max_moves = 3;  // 129 combinations of 9: more than 64, a beam search
   auto a = f.run(o);
   ASSERT_TRUE(a) << a.message();
   const ConfigAdvice& c = a->configs[0];
@@ -79,7 +79,8 @@ TEST(Advise, GreedyBeyondTheExactLimitStillStartsWithTheHeaviest) {
   ASSERT_FALSE(c.ranked.empty());
   EXPECT_EQ(c.ranked[0].moves.size(), 3u);
   EXPECT_EQ(c.ranked[0].moves[0], "o");
-  EXPECT_EQ(c.evaluated, 9u + 8u + 7u);
+  EXPECT_LT(c.evaluated, 129u);          // not every combination
+  EXPECT_GT(c.evaluated, 9u + 8u + 7u);  // more than one greedy path
 }
 
 TEST(Advise, KeepIsHonoured) {
