@@ -147,5 +147,32 @@ TEST(PredictPlacement, ARenameAcrossPlacementsIsCounted) {
   EXPECT_TRUE(has(pr->columns.back().assumptions, "fail with EXDEV"));
 }
 
+// Two workers stat under d/t0 and d/t1 on one-slot mounts: on one mount
+// they wait in turn; each on its own mount's queue, they do not.
+TEST(PredictPlacement, EachMountHasItsOwnServerQueue) {
+  TempDir dir;
+  ASSERT_TRUE(testdata::parallel_stats(2, 40).write(dir.file("t.trace")));
+  for (const char* name : {"a", "b"}) {
+    Profile p = fixed_profile(name, 100'000);
+    p.server.slots = 1;
+    p.server.service_ns = 99'500;
+    ASSERT_TRUE(write_profile(dir.file(std::string(name) + ".profile"), p));
+  }
+  PredictOptions o;
+  o.profiles = {dir.file("a.profile"), dir.file("b.profile")};
+  o.recorded_column = false;
+  o.draws = 1;
+  o.placements.push_back({{{"d/t1", "b"}, {".", "a"}}, "split"});
+  o.placements.push_back({{{"d/t1", "a"}, {".", "a"}}, "same"});
+  auto pr = run_predict(dir.file("t.trace"), o);
+  ASSERT_TRUE(pr) << pr.message();
+  ASSERT_EQ(pr->columns.size(), 4u);
+  const uint64_t one_mount = pr->columns[0].sim.wall_ns;
+  EXPECT_EQ(pr->columns[3].sim.wall_ns, one_mount);  // both rules on a: one queue
+  EXPECT_LT(double(pr->columns[2].sim.wall_ns), 0.7 * double(one_mount))
+      << pr->columns[2].sim.wall_ns << " of " << one_mount;
+  EXPECT_EQ(pr->columns[2].placed.ops[1], 40u);
+}
+
 }  // namespace
 }  // namespace fsr
