@@ -49,6 +49,9 @@ Action add_predict_verb(CLI::App& app) {
                   "Ops in the planner's window, as replay --window (memory follows it, not the trace)");
   sub->add_flag("--timing", o->timing, "Print how long each phase took (and events/s) on stderr");
   sub->footer(
+      "Where a profile has a server model (probe's slots and bandwidths), ops queue for the mount's slots and "
+      "large transfers share its bandwidth; each column says what the queue cost and when it, not latency, "
+      "dominates. A profile without one is assumed to serve every request at once, and predict says so.\n"
       "Exit codes: 0 ok, 1 nothing could be predicted, 2 usage, 4 a profile was left out or the trace is "
       "damaged (prediction of what was readable, or none when no event was readable).");
   return [o]() -> int {

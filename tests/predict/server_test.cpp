@@ -182,19 +182,26 @@ TEST(PredictServer, AnOldProfileNamesTheAssumption) {
   with.server = slots_model(1, 149'500);
   with.server.read_bw_buffered = 50'000'000;
   ASSERT_TRUE(write_profile(dir.file("new.profile"), with));
-  PredictOptions o;
-  o.profiles = {dir.file("old.profile"), dir.file("new.profile")};
-  auto pr = run_predict(dir.file("t.trace"), o);
-  ASSERT_TRUE(pr) << pr.message();
-  ASSERT_EQ(pr->columns.size(), 3u);
-  const std::string said =
-      "the profile has no server model: the mount is assumed to serve every request at once; probe again with "
-      "this fsreplay to measure it";
+  with.server.read_bw_buffered = 0;
+  ASSERT_TRUE(write_profile(dir.file("no-bw.profile"), with));
   auto has = [](const PredictColumn& c, const std::string& line) {
     for (const std::string& a : c.assumptions)
       if (a == line) return true;
     return false;
   };
+  PredictOptions o;
+  o.profiles = {dir.file("old.profile"), dir.file("new.profile"), dir.file("no-bw.profile")};
+  auto pr = run_predict(dir.file("t.trace"), o);
+  ASSERT_TRUE(pr) << pr.message();
+  ASSERT_EQ(pr->columns.size(), 4u);
+  const std::string no_bw =
+      "the profile has no bandwidth: large transfers are assumed to take their probed time whatever else is in "
+      "flight";
+  EXPECT_TRUE(has(pr->columns[3], no_bw));
+  EXPECT_FALSE(has(pr->columns[2], no_bw));
+  const std::string said =
+      "the profile has no server model: the mount is assumed to serve every request at once; probe again with "
+      "this fsreplay to measure it";
   EXPECT_TRUE(has(pr->columns[1], said));
   EXPECT_FALSE(has(pr->columns[2], said));
   EXPECT_EQ(pr->columns[1].sim.queued_ops, 0u);
