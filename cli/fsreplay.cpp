@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   add(fsr::cli::add_detect_verb);
   add(fsr::cli::add_probe_verb);
   add(fsr::cli::add_predict_verb);
+  add(fsr::cli::add_advise_verb);
 
   // An unknown verb: CLI11 would say only "A subcommand is required".
   std::string verbs;

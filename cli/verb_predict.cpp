@@ -15,7 +15,7 @@ namespace fsr::cli {
 Action add_predict_verb(CLI::App& app) {
   struct Opts {
     std::string trace, format = "text", output;
-    std::vector<std::string> profiles;
+    std::vector<std::string> profiles, places;
     bool no_recorded = false, cold_start = false, timing = false;
     size_t top = 10;
     int depth = 2;
@@ -30,6 +30,10 @@ Action add_predict_verb(CLI::App& app) {
   sub->add_option("--format,-f", o->format, "text, json, html, markdown or csv")
       ->check(CLI::IsMember({"text", "json", "html", "markdown", "csv"}));
   sub->add_option("--output,-o", o->output, "Write here instead of stdout");
+  sub->add_option("--place", o->places,
+                  "SUBDIR=PROFILE: one more column, the tree split across mounts: ops under the recorded root's "
+                  "SUBDIR priced by PROFILE (a --profile's file or name), the rest by the profile of --place "
+                  ".=PROFILE, else by the last --profile no --place names; repeat for more directories");
   sub->add_flag("--no-recorded", o->no_recorded,
                 "No column for the trace's own durations: the first profile is the baseline");
   sub->add_flag("--cold-start", o->cold_start,
@@ -59,6 +63,14 @@ Action add_predict_verb(CLI::App& app) {
     po.draws = o->draws;
     po.stream.window = o->window;
     po.report = {.top = o->top, .dir_depth = o->depth};
+    if (!o->places.empty()) {
+      PlacementRequest& req = po.placements.emplace_back();
+      for (const std::string& a : o->places) {
+        auto r = parse_place(a);
+        if (!r) return fail("predict", r.message(), kExitUsage);
+        req.rules.push_back(*r);
+      }
+    }
     auto pr = run_predict(o->trace, po);
     if (!pr) return fail_input("predict", pr.status());
     for (const std::string& w : pr->warnings) std::cerr << "fsreplay predict: warning: " << w << "\n";

@@ -25,5 +25,6 @@ Action add_compare_verb(CLI::App& app);
 Action add_detect_verb(CLI::App& app);
 Action add_probe_verb(CLI::App& app);
 Action add_predict_verb(CLI::App& app);
+Action add_advise_verb(CLI::App& app);
 
 }  // namespace fsr::cli

@@ -28,6 +28,7 @@ bool creates(ProbeKind k) {
 OpCost::OpCost(const WindowView& view, const LatencyModel* model, uint64_t seed, bool cold_start)
     : v_(view),
       model_(model),
+      base_(model),
       cold_start_(cold_start),
       rng_(seed | 1),
       server_(model ? model->server() : ServerModel{}, model ? model->syscall_overhead_ns() : 0) {
@@ -36,6 +37,22 @@ OpCost::OpCost(const WindowView& view, const LatencyModel* model, uint64_t seed,
   depth_.assign(v_.path_count(), 255);
   root_.assign(v_.path_count(), 0);
   ofd_bits_.assign(v_.ofd_count(), 0);
+}
+
+OpCost::OpCost(const WindowView& view, const PlacedModels* placed, uint64_t seed, bool cold_start)
+    : OpCost(view, placed->rest, seed, cold_start) {
+  placed_ = std::make_unique<PlacedPricer>(*placed);
+  std::vector<const LatencyModel*> queue_model{placed->rest};
+  slot_queue_.push_back(&server_);
+  for (const LatencyModel* m : placed->rule_model) {
+    size_t q = 0;
+    while (q < queue_model.size() && queue_model[q] != m) ++q;
+    if (q == queue_model.size()) {
+      queue_model.push_back(m);
+      mount_queues_.push_back(std::make_unique<ServerQueue>(m->server(), m->syscall_overhead_ns()));
+    }
+    slot_queue_.push_back(q == 0 ? &server_ : mount_queues_[q - 1].get());
+  }
 }
 
 uint32_t OpCost::path_of(uint32_t i) const {
@@ -57,11 +74,18 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   last_wait_ = 0;
   const PlanOp& op = v_.op(i);
   if (op.new_ofd != kNoOfd) ofd_bits_[op.new_ofd] = 0;  // the slot of an OFD closed a window ago
-  const uint64_t recorded = e.dur + model_->syscall_overhead_ns();
+  model_ = base_;
+  uint64_t recorded = e.dur + model_->syscall_overhead_ns();
   const uint32_t p = path_of(i);
   if ((op.flags & kPfDevice) || p == kNoPath || in_scratch(p)) {
     ++notes_.local;  // the replay runs it on the local disk, as it was recorded
     return recorded;
+  }
+  if (placed_) {  // the mount its path lands on (a rename's or link's: its first path's)
+    const bool two =
+        e.nr == SYS_rename || e.nr == SYS_renameat || e.nr == SYS_renameat2 || e.nr == SYS_link || e.nr == SYS_linkat;
+    model_ = placed_->model_for(v_.plan(), p, two ? op.path[1] : kNoPath);
+    recorded = e.dur + model_->syscall_overhead_ns();
   }
   const auto cls = static_cast<size_t>(class_of(e.nr));
   Priced pr{};
@@ -115,8 +139,13 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   if (pr.kind == ProbeKind::kStatWritten)
     path_bits_[p] &= ~kAttrStale, touched_[p] = now + 1;  // an fstat has no op path
   ++notes_.modeled;
-  if (server_.active()) ns = server_.serve(now, ns, transfer_of(op, pr)), last_wait_ = server_.last_wait();
+  ServerQueue& queue = placed_ ? *slot_queue_[placed_->last_slot()] : server_;  // the op's mount's
+  if (queue.active()) ns = queue.serve(now, ns, transfer_of(op, pr)), last_wait_ = queue.last_wait();
   idle_from_ = std::max(idle_from_, now + ns);
+  if (placed_)
+    placed_->priced(v_.plan(), ns,
+                    pr.kind == ProbeKind::kOpenDir || pr.kind == ProbeKind::kReaddir || pr.kind == ProbeKind::kMkdir ||
+                        pr.kind == ProbeKind::kRmdir);
   return ns;
 }
 

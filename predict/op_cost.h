@@ -23,9 +23,11 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "predict/latency_model.h"
+#include "predict/placed_models.h"
 #include "predict/server_queue.h"
 #include "predict/window_view.h"
 #include "traces/profile.h"
@@ -47,12 +49,17 @@ class OpCost {
  public:
   // `model` null: every issued op costs its recorded duration.
   OpCost(const WindowView& view, const LatencyModel* model, uint64_t seed, bool cold_start);
+  // A placement: each op priced by the model of the mount its path lands on
+  // (placed_models.h); `model` is then the rest's. `placed` outlives this.
+  OpCost(const WindowView& view, const PlacedModels* placed, uint64_t seed, bool cold_start);
 
   // ns the issued op `i` takes when it starts at simulated time `now`.
   uint64_t latency(uint32_t i, uint64_t now);
   // Paid back from later gaps per issued op, as the replay does (engine.h).
   uint64_t syscall_overhead_ns() const { return model_ ? model_->syscall_overhead_ns() : 0; }
   const CostNotes& notes() const { return notes_; }
+  // With a placement: ops per mount and crossing renames (none without one).
+  PlacedCounts placed_counts() const { return placed_ ? placed_->counts() : PlacedCounts{}; }
   // The server's queue: what the last latency() included of waiting, totals.
   uint64_t last_wait() const { return last_wait_; }
   const ServerQueue& server() const { return server_; }
@@ -80,7 +87,9 @@ class OpCost {
   }
 
   const WindowView& v_;
-  const LatencyModel* model_;
+  const LatencyModel* model_;  // the current op's (with a placement, its mount's)
+  const LatencyModel* base_;   // the rest's
+  std::unique_ptr<PlacedPricer> placed_;
   bool cold_start_;
   uint64_t rng_;
   std::vector<uint64_t> touched_;   // per plan path: sim time of its last touch + 1 (0: never)
@@ -90,7 +99,10 @@ class OpCost {
   std::vector<uint8_t> root_;       // per plan path: 1 + in_scratch() (0: not looked up)
   uint64_t idle_from_ = 0;          // sim time the mount's last priced op completed (its idle gap starts)
   CostNotes notes_;
-  ServerQueue server_;
+  ServerQueue server_;  // the rest's mount (without a placement: the mount's)
+  // With a placement: per slot (0 the rest) its mount's queue; rules on one profile share one.
+  std::vector<std::unique_ptr<ServerQueue>> mount_queues_;
+  std::vector<ServerQueue*> slot_queue_;
   uint64_t last_wait_ = 0;
 };
 

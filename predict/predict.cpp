@@ -124,10 +124,36 @@ std::vector<std::string> assumptions(const std::string& name, const CostNotes& n
 struct Column {
   PredictColumn col;
   std::unique_ptr<LatencyModel> model;
-  std::unique_ptr<SummaryBuilder> sum;  // (not movable)
+  std::unique_ptr<SummaryBuilder> sum;   // (not movable)
+  std::unique_ptr<PlacedModels> placed;  // a placement column's (model: a copy of its rest's)
 };
 
 using PathOf = std::function<std::string_view(StrId)>;
+
+// A column per placement, priced with the profile columns' models.
+void add_placement_columns(const TraceHeader& h, const std::string& source, const PredictOptions& opt,
+                           const StatsOptions& so, std::vector<Column>& cols, std::vector<std::string>& problems) {
+  std::vector<ProfileRef> refs;
+  for (const Column& c : cols)
+    if (c.model) refs.push_back({c.col.profile_file, c.col.profile_name, c.model.get()});
+  for (const PlacementRequest& req : opt.placements) {
+    auto m = resolve_placement(req, refs, problems);
+    if (!m) {
+      problems.push_back(m.message() + " (no placement column)");
+      continue;
+    }
+    Column& c = cols.emplace_back();
+    c.placed = std::move(m.value());
+    c.model = std::make_unique<LatencyModel>(*c.placed->rest);
+    c.col.placement = c.placed->placement.describe();
+    c.col.profile_name = req.label.empty() ? "placed: " + c.col.placement : req.label;
+    c.col.label = "predicted (" + c.col.profile_name + ")";
+    c.col.profile_file = "";
+    c.col.fingerprint_json = "";
+    c.col.probed = "profiles " + c.col.placement;
+    c.sum = std::make_unique<SummaryBuilder>(column_meta(h, source, "predicted", c.col.profile_name), so);
+  }
+}
 
 // The columns: the recorded durations, then each readable profile; an
 // unreadable profile is left out with a line in `problems`.
@@ -163,6 +189,7 @@ std::vector<Column> make_columns(const TraceHeader& h, const std::string& source
     c.col.server.client_ns = ServerQueue::client_part(prof.server, prof.syscall_overhead_ns);
     c.sum = std::make_unique<SummaryBuilder>(column_meta(h, source, "predicted", name), so);
   }
+  add_placement_columns(h, source, opt, so, cols, problems);
   return cols;
 }
 
@@ -175,6 +202,7 @@ std::vector<StreamColumn> stream_columns(const std::vector<Column>& cols, const 
   const PathOf* paths = &path_of;  // (the caller's: it outlives the simulation)
   for (size_t k = 0; k < cols.size(); ++k) {
     sc[k].model = cols[k].model.get();
+    sc[k].placed = cols[k].placed.get();
     SummaryBuilder* b = cols[k].sum.get();
     sc[k].sink = [b, paths](const OpRecord& r, const Event& e, const PlanOp&) {
       OpRecord named = r;
@@ -186,6 +214,7 @@ std::vector<StreamColumn> stream_columns(const std::vector<Column>& cols, const 
     for (unsigned j = 1; cols[k].model && j < opt.draws; ++j) {
       StreamColumn& x = sc.emplace_back();
       x.model = cols[k].model.get();
+      x.placed = cols[k].placed.get();
       x.seed = opt.stream.seed + j * 0x9e3779b97f4a7c15ull;
       if (x.seed == 0) x.seed = 1;
       draw_of.push_back(k);
@@ -242,6 +271,10 @@ std::vector<ResultSummary> finish_columns(std::vector<Column>& cols, const std::
                                       server_assumptions(c.col.server.model));
       c.col.server.totals = sc[k].server;
       add_plan_assumptions(st, c.col.assumptions);
+    }
+    if (c.placed) {
+      c.col.placed = sc[k].placed_counts;
+      for (std::string& n : placement_notes(*c.placed, c.col.placed)) c.col.assumptions.push_back(std::move(n));
     }
     // The original's overlap, as a replay's result holds it, for the dependency-wait table.
     ResultMeta& m = c.sum->meta();

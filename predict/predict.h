@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "predict/placement_column.h"
 #include "predict/predict_stream.h"
 #include "predict/server_queue.h"
 #include "predict/simulator.h"
@@ -36,6 +37,8 @@ struct PredictOptions {
   // another seed: their spread is the profile's sampling noise (one plan
   // serves them all). The first draw's is the column's figures.
   unsigned draws = 3;
+  // A column per placement, after the profiles' (placement_column.h).
+  std::vector<PlacementRequest> placements;
 };
 
 // A profile column's mount as a server: the model simulated (slots 0: the
@@ -63,6 +66,8 @@ struct PredictColumn {
   SimStats sim;
   std::vector<std::string> assumptions;  // one line each: what it could not price from the profile
   std::vector<double> draw_walls_ns;     // a profile column's wall per draw (PredictOptions::draws), first = its own
+  std::string placement;                 // a placement column's rules ("clone/.git=fast, rest=slow"), else ""
+  PlacedCounts placed;                   // its ops per mount (0: the rest), crossing renames
   ServerUse server;                      // profile columns
 };
 

@@ -185,6 +185,8 @@ J json(const Prediction& p) {
     o["assumptions"] = c.assumptions;
     if (!c.draw_walls_ns.empty()) o["draws"] = spread_to_json(c.draw_walls_ns);
     if (!c.profile_file.empty()) o["validated_error"] = validation_to_json(column_validation(c));
+    if (!c.placement.empty())
+      o["placement"] = {{"rules", c.placement}, {"ops", c.placed.ops}, {"crossing", c.placed.crossing}};
     if (!c.profile_file.empty()) o["server"] = server_to_json(c);
     cols.push_back(std::move(o));
   }

@@ -86,7 +86,9 @@ class ColumnSims {
  public:
   ColumnSims(const WindowView& view, const std::vector<StreamColumn>& cols, const StreamOptions& opt, uint64_t window) {
     for (const StreamColumn& c : cols) {
-      costs_.push_back(std::make_unique<OpCost>(view, c.model, c.seed ? c.seed : opt.seed, opt.cold_start));
+      const uint64_t seed = c.seed ? c.seed : opt.seed;
+      costs_.push_back(c.placed ? std::make_unique<OpCost>(view, c.placed, seed, opt.cold_start)
+                                : std::make_unique<OpCost>(view, c.model, seed, opt.cold_start));
       sims_.push_back(std::make_unique<Simulator>(view, *costs_.back(), opt.sim, window));
     }
   }
@@ -131,6 +133,7 @@ class ColumnSims {
     for (size_t c = 0; c < cols.size(); ++c) {
       cols[c].sim = sims_[c]->stats();
       cols[c].notes = costs_[c]->notes();
+      cols[c].placed_counts = costs_[c]->placed_counts();
       cols[c].server = costs_[c]->server().totals();
     }
   }

@@ -30,14 +30,16 @@ using EventChunks = std::function<Result<bool>(std::vector<Event>&)>;
 EventChunks chunks_of(const std::vector<Event>& events, size_t chunk = 4096);
 
 struct StreamColumn {
-  const LatencyModel* model = nullptr;  // null: every op its recorded duration
-  uint64_t seed = 0;                    // its latency draws' seed; 0: StreamOptions::seed
+  const LatencyModel* model = nullptr;   // null: every op its recorded duration
+  const PlacedModels* placed = nullptr;  // a placement: each op by its mount's model (model unused)
+  uint64_t seed = 0;                     // its latency draws' seed; 0: StreamOptions::seed
   // Each op's record, in event order, with its event and plan (none: its
   // SimStats only).
   std::function<void(const OpRecord&, const Event&, const PlanOp&)> sink;
-  SimStats sim;         // out
-  CostNotes notes;      // out
-  ServerTotals server;  // out: the mount's queue (server_queue.h)
+  SimStats sim;                // out
+  CostNotes notes;             // out
+  PlacedCounts placed_counts;  // out, with a placement
+  ServerTotals server;         // out: the mount's queue (server_queue.h)
 };
 
 struct StreamOptions {

@@ -67,7 +67,7 @@ TEST(Cli, UnknownVerbIsNamedAndTheVerbsListed) {
   const CliRun r = fsreplay({"bogus"});
   EXPECT_EQ(r.code, 2) << show(r);
   EXPECT_NE(r.err.find("fsreplay: 'bogus' is not a verb; the verbs are record, inspect, dump, prepare, replay, "
-                       "report, compare, detect, probe, predict"),
+                       "report, compare, detect, probe, predict, advise"),
             std::string::npos)
       << show(r);
   EXPECT_EQ(r.err.find("subcommand is required"), std::string::npos) << show(r);

@@ -32,15 +32,17 @@ ARROWS = {
     "report": {"traces", "base"},
     # predict simulates the replayer's plan with the engine's timing rules.
     "predict": {"report", "detect", "replayer/session", "replayer/engine", "replayer/plan", "traces", "base"},
+    # advise searches placements with predict's placement columns.
+    "advise": {"predict", "report", "replayer/session", "replayer/plan", "traces", "base"},
     # probe runs its cases through the replayer's executor on the mount.
     "probe": {"detect", "replayer/session", "replayer/engine", "replayer/exec", "replayer/plan", "traces", "base"},
     "cli/progress": {"base"},
     "emulators/slowfs": {"base"},
     "emulators/wsl1": {"base"},
-    "cli": {"cli/progress", "detect", "report", "predict", "probe", "recorder/core", "recorder/bpf",
+    "cli": {"cli/progress", "detect", "report", "predict", "advise", "probe", "recorder/core", "recorder/bpf",
             "replayer/session", "replayer/engine", "replayer/exec", "replayer/plan", "traces", "base"},
     # the static binary is the CLI built again without the recorder
-    "packaging": {"cli", "cli/progress", "detect", "report", "predict", "probe", "recorder/core", "recorder/bpf",
+    "packaging": {"cli", "cli/progress", "detect", "report", "predict", "advise", "probe", "recorder/core", "recorder/bpf",
                   "replayer/session", "replayer/engine", "replayer/exec", "replayer/plan", "traces", "base"},
 }
 # Development rooms stand on the whole product; they are never included by it.
@@ -58,7 +60,7 @@ LIBRARIES = {
     "fsreplay_base": "base", "fsreplay_traces": "traces", "fsreplay_synthetic": "traces/synthetic",
     "fsreplay_bpf": "bpf", "fsreplay_floor_bpf": "bpf", "fsreplay_recorder_core": "recorder/core",
     "fsreplay_recorder": "recorder/bpf", "fsreplay_replayer": "replayer/session", "fsreplay_detect": "detect",
-    "fsreplay_report": "report", "fsreplay_predict": "predict", "fsreplay_probe": "probe",
+    "fsreplay_report": "report", "fsreplay_predict": "predict", "fsreplay_advise": "advise", "fsreplay_probe": "probe",
     "fsreplay_progress": "cli/progress", "fsreplay_slowfs": "emulators/slowfs", "fsreplay_wsl1": "emulators/wsl1",
 }
 LINK = re.compile(r"\b(fsreplay_[a-z0-9_]+)\b")
