@@ -185,7 +185,10 @@ int serve(fsr::SlowfsState& st, int status_fd) {
   } else {
     fuse_loop_config* cfg = fuse_loop_cfg_create();
     fuse_loop_cfg_set_max_threads(cfg, o.max_threads);
-    fuse_loop_cfg_set_idle_threads(cfg, 16);
+    // A server model queues requests in slowfs: keep the workers that a burst
+    // started instead of ending all but 16 and starting them again.
+    const bool server = o.server_slots > 0 || o.bandwidth != fsr::Bandwidth{};
+    fuse_loop_cfg_set_idle_threads(cfg, server ? o.max_threads : 16);
     rc = fuse_session_loop_mt(se, cfg);
     fuse_loop_cfg_destroy(cfg);
   }
