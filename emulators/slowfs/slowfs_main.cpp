@@ -187,8 +187,7 @@ int serve(fsr::SlowfsState& st, int status_fd) {
     fuse_loop_cfg_set_max_threads(cfg, o.max_threads);
     // A server model queues requests in slowfs: keep the workers that a burst
     // started instead of ending all but 16 and starting them again.
-    const bool server = o.server_slots > 0 || o.bandwidth != fsr::Bandwidth{};
-    fuse_loop_cfg_set_idle_threads(cfg, server ? o.max_threads : 16);
+    fuse_loop_cfg_set_idle_threads(cfg, o.models_server() ? o.max_threads : 16);
     rc = fuse_session_loop_mt(se, cfg);
     fuse_loop_cfg_destroy(cfg);
   }

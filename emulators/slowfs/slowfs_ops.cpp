@@ -68,7 +68,7 @@ void op_init(void* userdata, fuse_conn_info* conn) {
   if (conn->capable & FUSE_CAP_FLOCK_LOCKS) conn->want |= FUSE_CAP_FLOCK_LOCKS;
   // The kernel queues asynchronous requests (readahead, O_DIRECT chunks) past
   // max_background (default 12); with a server model the queue must be ours.
-  if (o.server_slots > 0 || o.bandwidth != Bandwidth{}) {
+  if (o.models_server()) {
     conn->max_background = static_cast<unsigned>(std::min(o.max_threads, 65535u));
     conn->congestion_threshold = conn->max_background * 3 / 4;
   }
