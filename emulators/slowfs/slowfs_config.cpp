@@ -43,6 +43,7 @@ std::string apply_profile(std::string_view name, SlowfsOptions& out) {
   out.attr_timeout = p->attr_timeout;
   out.entry_timeout = p->entry_timeout;
   out.readdirplus = p->readdirplus;
+  out.server_slots = p->server_slots;
   return {};
 }
 
@@ -55,6 +56,13 @@ std::string apply_setting(std::string_view key, std::string_view value, SlowfsOp
     (key == "attr-timeout" ? out.attr_timeout : key == "entry-timeout" ? out.entry_timeout : out.negative_timeout) = *s;
     return {};
   }
+  if (key == "server-slots") {
+    long n = parse_server_slots(value);
+    if (n < 0) return "server-slots '" + std::string(value) + "' is not a number of slots in 1..4096 (or none)";
+    out.server_slots = static_cast<unsigned>(n);
+    return {};
+  }
+  if (key == "bandwidth") return apply_bandwidth_list(value, out.bandwidth);
   if (key == "direct-io" || key == "writeback-cache" || key == "readdirplus" || key == "statfs") {
     auto b = parse_bool(value);
     if (!b) return std::string(key) + " '" + std::string(value) + "' is not true/false";
@@ -209,6 +217,10 @@ std::string parse_slowfs_args(const std::vector<std::string>& args, SlowfsOption
       if (!(err = value("--op-stats", out.op_stats_file)).empty()) return err;
       continue;
     }
+    if (is("--server-stats")) {
+      if (!(err = value("--server-stats", out.server_stats_file)).empty()) return err;
+      continue;
+    }
     if (is("--stats")) {
       if (!(err = value("--stats", out.stats_file)).empty()) return err;
       continue;
@@ -227,7 +239,8 @@ std::string parse_slowfs_args(const std::vector<std::string>& args, SlowfsOption
       continue;
     }
     bool matched = false;
-    for (const char* key : {"--attr-timeout", "--entry-timeout", "--negative-timeout"}) {
+    for (const char* key :
+         {"--attr-timeout", "--entry-timeout", "--negative-timeout", "--server-slots", "--bandwidth"}) {
       if (is(key)) {
         if (!(err = value(key, v)).empty()) return err;
         settings.emplace_back(std::string(key + 2), v);
@@ -267,9 +280,22 @@ std::string slowfs_usage() {
        "                          rmdir unlink rename link attr xattr sync, or all\n"
        "  --config FILE           'key = value' lines: classes, profile, attr-timeout,\n"
        "                          entry-timeout, negative-timeout, direct-io,\n"
-       "                          writeback-cache, readdirplus\n"
+       "                          writeback-cache, readdirplus, server-slots, bandwidth\n"
        "  --profiles              print the built-in profiles and exit\n"
        "  Order of application: --profile, --config, --lat, then the switches below.\n"
+       "\n"
+       "The server (how it serializes; see README 'Serializing'):\n"
+       "  --server-slots N        serve at most N requests at once, the rest wait in\n"
+       "                          FIFO order; a request's latency (and transfer) is\n"
+       "                          its service. 1 = a server under one global lock\n"
+       "                          (wsl2-9p sets 1). Default: unlimited\n"
+       "  --bandwidth LIST        read=RATE,write=RATE (or all=RATE): READ and WRITE\n"
+       "                          share one byte pipe; B bytes occupy it B/RATE, after\n"
+       "                          the request's latency. RATE: 40MB, 40MB/s, 38MiB,\n"
+       "                          a bare number is MB/s (10^6 bytes); none = no limit\n"
+       "  --server-stats FILE     slots, peak_in_service, waited, wait_us, read_bytes,\n"
+       "                          write_bytes, pipe_* ('counter value' lines), written\n"
+       "                          like --op-stats: at unmount and on SIGUSR1\n"
        "\n"
        "Caching and I/O:\n"
        "  --attr-timeout SECS     kernel attribute cache timeout (0 = none, like 9p)\n"
@@ -309,7 +335,9 @@ std::string describe_options(const SlowfsOptions& opts) {
   std::ostringstream o;
   o << "profile " << opts.profile << ", attr-timeout " << opts.attr_timeout << "s, entry-timeout " << opts.entry_timeout
     << "s, readdirplus " << (opts.readdirplus ? "on" : "off") << ", direct-io " << (opts.direct_io ? "on" : "off")
-    << ", writeback-cache " << (opts.writeback_cache ? "on" : "off") << "\n";
+    << ", writeback-cache " << (opts.writeback_cache ? "on" : "off") << "\n  server slots "
+    << (opts.server_slots ? std::to_string(opts.server_slots) : std::string("unlimited")) << ", bandwidth "
+    << format_bandwidth(opts.bandwidth) << "\n";
   for (size_t i = 0; i < kOpClassCount; ++i) {
     auto c = static_cast<OpClass>(i);
     o << "  " << op_class_name(c) << std::string(9 - op_class_name(c).size(), ' ')

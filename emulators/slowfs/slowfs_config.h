@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "emulators/slowfs/slowfs_latency.h"
+#include "emulators/slowfs/slowfs_server.h"
 
 namespace fsr {
 
@@ -34,13 +35,20 @@ struct SlowfsOptions {
   // latency must not grow with local CPU load, so by default (-10, root only)
   // its wake-ups preempt ordinary processes.
   int nice = -10;
-  bool realtime = false;  // SCHED_FIFO request threads: precise under heavy load
+  bool realtime = false;
+  // The emulated server: requests served at once (0 = unlimited; the rest
+  // queue FIFO) and the byte pipe that READ and WRITE share.
+  unsigned server_slots = 0;
+  Bandwidth bandwidth;  // SCHED_FIFO request threads: precise under heavy load
   std::string pid_file;
   std::string stats_file;                  // per-class counts written here at unmount
   std::string op_stats_file;               // per-opcode counts: at unmount and on SIGUSR1
+  std::string server_stats_file;           // slots, waits, bytes: at unmount and on SIGUSR1
   std::vector<std::string> mount_options;  // the -o values, passed to libfuse
   bool show_help = false;
   bool show_profiles = false;
+  // Slots or a bandwidth limit: requests may queue in slowfs.
+  bool models_server() const { return server_slots > 0 || bandwidth != Bandwidth{}; }
 };
 
 // Parses argv (without argv[0]). The profile is applied first, then the
@@ -51,7 +59,7 @@ std::string parse_slowfs_args(const std::vector<std::string>& args, SlowfsOption
 // Reads a config file: one `key = value` per line, `#` comments. Keys are the
 // operation classes (value: a latency), `profile`, `attr-timeout`,
 // `entry-timeout`, `negative-timeout`, `direct-io`, `writeback-cache`,
-// `readdirplus` (value: true/false).
+// `readdirplus` (value: true/false), `server-slots`, `bandwidth`.
 std::string apply_config_file(const std::string& path, SlowfsOptions& out);
 
 std::string slowfs_usage();

@@ -26,15 +26,10 @@ struct DirHandle {
 };
 
 SlowfsState& S(fuse_req_t req) { return *static_cast<SlowfsState*>(fuse_req_userdata(req)); }
-void charge(fuse_req_t req, OpClass c, FuseOp op) {
-  SlowfsState& s = S(req);
-  s.op_counts.add(op);
-  s.counters.add(c, inject_latency(s.options.latency[c]));
-}
 DirHandle& D(fuse_file_info* fi) { return *reinterpret_cast<DirHandle*>(static_cast<uintptr_t>(fi->fh)); }
 
 void op_opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
-  charge(req, OpClass::kOpen, FuseOp::kOpendir);
+  Served served(req, OpClass::kOpen, FuseOp::kOpendir);
   SlowfsState& s = S(req);
   int fd = openat(s.inodes.get(ino).fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return (void)fuse_reply_err(req, errno);
@@ -51,7 +46,7 @@ void op_opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
 }
 
 void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi, bool plus) {
-  charge(req, OpClass::kReaddir, plus ? FuseOp::kReaddirplus : FuseOp::kReaddir);
+  Served served(req, OpClass::kReaddir, plus ? FuseOp::kReaddirplus : FuseOp::kReaddir);
   SlowfsState& s = S(req);
   DirHandle& d = D(fi);
   std::lock_guard lock(d.mu);
@@ -126,7 +121,7 @@ void op_releasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
 }
 
 void op_fsyncdir(fuse_req_t req, fuse_ino_t, int datasync, fuse_file_info* fi) {
-  charge(req, OpClass::kSync, FuseOp::kFsyncdir);
+  Served served(req, OpClass::kSync, FuseOp::kFsyncdir);
   int fd = dirfd(D(fi).dp);
   int r = datasync ? fdatasync(fd) : fsync(fd);
   fuse_reply_err(req, r == 0 ? 0 : errno);

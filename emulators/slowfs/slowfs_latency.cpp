@@ -63,24 +63,25 @@ constexpr std::array<Profile, 6> kProfiles = {{
     {"wsl2-9p",
      "lookup=500us,stat=500us,open=600us,close=300us,read=300us,write=400us,readdir=600us,mkdir=800us,"
      "rmdir=700us,unlink=600us,rename=800us,link=800us,attr=600us,xattr=400us,sync=1ms",
-     0.0, 0.0, false, "WSL2 /mnt/c over 9p (cache=mmap): no attr/entry cache"},
+     0.0, 0.0, false, 1,
+     "WSL2 /mnt/c over 9p (cache=mmap): no attr/entry cache; one request at a time (global lock, #41301)"},
     {"wsl2-virtiofs",
      "lookup=150us,stat=100us,open=170us,close=80us,read=100us,write=100us,readdir=120us,mkdir=280us,"
      "rmdir=280us,unlink=330us,rename=280us,link=280us,attr=180us,xattr=170us,sync=360us",
-     0.0, 0.0, true, "WSL2 /mnt/c over virtiofs: same round trips as 9p, ~0.3x the cost"},
+     0.0, 0.0, true, 0, "WSL2 /mnt/c over virtiofs: same round trips as 9p, ~0.3x the cost"},
     {"wsl1-drvfs",
      "lookup=60us,stat=60us,open=100us,close=40us,read=20us,write=30us,readdir=80us,mkdir=120us,"
      "rmdir=100us,unlink=100us,rename=120us,link=120us,attr=80us,xattr=50us,sync=200us",
-     1.0, 1.0, true, "WSL1 drvfs (estimate: no published per-op figures)"},
+     1.0, 1.0, true, 0, "WSL1 drvfs (estimate: no published per-op figures)"},
     {"wsl2-9p-lab",
      "lookup=509us,stat=509us,open=731us,close=786us,read=126us,write=308us,readdir=762us,mkdir=12684us,unlink=2941us,"
      "rename=20372us,link=15352us,attr=16056us,xattr=1494us",
-     0.0, 0.0, false, "the vm lab's 9p (QEMU 9p server, cache=mmap) over its ext4, scaled to a 1 ms stat"},
+     0.0, 0.0, false, 0, "the vm lab's 9p (QEMU 9p server, cache=mmap) over its ext4, scaled to a 1 ms stat"},
     {"wsl2-virtiofs-lab",
      "lookup=23us,stat=23us,open=63us,close=111us,read=137us,write=265us,readdir=197us,mkdir=280us,unlink=209us,rename="
      "0us,link=478us,attr=538us,xattr=115us",
-     1.0, 1.0, true, "the vm lab's virtiofs (virtiofsd cache=auto: 1 s attr/entry cache) over its ext4, same scale"},
-    {"none", "all=0", 1.0, 1.0, true, "pass-through, no added latency"},
+     1.0, 1.0, true, 0, "the vm lab's virtiofs (virtiofsd cache=auto: 1 s attr/entry cache) over its ext4, same scale"},
+    {"none", "all=0", 1.0, 1.0, true, 0, "pass-through, no added latency"},
 }};
 
 }  // namespace
@@ -244,15 +245,17 @@ uint64_t inject_latency(const LatencySpec& spec) {
   int64_t delay = draw_latency_ns(spec, rng_state);
   if (delay <= 0) return 0;
   const int64_t start = static_cast<int64_t>(now_ns());
-  int64_t deadline = start + delay;
-  if (delay > kSpinTailNs) {
-    int64_t wake = deadline - kSpinTailNs;
+  sleep_until_ns(start + delay);
+  return now_ns() - static_cast<uint64_t>(start);
+}
+
+void sleep_until_ns(int64_t deadline) {
+  int64_t wake = deadline - kSpinTailNs;
+  if (wake > static_cast<int64_t>(now_ns())) {
     timespec ts{wake / 1'000'000'000LL, wake % 1'000'000'000LL};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {}
   }
-  int64_t t;
-  while ((t = static_cast<int64_t>(now_ns())) < deadline) {}
-  return static_cast<uint64_t>(t - start);
+  while (static_cast<int64_t>(now_ns()) < deadline) {}
 }
 
 }  // namespace fsr

@@ -79,6 +79,7 @@ struct Profile {
   double attr_timeout;         // seconds; 0 = no attribute caching
   double entry_timeout;
   bool readdirplus;
+  unsigned server_slots;  // requests served at once; 0 = unlimited
   std::string_view note;
 };
 
@@ -91,6 +92,8 @@ std::string profile_names();  // "wsl2-9p|wsl2-virtiofs|wsl1-drvfs|none"
 // Thread-safe; each thread keeps its own random engine.
 // Returns the time actually spent (ns).
 uint64_t inject_latency(const LatencySpec& spec);
+// The same precise sleep, to an absolute CLOCK_MONOTONIC deadline (ns).
+void sleep_until_ns(int64_t deadline_ns);
 // Per-class request counters and slept time, for --stats. Relaxed atomics:
 // one increment per request, read once at exit.
 struct ClassCounters {

@@ -75,24 +75,31 @@ std::string check_paths(fsr::SlowfsOptions& o) {
   return {};
 }
 
-// Rewrites --op-stats on SIGUSR1 while mounted. The signal is blocked in every
+// Writes --op-stats and --server-stats (those asked for).
+void write_stats(const fsr::SlowfsState& st) {
+  const fsr::SlowfsOptions& o = st.options;
+  std::string err;
+  if (!o.op_stats_file.empty()) err = st.op_counts.write_file(o.op_stats_file);
+  if (err.empty() && !o.server_stats_file.empty())
+    err = fsr::write_text_atomically(o.server_stats_file, st.server.format());
+  if (!err.empty()) std::fprintf(stderr, "slowfs: %s\n", err.c_str());
+}
+
+// Rewrites --op-stats and --server-stats on SIGUSR1 while mounted. The signal is blocked in every
 // thread (the request threads inherit the mask) and taken here by sigwait, so
 // the file is written by an ordinary thread, off the request path, and
 // reading the counts sends the mount no request.
 class OpStatsDumper {
  public:
   explicit OpStatsDumper(const fsr::SlowfsState& st) : st_(st) {
-    if (st_.options.op_stats_file.empty()) return;
+    if (st_.options.op_stats_file.empty() && st_.options.server_stats_file.empty()) return;
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGUSR1);
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
     thread_ = std::thread([this, set] {
       int sig = 0;
-      while (sigwait(&set, &sig) == 0 && !stop_.load()) {
-        if (auto err = st_.op_counts.write_file(st_.options.op_stats_file); !err.empty())
-          std::fprintf(stderr, "slowfs: %s\n", err.c_str());
-      }
+      while (sigwait(&set, &sig) == 0 && !stop_.load()) write_stats(st_);
     });
   }
   ~OpStatsDumper() {
@@ -178,7 +185,9 @@ int serve(fsr::SlowfsState& st, int status_fd) {
   } else {
     fuse_loop_config* cfg = fuse_loop_cfg_create();
     fuse_loop_cfg_set_max_threads(cfg, o.max_threads);
-    fuse_loop_cfg_set_idle_threads(cfg, 16);
+    // A server model queues requests in slowfs: keep the workers that a burst
+    // started instead of ending all but 16 and starting them again.
+    fuse_loop_cfg_set_idle_threads(cfg, o.models_server() ? o.max_threads : 16);
     rc = fuse_session_loop_mt(se, cfg);
     fuse_loop_cfg_destroy(cfg);
   }
@@ -188,10 +197,7 @@ int serve(fsr::SlowfsState& st, int status_fd) {
   fuse_session_destroy(se);
   fuse_opt_free_args(&args);
   if (!o.stats_file.empty()) std::ofstream(o.stats_file) << st.counters.format();
-  if (!o.op_stats_file.empty()) {
-    if (auto err = st.op_counts.write_file(o.op_stats_file); !err.empty())
-      std::fprintf(stderr, "slowfs: %s\n", err.c_str());
-  }
+  write_stats(st);
   if (!o.pid_file.empty()) unlink(o.pid_file.c_str());
   return rc == 0 ? 0 : 1;
 }
@@ -217,6 +223,7 @@ int main(int argc, char** argv) {
   }
   if (auto err = check_paths(st.options); !err.empty()) return fail(err);
   st.chown_new_files = geteuid() == 0;
+  st.server.configure(st.options.server_slots, st.options.bandwidth);
   if (st.options.foreground) return serve(st, -1);
 
   int pipefd[2];

@@ -31,14 +31,15 @@ std::string OpCounters::format() const {
   return out;
 }
 
-std::string OpCounters::write_file(const std::string& path) const {
+std::string OpCounters::write_file(const std::string& path) const { return write_text_atomically(path, format()); }
+
+std::string write_text_atomically(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp";
-  std::string text = format();
   FILE* f = std::fopen(tmp.c_str(), "w");
-  if (!f) return "cannot write op stats " + tmp + ": " + std::strerror(errno);
+  if (!f) return "cannot write stats " + tmp + ": " + std::strerror(errno);
   bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   ok = (std::fclose(f) == 0) && ok;
-  if (!ok) return "cannot write op stats " + tmp + ": " + std::strerror(errno);
+  if (!ok) return "cannot write stats " + tmp + ": " + std::strerror(errno);
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     return "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
   return {};

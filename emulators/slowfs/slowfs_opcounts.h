@@ -60,6 +60,10 @@ constexpr size_t kFuseOpCount = static_cast<size_t>(FuseOp::kCount);
 
 std::string_view fuse_op_name(FuseOp op);
 
+// Writes `text` to path.tmp, then renames it to `path`, so a reader polling
+// for the file never sees half of it. Returns "" or a one-line error.
+std::string write_text_atomically(const std::string& path, const std::string& text);
+
 // Per-opcode request counts. Relaxed: a count is read only after the request
 // that incremented it was answered (the dump happens after the caller saw its
 // syscall return), and no other memory is published through it.

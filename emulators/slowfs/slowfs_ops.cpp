@@ -9,6 +9,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -20,13 +21,6 @@ namespace {
 
 SlowfsState& S(fuse_req_t req) { return *static_cast<SlowfsState*>(fuse_req_userdata(req)); }
 SlowfsInode& I(fuse_req_t req, fuse_ino_t ino) { return S(req).inodes.get(ino); }
-// Counts the request (before replying, so a caller's finished syscall is
-// already counted) and sleeps for its class.
-void charge(fuse_req_t req, OpClass c, FuseOp op) {
-  SlowfsState& s = S(req);
-  s.op_counts.add(op);
-  s.counters.add(c, inject_latency(s.options.latency[c]));
-}
 int fh_fd(const fuse_file_info* fi) { return static_cast<int>(fi->fh); }
 
 // Looks `name` up and replies with the entry (one kernel reference).
@@ -72,10 +66,16 @@ void op_init(void* userdata, fuse_conn_info* conn) {
     conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
   if (!o.readdirplus) conn->want &= ~(FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO);
   if (conn->capable & FUSE_CAP_FLOCK_LOCKS) conn->want |= FUSE_CAP_FLOCK_LOCKS;
+  // The kernel queues asynchronous requests (readahead, O_DIRECT chunks) past
+  // max_background (default 12); with a server model the queue must be ours.
+  if (o.models_server()) {
+    conn->max_background = static_cast<unsigned>(std::min(o.max_threads, 65535u));
+    conn->congestion_threshold = conn->max_background * 3 / 4;
+  }
 }
 
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  charge(req, OpClass::kLookup, FuseOp::kLookup);
+  Served served(req, OpClass::kLookup, FuseOp::kLookup);
   reply_entry(req, parent, name);
 }
 
@@ -92,7 +92,7 @@ void op_forget_multi(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
 }
 
 void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
-  charge(req, OpClass::kStat, FuseOp::kGetattr);
+  Served served(req, OpClass::kStat, FuseOp::kGetattr);
   struct stat st {};
   if (fstatat(I(req, ino).fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
     return (void)fuse_reply_err(req, errno);
@@ -128,7 +128,7 @@ int do_setattr(SlowfsInode& in, const struct stat* attr, int to_set, fuse_file_i
 }
 
 void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
-  charge(req, OpClass::kAttr, FuseOp::kSetattr);
+  Served served(req, OpClass::kAttr, FuseOp::kSetattr);
   SlowfsInode& in = I(req, ino);
   if (int err = do_setattr(in, attr, to_set, fi)) return (void)fuse_reply_err(req, err);
   struct stat st {};
@@ -137,7 +137,7 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
 }
 
 void op_readlink(fuse_req_t req, fuse_ino_t ino) {
-  charge(req, OpClass::kStat, FuseOp::kReadlink);
+  Served served(req, OpClass::kStat, FuseOp::kReadlink);
   char buf[PATH_MAX + 1];
   ssize_t n = readlinkat(I(req, ino).fd, "", buf, sizeof buf - 1);
   if (n < 0) return (void)fuse_reply_err(req, errno);
@@ -146,28 +146,28 @@ void op_readlink(fuse_req_t req, fuse_ino_t ino) {
 }
 
 void op_mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {
-  charge(req, OpClass::kOpen, FuseOp::kMknod);
+  Served served(req, OpClass::kOpen, FuseOp::kMknod);
   if (mknodat(I(req, parent).fd, name, mode, rdev) != 0) return (void)fuse_reply_err(req, errno);
   give_to_caller(req, parent, name);
   reply_entry(req, parent, name);
 }
 
 void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
-  charge(req, OpClass::kMkdir, FuseOp::kMkdir);
+  Served served(req, OpClass::kMkdir, FuseOp::kMkdir);
   if (mkdirat(I(req, parent).fd, name, mode) != 0) return (void)fuse_reply_err(req, errno);
   give_to_caller(req, parent, name);
   reply_entry(req, parent, name);
 }
 
 void op_symlink(fuse_req_t req, const char* target, fuse_ino_t parent, const char* name) {
-  charge(req, OpClass::kLink, FuseOp::kSymlink);
+  Served served(req, OpClass::kLink, FuseOp::kSymlink);
   if (symlinkat(target, I(req, parent).fd, name) != 0) return (void)fuse_reply_err(req, errno);
   give_to_caller(req, parent, name);
   reply_entry(req, parent, name);
 }
 
 void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* newname) {
-  charge(req, OpClass::kLink, FuseOp::kLink);
+  Served served(req, OpClass::kLink, FuseOp::kLink);
   // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; the /proc path works for anyone.
   if (linkat(AT_FDCWD, proc_path(I(req, ino).fd).c_str(), I(req, newparent).fd, newname, AT_SYMLINK_FOLLOW) != 0)
     return (void)fuse_reply_err(req, errno);
@@ -175,24 +175,26 @@ void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* n
 }
 
 void op_unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  charge(req, OpClass::kUnlink, FuseOp::kUnlink);
+  Served served(req, OpClass::kUnlink, FuseOp::kUnlink);
   fuse_reply_err(req, unlinkat(I(req, parent).fd, name, 0) == 0 ? 0 : errno);
 }
 
 void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  charge(req, OpClass::kRmdir, FuseOp::kRmdir);
+  Served served(req, OpClass::kRmdir, FuseOp::kRmdir);
   fuse_reply_err(req, unlinkat(I(req, parent).fd, name, AT_REMOVEDIR) == 0 ? 0 : errno);
 }
 
 void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent, const char* newname,
                unsigned int flags) {
-  charge(req, OpClass::kRename, FuseOp::kRename);
+  Served served(req, OpClass::kRename, FuseOp::kRename);
   int r = renameat2(I(req, parent).fd, name, I(req, newparent).fd, newname, flags);
   fuse_reply_err(req, r == 0 ? 0 : errno);
 }
 
 int open_flags(fuse_req_t req, int flags) {
-  flags &= ~O_NOFOLLOW;
+  // O_DIRECT stays on the mount (uncached READ/WRITE requests), not on the
+  // backing fd: libfuse's buffers are unaligned, and pwrite there gets EINVAL.
+  flags &= ~(O_NOFOLLOW | O_DIRECT);
   // With writeback caching the kernel may read a write-only file (to fill
   // pages) and appends itself; passthrough_ll does the same.
   if (S(req).options.writeback_cache) {
@@ -203,7 +205,7 @@ int open_flags(fuse_req_t req, int flags) {
 }
 
 void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
-  charge(req, OpClass::kOpen, FuseOp::kOpen);
+  Served served(req, OpClass::kOpen, FuseOp::kOpen);
   int fd = open(proc_path(I(req, ino).fd).c_str(), open_flags(req, fi->flags));
   if (fd < 0) return (void)fuse_reply_err(req, errno);
   fi->fh = static_cast<uint64_t>(fd);
@@ -212,7 +214,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
 }
 
 void op_create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fuse_file_info* fi) {
-  charge(req, OpClass::kOpen, FuseOp::kCreate);
+  Served served(req, OpClass::kOpen, FuseOp::kCreate);
   SlowfsState& s = S(req);
   int fd = openat(s.inodes.get(parent).fd, name, open_flags(req, fi->flags) | O_CREAT, mode);
   if (fd < 0) return (void)fuse_reply_err(req, errno);
@@ -233,17 +235,23 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
 }
 
 void op_read(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
-  charge(req, OpClass::kRead, FuseOp::kRead);
-  fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
-  buf.buf[0].flags = static_cast<fuse_buf_flags>(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK);
-  buf.buf[0].fd = fh_fd(fi);
-  buf.buf[0].pos = off;
-  fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+  Served served(req, OpClass::kRead, FuseOp::kRead);
+  // Without splice (not asked for) libfuse would pread into a buffer too; here
+  // the pread is part of the transfer's time on the pipe, not added to it.
+  thread_local std::vector<char> buf;
+  buf.resize(std::max(buf.size(), size));
+  const int64_t since = mono_ns();
+  ssize_t n = pread(fh_fd(fi), buf.data(), size, off);
+  if (n < 0) return (void)fuse_reply_err(req, errno);
+  sleep_until_ns(served.state().server.reserve(static_cast<uint64_t>(n), false, since));
+  fuse_reply_buf(req, buf.data(), static_cast<size_t>(n));
 }
 
 void op_write(fuse_req_t req, fuse_ino_t, const char* data, size_t size, off_t off, fuse_file_info* fi) {
-  charge(req, OpClass::kWrite, FuseOp::kWrite);
+  Served served(req, OpClass::kWrite, FuseOp::kWrite);
+  const int64_t until = served.state().server.reserve(size, true);  // the backing write is part of it
   ssize_t n = pwrite(fh_fd(fi), data, size, off);
+  sleep_until_ns(until);
   if (n < 0) return (void)fuse_reply_err(req, errno);
   fuse_reply_write(req, static_cast<size_t>(n));
 }
@@ -251,7 +259,7 @@ void op_write(fuse_req_t req, fuse_ino_t, const char* data, size_t size, off_t o
 // close(2) waits for FLUSH, not for RELEASE (sent asynchronously after the
 // last close), so the close class is charged here and release is free.
 void op_flush(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
-  charge(req, OpClass::kClose, FuseOp::kFlush);
+  Served served(req, OpClass::kClose, FuseOp::kFlush);
   int fd = dup(fh_fd(fi));
   fuse_reply_err(req, fd < 0 ? errno : (close(fd) == 0 ? 0 : errno));
 }
@@ -263,13 +271,13 @@ void op_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
 }
 
 void op_fsync(fuse_req_t req, fuse_ino_t, int datasync, fuse_file_info* fi) {
-  charge(req, OpClass::kSync, FuseOp::kFsync);
+  Served served(req, OpClass::kSync, FuseOp::kFsync);
   int r = datasync ? fdatasync(fh_fd(fi)) : fsync(fh_fd(fi));
   fuse_reply_err(req, r == 0 ? 0 : errno);
 }
 
 void op_fallocate(fuse_req_t req, fuse_ino_t, int mode, off_t off, off_t len, fuse_file_info* fi) {
-  charge(req, OpClass::kAttr, FuseOp::kFallocate);
+  Served served(req, OpClass::kAttr, FuseOp::kFallocate);
   fuse_reply_err(req, fallocate(fh_fd(fi), mode, off, len) == 0 ? 0 : errno);
 }
 
@@ -279,7 +287,7 @@ void op_flock(fuse_req_t req, fuse_ino_t, fuse_file_info* fi, int op) {
 }
 
 void op_statfs(fuse_req_t req, fuse_ino_t ino) {
-  charge(req, OpClass::kStat, FuseOp::kStatfs);
+  Served served(req, OpClass::kStat, FuseOp::kStatfs);
   struct statvfs sv {};
   if (!S(req).options.statfs) {  // libfuse's answer when a file system has no statfs
     sv.f_namemax = 255;
@@ -291,7 +299,7 @@ void op_statfs(fuse_req_t req, fuse_ino_t ino) {
 }
 
 void op_access(fuse_req_t req, fuse_ino_t ino, int mask) {
-  charge(req, OpClass::kStat, FuseOp::kAccess);
+  Served served(req, OpClass::kStat, FuseOp::kAccess);
   fuse_reply_err(req, faccessat(AT_FDCWD, proc_path(I(req, ino).fd).c_str(), mask, 0) == 0 ? 0 : errno);
 }
 
@@ -304,14 +312,14 @@ bool is_symlink(SlowfsInode& in) {
 }
 
 void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size, int flags) {
-  charge(req, OpClass::kAttr, FuseOp::kSetxattr);
+  Served served(req, OpClass::kAttr, FuseOp::kSetxattr);
   SlowfsInode& in = I(req, ino);
   if (is_symlink(in)) return (void)fuse_reply_err(req, EPERM);
   fuse_reply_err(req, setxattr(proc_path(in.fd).c_str(), name, value, size, flags) == 0 ? 0 : errno);
 }
 
 void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
-  charge(req, OpClass::kAttr, FuseOp::kRemovexattr);
+  Served served(req, OpClass::kAttr, FuseOp::kRemovexattr);
   SlowfsInode& in = I(req, ino);
   if (is_symlink(in)) return (void)fuse_reply_err(req, EPERM);
   fuse_reply_err(req, removexattr(proc_path(in.fd).c_str(), name) == 0 ? 0 : errno);
@@ -332,7 +340,7 @@ void reply_xattr(fuse_req_t req, size_t size, Fn fn) {
 }
 
 void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
-  charge(req, OpClass::kXattr, FuseOp::kGetxattr);
+  Served served(req, OpClass::kXattr, FuseOp::kGetxattr);
   SlowfsInode& in = I(req, ino);
   if (is_symlink(in)) return (void)fuse_reply_err(req, ENODATA);
   std::string pp = proc_path(in.fd);
@@ -340,7 +348,7 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) 
 }
 
 void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
-  charge(req, OpClass::kXattr, FuseOp::kListxattr);
+  Served served(req, OpClass::kXattr, FuseOp::kListxattr);
   SlowfsInode& in = I(req, ino);
   if (is_symlink(in)) return (void)(size == 0 ? fuse_reply_xattr(req, 0) : fuse_reply_buf(req, nullptr, 0));
   std::string pp = proc_path(in.fd);
