@@ -27,7 +27,7 @@ Action add_probe_verb(CLI::App& app) {
     std::string dir, output, name;
     double duration = 60;
     uint32_t samples = 8;
-    bool no_drop = false, json = false, busy = false;
+    bool no_drop = false, json = false, busy = false, quick = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sub =
@@ -51,6 +51,9 @@ Action add_probe_verb(CLI::App& app) {
                 "them: a server in another process (FUSE, sshfs) wakes faster on a busy CPU than on a halted vCPU "
                 "(bindfs on a 2-vCPU VM: 4-6x); the profile says so. Which state a workload and its replay run in "
                 "varies (dev/bench/idle-cpu.sh); off by default");
+  sub->add_flag("--quick", o->quick,
+                "Skip the concurrency sweep (1, 2, 4, 8 streams) and the bandwidth runs: the profile then has no "
+                "server model (slots, service time, bandwidth), and predict prices every op as if the mount scaled");
   sub->add_flag("--json", o->json, "Print the profile as JSON instead of a table");
   sub->footer(
       "Exit codes: 0 ok, 1 error, 2 usage, 128+N stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129; "
@@ -74,6 +77,7 @@ Action add_probe_verb(CLI::App& app) {
     po.samples = o->samples;
     po.drop_caches = !o->no_drop;
     po.busy_cpus = o->busy;
+    po.measure_server = !o->quick;
     po.stop = &g_stop;
     po.on_notice = [](const std::string& line) { fmt::print(stderr, "fsreplay probe: {}\n", line); };
     const bool tty = stderr_is_tty();

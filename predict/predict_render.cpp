@@ -99,8 +99,10 @@ std::string server_line(const PredictColumn& c) {
   using fmtx::ns_of;
   const ServerModel& m = c.server.model;
   if (!m.measured()) return "not modelled: every request served at once (no model in the profile)";
-  std::string o = fmt::format("{} slot{}, {} service ({} client side per request)", m.slots, m.slots == 1 ? "" : "s",
-                              ns_of(double(m.service_ns)), ns_of(double(c.server.client_ns)));
+  std::string o = m.slots == kNoSlotLimit
+                      ? fmt::format("no slot limit seen (probe's sweep scaled to every concurrency it measured)")
+                      : fmt::format("{} slot{}, {} service ({} client side per request)", m.slots,
+                                    m.slots == 1 ? "" : "s", ns_of(double(m.service_ns)), ns_of(double(c.server.client_ns)));
   o += fmt::format("; MB/s read {}/{}, write {}/{} (direct/buffered)", mbps(m.read_bw_direct), mbps(m.read_bw_buffered),
                    mbps(m.write_bw_direct), mbps(m.write_bw_buffered));
   const SimStats& s = c.sim;
@@ -117,7 +119,8 @@ J server_to_json(const PredictColumn& c) {
   const SimStats& s = c.sim;
   J o;
   o["measured"] = m.measured();
-  o["slots"] = m.slots;
+  o["slots"] = m.slots == kNoSlotLimit ? J(nullptr) : J(m.slots);
+  o["no_slot_limit"] = m.slots == kNoSlotLimit;
   o["service_ns"] = m.service_ns;
   o["client_ns"] = c.server.client_ns;
   o["bandwidth_bytes_per_s"] = {{"read_direct", m.read_bw_direct},

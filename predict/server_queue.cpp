@@ -13,8 +13,10 @@ uint64_t ServerQueue::client_part(const ServerModel& m, uint64_t syscall_overhea
   return std::max(client, syscall_overhead_ns);
 }
 
+// A mount whose throughput scaled to every measured concurrency (kNoSlotLimit)
+// queues no request: only its bandwidths, if measured, are shared.
 ServerQueue::ServerQueue(const ServerModel& m, uint64_t syscall_overhead_ns)
-    : slots_(m.slots), client_ns_(client_part(m, syscall_overhead_ns)) {
+    : slots_(m.slots == kNoSlotLimit ? 0 : m.slots), client_ns_(client_part(m, syscall_overhead_ns)) {
   bw_[0] = m.read_bw_buffered, bw_[1] = m.read_bw_direct;
   bw_[2] = m.write_bw_buffered, bw_[3] = m.write_bw_direct;
   for (uint64_t b : bw_) any_bw_ |= b > 0;

@@ -28,6 +28,7 @@
 #include "probe/cpu_spinners.h"
 #include "probe/probe_cases.h"
 #include "probe/probe_profile.h"
+#include "probe/server_probe.h"
 #include "base/clock.h"
 #include "base/unique_fd.h"
 
@@ -218,6 +219,19 @@ Status open_session(const ProbeOptions& o, Session& s) {
   return Status::ok();
 }
 
+// The sweep and the bandwidths (server_probe.h) in P/server, removed after.
+Status measure_server(Session& s, double budget, Profile& p) {
+  const std::string sdir = s.priv + "/server";
+  if (mkdirat(s.dir_fd.get(), sdir.c_str(), 0700) != 0)
+    return Status::error(s.dir + "/" + sdir + ": cannot create: " + std::strerror(errno));
+  const UniqueFd sfd(openat(s.dir_fd.get(), sdir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  Status st = sfd.valid() ? probe_server(sfd.get(), s.dir + "/" + sdir, budget, s.stop, p)
+                          : Status::error(s.dir + "/" + sdir + ": " + std::strerror(errno));
+  if (s.stopped()) return interrupted(s);
+  FSR_RETURN_IF_ERROR(st);
+  return s.remove(sdir);
+}
+
 }  // namespace
 
 Result<Profile> run_probe(const ProbeOptions& o) {
@@ -246,6 +260,8 @@ Result<Profile> run_probe(const ProbeOptions& o) {
     if (o.progress) o.progress(elapsed(), budget, rounds);
   };
 
+  // Before the fixture: its stale sets are timed from their touch.
+  if (o.measure_server) FSR_RETURN_IF_ERROR(measure_server(s, budget, p));
   ProbeScript fixture(s.priv);
   fixture_setup(fixture);
   stale_setup(fixture);

@@ -32,6 +32,10 @@ struct ProbeOptions {
   uint32_t max_rounds = 200;
   uint32_t cold_rounds = 6;
   uint32_t samples = 8;  // per case and round
+  // The mount as a server (server_probe.h): the concurrency sweep and the
+  // bandwidths, in their share of the budget, before the rounds. Off
+  // (probe --quick): the profile's server model reads as not measured.
+  bool measure_server = true;
   // Keep every other CPU busy with a spinner at nice 19 while measuring,
   // as some replays' own threads keep them: a file system served by another
   // process (FUSE, sshfs) answers faster when its server wakes on a busy CPU

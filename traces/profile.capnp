@@ -38,13 +38,15 @@ struct ConcurrencyPoint {
   ops @2 :UInt64;
   wallNs @3 :UInt64;
   medianNs @4 :UInt64;  # one call's median latency at that concurrency
+  param @5 :UInt64;     # bytes of a read or write; 0 for the others
+  direct @6 :Bool;      # opened O_DIRECT
 }
 
 # The mount as a server (issue 45): how many requests it serves at once and
 # each one's service time, fitted on the sweep, and its bandwidths (bytes/s;
 # 0: not measured).
 struct ServerModel {
-  slots @0 :UInt32;      # 0: not measured (probe --quick, or an older probe)
+  slots @0 :UInt32;      # 0: not measured (probe --quick, or an older probe); 2^32-1: no limit seen
   serviceNs @1 :UInt64;
   sweep @2 :List(ConcurrencyPoint);
   readBwDirect @3 :UInt64;

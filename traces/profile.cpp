@@ -109,6 +109,8 @@ void encode_server(const ServerModel& m, wire::ServerModel::Builder w) {
     sweep[i].setOps(c.ops);
     sweep[i].setWallNs(c.wall_ns);
     sweep[i].setMedianNs(c.median_ns);
+    sweep[i].setParam(c.param);
+    sweep[i].setDirect(c.direct);
   }
   w.setReadBwDirect(m.read_bw_direct);
   w.setWriteBwDirect(m.write_bw_direct);
@@ -125,8 +127,8 @@ Status decode_server(wire::ServerModel::Reader r, ServerModel& m) {
     if (c.getKind() >= kProbeKindCount)
       return Status::error("concurrency point of unknown kind " + std::to_string(c.getKind()) +
                            " (written by a newer fsreplay?)");
-    m.sweep.push_back(
-        {static_cast<ProbeKind>(c.getKind()), c.getStreams(), c.getOps(), c.getWallNs(), c.getMedianNs()});
+    m.sweep.push_back({static_cast<ProbeKind>(c.getKind()), c.getStreams(), c.getOps(), c.getWallNs(), c.getMedianNs(),
+                       c.getParam(), c.getDirect()});
   }
   m.read_bw_direct = r.getReadBwDirect();
   m.write_bw_direct = r.getWriteBwDirect();

@@ -99,13 +99,20 @@ struct ConcurrencyPoint {
   uint64_t ops = 0;
   uint64_t wall_ns = 0;
   uint64_t median_ns = 0;  // one call's median latency at that concurrency
+  uint64_t param = 0;      // bytes of a read or write (4096, 1 MiB); 0 for the others
+  bool direct = false;     // opened O_DIRECT
 
   double ops_per_s() const { return wall_ns ? double(ops) * 1e9 / double(wall_ns) : 0.0; }
 };
+// A sweep row's name: "stat", "read 4 KiB", "read-seq 1 MiB direct".
+std::string sweep_kind_label(ProbeKind kind, uint64_t param, bool direct);
 
 // The mount as a server: how many requests it serves at once (slots) and
 // each one's service time, fitted on the concurrency sweep, and its large
-// sequential bandwidths in bytes/s (0: not measured).
+// sequential bandwidths in bytes/s (0: not measured). A mount that scaled
+// to every measured concurrency has slots kNoSlotLimit (no limit seen) and
+// service_ns its single-stream service time; fit_note says up to how many.
+inline constexpr uint32_t kNoSlotLimit = UINT32_MAX;
 struct ServerModel {
   uint32_t slots = 0;  // 0: not measured (probe --quick, or a profile older than version 3)
   uint64_t service_ns = 0;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Text and JSON views of a profile (`fsreplay inspect PROFILE`).
+#include <algorithm>
 #include <ctime>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -36,7 +38,95 @@ std::string lifetime(uint64_t ns) {
   return fmt::format("metadata re-fetched {:.1f} s after a touch", double(ns) / 1e9);
 }
 
+std::string bytes_label(uint64_t b) {
+  if (b >= (1u << 20) && b % (1u << 20) == 0) return fmt::format("{} MiB", b >> 20);
+  if (b >= 1024 && b % 1024 == 0) return fmt::format("{} KiB", b >> 10);
+  return fmt::format("{} B", b);
+}
+
+std::string rate(uint64_t bps, const char* how) {
+  if (!bps) return fmt::format("{} not measured", how);
+  return fmt::format("{:.1f} MB/s {} ({:.1f} MiB/s)", double(bps) / 1e6, how, double(bps) / 1048576.0);
+}
+
+// The model, the bandwidths and the sweep table (kind x streams: ops/s and p50).
+std::string server_text(const ServerModel& m) {
+  if (!m.measured() && m.sweep.empty())
+    return "  server     not measured (probe --quick, or a profile older than version 3)\n";
+  std::string o;
+  if (!m.measured())
+    o += "  server     not fitted\n";
+  else if (m.slots == kNoSlotLimit)
+    o += fmt::format("  server     no slot limit seen, {} us service\n", us(double(m.service_ns)));
+  else
+    o += fmt::format("  server     {} slot{} of {} us service\n", m.slots, m.slots == 1 ? "" : "s",
+                     us(double(m.service_ns)));
+  if (!m.fit_note.empty()) o += "  fit        " + m.fit_note + "\n";
+  o += fmt::format("  bandwidth  read  {}, {}\n", rate(m.read_bw_direct, "direct"),
+                   rate(m.read_bw_buffered, "buffered"));
+  o += fmt::format("             write {}, {}\n", rate(m.write_bw_direct, "direct"),
+                   rate(m.write_bw_buffered, "buffered"));
+  if (m.sweep.empty()) return o;
+  std::vector<uint32_t> streams;
+  std::vector<std::string> rows;
+  for (const ConcurrencyPoint& c : m.sweep) {
+    if (std::find(streams.begin(), streams.end(), c.streams) == streams.end()) streams.push_back(c.streams);
+    const std::string l = sweep_kind_label(c.kind, c.param, c.direct);
+    if (std::find(rows.begin(), rows.end(), l) == rows.end()) rows.push_back(l);
+  }
+  std::sort(streams.begin(), streams.end());
+  o += fmt::format("\n{:<22}", "sweep: ops/s, p50 us");
+  for (uint32_t n : streams) o += fmt::format(" {:>18}", fmt::format("{} stream{}", n, n == 1 ? "" : "s"));
+  o += "\n";
+  for (const std::string& row : rows) {
+    o += fmt::format("{:<22}", row);
+    for (uint32_t n : streams) {
+      const ConcurrencyPoint* hit = nullptr;
+      for (const ConcurrencyPoint& c : m.sweep)
+        if (c.streams == n && sweep_kind_label(c.kind, c.param, c.direct) == row) hit = &c;
+      const double p50 = double(hit ? hit->median_ns : 0);  // whole us past 1 ms: the column stays 8 wide
+      o += hit ? fmt::format(" {:>9} {:>8}", fmt::format("{:.0f}/s", hit->ops_per_s()),
+                             p50 >= 1e6 ? fmt::format("{:.0f}", p50 / 1e3) : us(p50))
+               : fmt::format(" {:>18}", "-");
+    }
+    o += "\n";
+  }
+  return o;
+}
+
+nlohmann::ordered_json server_json(const ServerModel& m) {
+  nlohmann::ordered_json j;
+  j["measured"] = m.measured();
+  j["slots"] = m.slots == kNoSlotLimit ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.slots);
+  j["no_slot_limit"] = m.slots == kNoSlotLimit;
+  j["service_ns"] = m.service_ns;
+  j["fit_note"] = m.fit_note;
+  j["bandwidth_bps"] = {{"read_direct", m.read_bw_direct},
+                        {"write_direct", m.write_bw_direct},
+                        {"read_buffered", m.read_bw_buffered},
+                        {"write_buffered", m.write_bw_buffered}};
+  auto sweep = nlohmann::ordered_json::array();
+  for (const ConcurrencyPoint& c : m.sweep)
+    sweep.push_back({{"kind", std::string(probe_kind_name(c.kind))},
+                     {"param", c.param},
+                     {"direct", c.direct},
+                     {"streams", c.streams},
+                     {"ops", c.ops},
+                     {"wall_ns", c.wall_ns},
+                     {"ops_per_s", c.ops_per_s()},
+                     {"median_ns", c.median_ns}});
+  j["sweep"] = sweep;
+  return j;
+}
+
 }  // namespace
+
+std::string sweep_kind_label(ProbeKind kind, uint64_t param, bool direct) {
+  std::string s(probe_kind_name(kind));
+  if (param) s += " " + bytes_label(param);
+  if (direct) s += " direct";
+  return s;
+}
 
 std::string profile_to_text(const Profile& p) {
   auto env = nlohmann::json::parse(p.environment_json, nullptr, false);
@@ -55,6 +145,7 @@ std::string profile_to_text(const Profile& p) {
   if (p.busy_cpus)
     o += fmt::format("  cpus       {} other{} kept busy by spinners at nice 19 while measuring (--busy-cpus)\n",
                      p.busy_cpus, p.busy_cpus == 1 ? "" : "s");
+  o += server_text(p.server);
   for (const std::string& n : p.notes) o += "  note: " + n + "\n";
   o += fmt::format("\n{:<13} {:<5} {:>14} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "kind", "temp", "param", "count",
                    "mean us", "p50 us", "p90 us", "p99 us", "max us");
@@ -103,6 +194,7 @@ std::string profile_to_json(const Profile& p) {
     cases.push_back(std::move(r));
   }
   j["cases"] = cases;
+  j["server"] = server_json(p.server);
   return json_text(j, 2) + "\n";
 }
 

@@ -47,6 +47,8 @@ struct SlowfsOptions {
   std::vector<std::string> mount_options;  // the -o values, passed to libfuse
   bool show_help = false;
   bool show_profiles = false;
+  // Slots or a bandwidth limit: requests may queue in slowfs.
+  bool models_server() const { return server_slots > 0 || bandwidth != Bandwidth{}; }
 };
 
 // Parses argv (without argv[0]). The profile is applied first, then the

@@ -185,7 +185,9 @@ int serve(fsr::SlowfsState& st, int status_fd) {
   } else {
     fuse_loop_config* cfg = fuse_loop_cfg_create();
     fuse_loop_cfg_set_max_threads(cfg, o.max_threads);
-    fuse_loop_cfg_set_idle_threads(cfg, 16);
+    // A server model queues requests in slowfs: keep the workers that a burst
+    // started instead of ending all but 16 and starting them again.
+    fuse_loop_cfg_set_idle_threads(cfg, o.models_server() ? o.max_threads : 16);
     rc = fuse_session_loop_mt(se, cfg);
     fuse_loop_cfg_destroy(cfg);
   }

@@ -68,7 +68,7 @@ void op_init(void* userdata, fuse_conn_info* conn) {
   if (conn->capable & FUSE_CAP_FLOCK_LOCKS) conn->want |= FUSE_CAP_FLOCK_LOCKS;
   // The kernel queues asynchronous requests (readahead, O_DIRECT chunks) past
   // max_background (default 12); with a server model the queue must be ours.
-  if (o.server_slots > 0 || o.bandwidth != Bandwidth{}) {
+  if (o.models_server()) {
     conn->max_background = static_cast<unsigned>(std::min(o.max_threads, 65535u));
     conn->congestion_threshold = conn->max_background * 3 / 4;
   }
@@ -192,9 +192,8 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t n
 }
 
 int open_flags(fuse_req_t req, int flags) {
-  // O_DIRECT stays on the mount (the kernel sends such I/O uncached, as READ
-  // and WRITE requests) but not on the backing fd: libfuse's buffers are not
-  // aligned, so an O_DIRECT pwrite there fails with EINVAL.
+  // O_DIRECT stays on the mount (uncached READ/WRITE requests), not on the
+  // backing fd: libfuse's buffers are unaligned, and pwrite there gets EINVAL.
   flags &= ~(O_NOFOLLOW | O_DIRECT);
   // With writeback caching the kernel may read a write-only file (to fill
   // pages) and appends itself; passthrough_ll does the same.
@@ -237,21 +236,23 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
 
 void op_read(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
   Served served(req, OpClass::kRead, FuseOp::kRead);
-  struct stat st {};  // the bytes the reply will carry: the file may end first
-  uint64_t bytes = fstat(fh_fd(fi), &st) != 0 || off >= st.st_size ? 0 : static_cast<uint64_t>(st.st_size - off);
-  served.state().server.transfer(std::min<uint64_t>(bytes, size), false);
-  fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
-  buf.buf[0].flags = static_cast<fuse_buf_flags>(FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK);
-  buf.buf[0].fd = fh_fd(fi);
-  buf.buf[0].pos = off;
-  fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+  // Without splice (not asked for) libfuse would pread into a buffer too; here
+  // the pread is part of the transfer's time on the pipe, not added to it.
+  thread_local std::vector<char> buf;
+  buf.resize(std::max(buf.size(), size));
+  const int64_t since = mono_ns();
+  ssize_t n = pread(fh_fd(fi), buf.data(), size, off);
+  if (n < 0) return (void)fuse_reply_err(req, errno);
+  sleep_until_ns(served.state().server.reserve(static_cast<uint64_t>(n), false, since));
+  fuse_reply_buf(req, buf.data(), static_cast<size_t>(n));
 }
 
 void op_write(fuse_req_t req, fuse_ino_t, const char* data, size_t size, off_t off, fuse_file_info* fi) {
   Served served(req, OpClass::kWrite, FuseOp::kWrite);
+  const int64_t until = served.state().server.reserve(size, true);  // the backing write is part of it
   ssize_t n = pwrite(fh_fd(fi), data, size, off);
+  sleep_until_ns(until);
   if (n < 0) return (void)fuse_reply_err(req, errno);
-  served.state().server.transfer(static_cast<uint64_t>(n), true);
   fuse_reply_write(req, static_cast<size_t>(n));
 }
 

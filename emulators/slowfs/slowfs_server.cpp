@@ -7,16 +7,15 @@
 #include <charconv>
 #include <cstdio>
 
-#include "emulators/slowfs/slowfs_latency.h"
-
 namespace fsr {
-namespace {
 
 int64_t mono_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000LL + ts.tv_nsec;
 }
+
+namespace {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -127,12 +126,12 @@ void ServerModel::leave() {
   cv_.notify_all();
 }
 
-void ServerModel::transfer(uint64_t bytes, bool write) {
+int64_t ServerModel::reserve(uint64_t bytes, bool write, int64_t since) {
   (write ? write_bytes_ : read_bytes_).fetch_add(bytes, std::memory_order_relaxed);
   const double bps = write ? bw_.write_bps : bw_.read_bps;
-  if (bps <= 0 || bytes == 0) return;
+  if (bps <= 0 || bytes == 0) return 0;
   const auto busy = static_cast<int64_t>(static_cast<double>(bytes) * 1e9 / bps);
-  int64_t now = mono_ns(), end = 0;
+  int64_t now = since ? since : mono_ns(), end = 0;
   {
     std::lock_guard lock(pipe_mu_);
     const int64_t start = std::max(now, pipe_free_at_ns_);
@@ -144,7 +143,7 @@ void ServerModel::transfer(uint64_t bytes, bool write) {
     pipe_free_at_ns_ = end;
     pipe_busy_ns_ += static_cast<uint64_t>(busy);
   }
-  sleep_until_ns(end);
+  return end;
 }
 
 ServerCounters ServerModel::counters() const {

@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "emulators/slowfs/slowfs_latency.h"
+
 namespace fsr {
 
 // Bytes per second of the shared pipe per direction; 0 = unlimited.
@@ -32,6 +34,7 @@ std::string apply_bandwidth_list(std::string_view list, Bandwidth& out);
 std::string format_bandwidth(const Bandwidth& bw);  // "read 40 MB/s, write 20 MB/s"
 // "1" .. "4096", or "0"/"none" for unlimited; nullopt-like -1 on garbage.
 long parse_server_slots(std::string_view text);
+int64_t mono_ns();  // CLOCK_MONOTONIC in ns
 
 struct ServerCounters {
   uint64_t requests = 0;  // requests that went through enter()
@@ -52,9 +55,14 @@ class ServerModel {
   // Waits for a slot (FIFO) and takes it; leave() gives it back.
   void enter();
   void leave();
-  // Moves `bytes` through the pipe: queues behind earlier transfers, then
-  // occupies it for bytes/bandwidth (sleeping). Only counts if unlimited.
-  void transfer(uint64_t bytes, bool write);
+  // Books `bytes` on the pipe behind earlier transfers, starting no earlier
+  // than `since` (CLOCK_MONOTONIC ns; 0 = now), and returns when the transfer
+  // ends (0 if unlimited). Counts the bytes.
+  int64_t reserve(uint64_t bytes, bool write, int64_t since = 0);
+  // reserve(), then sleeps until the transfer ends. A caller with real work
+  // to do (the backing write) reserves, works, then sleeps, so the work is
+  // part of the transfer's time rather than added to it.
+  void transfer(uint64_t bytes, bool write) { sleep_until_ns(reserve(bytes, write)); }
   ServerCounters counters() const;
   // For --server-stats: a "counter value" header, then "slots 1",
   // "peak_in_service 1", "waited 7", ... one per line (units in the names).

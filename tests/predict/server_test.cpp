@@ -151,6 +151,20 @@ TEST(PredictServer, ManySlotsPredictExactlyAsWithoutAModel) {
   EXPECT_GT(c.sim.wall_ns, a.sim.wall_ns);
 }
 
+// probe stores "scaled to every concurrency it measured" as kNoSlotLimit: no
+// request queues (and no slot per possible request is made), as without a model.
+TEST(PredictServer, NoSlotLimitSeenQueuesNothing) {
+  const testdata::TraceFixture t = testdata::many_builds(12);
+  Profile old = fixed_profile("old", 150'000);
+  Profile open = old;
+  open.server = slots_model(kNoSlotLimit, 100'000);
+  LatencyModel m_old(old), m_open(open);
+  const SimRun a = simulate_fixture(t, &m_old, testdata::stream_options(5));
+  const SimRun b = simulate_fixture(t, &m_open, testdata::stream_options(5));
+  EXPECT_EQ(a.sim.wall_ns, b.sim.wall_ns);
+  EXPECT_EQ(b.sim.queued_ops, 0u);
+}
+
 TEST(PredictServer, TwoLargeWritesShareTheBandwidth) {
   const uint64_t mib = 1 << 20;
   Profile p = fixed_profile("pipe", 100'000);  // a 1 MiB write: 1.7 ms drawn (fixed_profile's size scale)

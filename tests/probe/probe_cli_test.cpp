@@ -102,7 +102,26 @@ TEST(ProbeCli, ShortBudgetIsRaisedWithANoteAndAKilledProbesDirectoryIsRemoved) {
             std::string::npos)
       << e;
   EXPECT_TRUE(probed.empty());
-  EXPECT_TRUE(std::filesystem::exists(profile));
+  auto prof = read_profile(profile);
+  ASSERT_TRUE(prof) << prof.message();
+  EXPECT_TRUE(prof->server.measured()) << prof->server.fit_note;  // the sweep runs by default
+}
+
+TEST(ProbeCli, QuickWritesAProfileWithoutServerModel) {
+  Tmp probed, out;
+  const std::string profile = out.dir + "/p.profile", err = out.dir + "/err", text = out.dir + "/out";
+  const pid_t p =
+      start_fsreplay({"probe", probed.dir, "-o", profile, "--duration", "5", "--samples", "2", "--quick"}, text, err);
+  ASSERT_GT(p, 0);
+  const int st = wait_exit(p, 300);
+  ASSERT_NE(st, -1) << slurp(err);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0) << slurp(err);
+  auto prof = read_profile(profile);
+  ASSERT_TRUE(prof) << prof.message();
+  EXPECT_FALSE(prof->server.measured());
+  EXPECT_TRUE(prof->server.sweep.empty());
+  EXPECT_NE(slurp(text).find("server     not measured (probe --quick"), std::string::npos) << slurp(text);
 }
 
 }  // namespace

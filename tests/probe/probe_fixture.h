@@ -29,6 +29,7 @@ inline ProbeOptions quick(const std::string& dir) {
   o.max_rounds = 2;
   o.samples = 2;
   o.cold_rounds = 1;
+  o.measure_server = false;  // probe_server_test.cpp measures it
   return o;
 }
 

@@ -93,6 +93,7 @@ TEST(GoldenSchemas, EveryGoldenJsonValidatesAgainstTheSchemaItNames) {
       {"fsreplay.compare/1", "report/compare.schema.json"},
       {"fsreplay.predict/1", "predict/predict.schema.json"},
       {"fsreplay.replay/1", "replayer/session/replay.schema.json"},
+      {"fsreplay.advise/1", "advise/advise.schema.json"},
   };
   int checked = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(root + "/tests")) {

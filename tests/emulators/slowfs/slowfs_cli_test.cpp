@@ -62,6 +62,18 @@ TEST(SlowfsCli, MissingBackingDirIsOneLineNamingIt) {
   remove_tree(tmp);
 }
 
+TEST(SlowfsCli, BadServerValuesAreOneLineNamingTheOption) {
+  for (const char* bad : {"--server-slots 0", "--server-slots -1", "--bandwidth read=-5MB", "--bandwidth write=fast"}) {
+    CliRun r = run_slowfs(std::string("b m ") + bad);
+    EXPECT_EQ(r.status, 1) << bad;
+    EXPECT_EQ(lines(r.output), 1u) << r.output;
+    EXPECT_NE(r.output.find(std::string(bad).substr(2, 6)), std::string::npos) << r.output;  // server / bandwi
+  }
+  CliRun r = run_slowfs("--help");
+  EXPECT_NE(r.output.find("--server-slots N"), std::string::npos);
+  EXPECT_NE(r.output.find("--bandwidth LIST"), std::string::npos);
+}
+
 TEST(SlowfsCli, BusyMountPointIsRefused) {
   if (geteuid() != 0) GTEST_SKIP() << "mounting slowfs with allow_other needs root";
   if (access("/dev/fuse", R_OK | W_OK) != 0) GTEST_SKIP() << "kernel has no /dev/fuse";
