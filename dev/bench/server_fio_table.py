@@ -75,8 +75,8 @@ def main():
     work, rounds = os.environ["WORK"], int(os.environ["ROUNDS"])
     lat, bw = seconds(os.environ["LAT"]), rates(os.environ["BW"])
     head = ("slots", "case", "MB/s", "spread", "IOPS", "spread", "lat us", "impl MB/s", "impl IOPS", "impl lat",
-            "fio/impl", "lat-impl", "peak", "waited", "probe MB/s", "probe IOPS")
-    print("%-5s %-9s %8s %6s %8s %6s %8s %9s %9s %8s %8s %8s %4s %7s %10s %10s" % head)
+            "fio/impl", "lat-impl", "peak", "waited", "probe MB/s", "probe IOPS", "probe/fio")
+    print("%-5s %-9s %8s %6s %8s %6s %8s %9s %9s %8s %8s %8s %4s %7s %10s %10s %9s" % head)
     for line in sys.stdin:
         slots, case, probe_mb, probe_iops = line.split()
         direction = CASES[case][2]
@@ -92,7 +92,8 @@ def main():
         else:
             imb, iiops, ilat = implied(slots, case, lat, bw)
             print("%9.1f %9.0f %8.0f %8.2f %8.0f" % (imb, iiops, ilat, median(iops) / iiops, median(lats) - ilat), end=" ")
-        print("%4d %7d %10s %10s" % (stats["peak_in_service"], stats["waited"], probe_mb, probe_iops))
+        ratio = "%.2f" % (float(probe_iops) / median(iops)) if probe_iops != "-" else "-"
+        print("%4d %7d %10s %10s %9s" % (stats["peak_in_service"], stats["waited"], probe_mb, probe_iops, ratio))
 
 
 if __name__ == "__main__":
