@@ -99,10 +99,11 @@ std::string server_line(const PredictColumn& c) {
   using fmtx::ns_of;
   const ServerModel& m = c.server.model;
   if (!m.measured()) return "not modelled: every request served at once (no model in the profile)";
-  std::string o = m.slots == kNoSlotLimit
-                      ? fmt::format("no slot limit seen (probe's sweep scaled to every concurrency it measured)")
-                      : fmt::format("{} slot{}, {} service ({} client side per request)", m.slots,
-                                    m.slots == 1 ? "" : "s", ns_of(double(m.service_ns)), ns_of(double(c.server.client_ns)));
+  std::string o =
+      m.slots == kNoSlotLimit
+          ? fmt::format("no slot limit seen (probe's sweep scaled to every concurrency it measured)")
+          : fmt::format("{} slot{}, {} service ({} client side per request)", m.slots, m.slots == 1 ? "" : "s",
+                        ns_of(double(m.service_ns)), ns_of(double(c.server.client_ns)));
   o += fmt::format("; MB/s read {}/{}, write {}/{} (direct/buffered)", mbps(m.read_bw_direct), mbps(m.read_bw_buffered),
                    mbps(m.write_bw_direct), mbps(m.write_bw_buffered));
   const SimStats& s = c.sim;

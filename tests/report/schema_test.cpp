@@ -94,6 +94,7 @@ TEST(GoldenSchemas, EveryGoldenJsonValidatesAgainstTheSchemaItNames) {
       {"fsreplay.predict/1", "predict/predict.schema.json"},
       {"fsreplay.replay/1", "replayer/session/replay.schema.json"},
       {"fsreplay.advise/1", "advise/advise.schema.json"},
+      {"fsreplay.profile/1", "traces/profile.schema.json"},
   };
   int checked = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(root + "/tests")) {
