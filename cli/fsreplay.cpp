@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "cli/build_commit.h"
 #include "cli/cli_util.h"
 #include "cli/verbs.h"
 
@@ -15,7 +16,8 @@ int main(int argc, char** argv) {
       "fsreplay: record a workload's file-system syscalls with eBPF, replay them on "
       "another mount, and attribute the slowdown per syscall class"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("fsreplay ") + FSREPLAY_VERSION);
+  app.set_version_flag("--version", fmt::format("fsreplay {} (commit {}, {})", FSREPLAY_VERSION,
+                                                fsr::cli::build_commit(), FSREPLAY_BUILD));
   app.footer(std::string(fsr::cli::kExitCodesHelp) + "\nRun 'fsreplay VERB --help' for a verb's options.");
 
   std::map<CLI::App*, fsr::cli::Action> actions;

@@ -42,7 +42,7 @@ rc=0
 "${cmd[0]}" -static "${cmd[@]:1}" 2>"$err" || rc=$?
 cat "$err" >&2
 if [[ $rc -eq 0 ]] && grep -q "in statically linked applications requires at runtime" "$err"; then
-  echo "static-link: the static binary would call glibc's NSS (above): give it an NSS-free" \
+  echo "static-link: the static binary would call glibc's NSS or dlopen (above): give it a" \
        "replacement as packaging/static/passwd_files.cpp does for getpwent" >&2
   for ((i = 1; i < ${#cmd[@]}; i++)); do [[ ${cmd[i]} == -o ]] && rm -f "${cmd[i+1]}"; done
   exit 1

@@ -301,7 +301,9 @@ std::string slowfs_usage() {
        "  -h, --help              this text\n"
        "\n"
        "Prints 'slowfs: pid N serving BACKING on MOUNTPOINT' once mounted.\n"
-       "Unmount with: fusermount3 -u MOUNTPOINT (or umount MOUNTPOINT as root).\n";
+       "Unmount with: fusermount3 -u MOUNTPOINT (or umount MOUNTPOINT as root).\n"
+       "As non-root, mounting needs fusermount3, the setuid helper of the fuse3\n"
+       "package (Debian, Ubuntu: apt install fuse3), even for the static slowfs.\n";
   return o.str();
 }
 
