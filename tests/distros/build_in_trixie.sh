@@ -6,9 +6,11 @@
 # each command of the README's Install block (tools/install-deps, cmake, cmake
 # --build --target package, apt install of the .deb, man) runs there as
 # written, from the copy; then `ctest -L unit` there. The tree is made by
-# dev/distros/tree.sh with the packages `tools/install-deps --list` names, so
-# install-deps finds them present (cold: the tree's ~2 GB of packages; warm:
-# the build itself, printed per step). apt answers yes (apt.conf.d in the
+# dev/distros/tree.sh with the packages trixie-build-packages.txt names (what
+# `tools/install-deps --list` named when it was written: fixed, so that the
+# cache stays warm), so install-deps finds them present and installs only
+# what it has gained since (cold: the tree's ~2 GB of packages; warm: the
+# build itself, printed per step). apt answers yes (apt.conf.d in the
 # chroot), as a user at the prompt would.
 #   usage: build_in_trixie.sh REPO
 # Exit 77 with the reason when no trixie tree is cached and the mirror is unreachable.
@@ -17,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$1" && pwd)
 # shellcheck source=tests/distros/chroot-lib.sh
 . "$here/chroot-lib.sh"
-mapfile -t packages < <("$repo/tools/install-deps" --list)
+mapfile -t packages < <(grep -v '^#' "$here/trixie-build-packages.txt")
 rc=0; tree=$("$repo/dev/distros/tree.sh" trixie "${packages[@]}") || rc=$?
 [[ $rc -eq 77 ]] && { echo "skip: no trixie tree with the build's packages (see above)"; exit 77; }
 [[ $rc -ne 0 ]] && exit "$rc"

@@ -51,10 +51,10 @@ case $kind in
   *) echo "static_in_chroot.sh: bullseye, trixie or empty, not '$kind'" >&2; exit 2 ;;
 esac
 cp "$static" "$root/work/fsreplay"
-mkdir -p "$root/work/rec" "$root/work/target"
+mkdir -p "$root/work/rec" "$root/work/target" "$root/work/scratch"
 fail=0
 check() { if eval "$2"; then echo "ok    $1"; else echo "FAIL  $1"; fail=1; fi; }
-json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
+json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@" 2>/dev/null || echo '?'; }
 
 if [[ $kind == empty ]]; then
   cp "$here/workload-busybox.sh" "$root/work/workload.sh"
@@ -70,20 +70,22 @@ echo "== record, in the $kind chroot"
 rc=0
 inroot /work/fsreplay record -o /work/w.trace --root /work/rec -- "${workload[@]}" || rc=$?
 check "record exits 0 (got $rc)" '[[ $rc -eq 0 ]]'
-inroot /work/fsreplay inspect /work/w.trace | head -12
+inroot /work/fsreplay inspect /work/w.trace >"$work/inspect.txt"
+head -12 "$work/inspect.txt"
 inroot /work/fsreplay inspect /work/w.trace --json >"$work/inspect.json"
-drops=$(json "$work/inspect.json" drops) events=$(json "$work/inspect.json" events 2>/dev/null || echo '?')
+drops=$(json "$work/inspect.json" drops) events=$(json "$work/inspect.json" events)
 check "0 drops (drops $drops, events $events)" '[[ $drops == 0 ]]'
 
 echo "== replay, in the $kind chroot"
 rc=0
-inroot /work/fsreplay replay /work/w.trace --target /work/target -o /work/w.result --json >"$work/replay.json" || rc=$?
+inroot /work/fsreplay replay /work/w.trace --target /work/target --scratch /work/scratch -o /work/w.result --json >"$work/replay.json" || rc=$?
 check "replay exits 0 (got $rc)" '[[ $rc -eq 0 ]]'
 ops=$(json "$work/replay.json" ops) div=$(json "$work/replay.json" divergences)
 check "0 divergences (ops $ops, divergences $div)" '[[ $ops -gt 0 && $div == 0 ]]'
 
 echo "== report, in the $kind chroot"
-inroot /work/fsreplay report /work/w.result | tee "$work/report.txt" | head -20
+inroot /work/fsreplay report /work/w.result >"$work/report.txt"
+head -20 "$work/report.txt"
 check "report prints the per-class table (open and stat rows)" \
   'grep -qE "^ *open " "$work/report.txt" && grep -qE "^ *stat " "$work/report.txt"'
 exit $fail
