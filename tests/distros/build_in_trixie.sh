@@ -57,6 +57,9 @@ if [[ $fail -eq 0 ]]; then
   grep -E 'tests passed|tests failed|Failed|\*\*\*' "$work/ctest.log" | head -40
   if [[ $rc -eq 0 ]]; then echo "ok    unit tests pass on trixie ($((SECONDS - t0)) s)"; else
     echo "FAIL  unit tests on trixie exited $rc"; fail=1; fi
-  echo "info  fsreplay --version there: $(inroot fsreplay --version)"
+  echo "info  the .deb apt installed: $(inroot fsreplay --version 2>&1)"
+  if inroot fsreplay inspect /src/fsreplay/tests/traces/fixtures/v2.trace | grep -q events; then
+    echo "ok    the installed fsreplay inspects a trace on trixie"
+  else echo "FAIL  the installed fsreplay cannot inspect a trace on trixie"; fail=1; fi
 fi
 exit $fail
