@@ -34,9 +34,21 @@ mkdir -p "$root/src/fsreplay"
 echo "info  $(inroot sh -c '. /etc/os-release; echo "$PRETTY_NAME"'), $(inroot gcc --version | head -1)"
 echo "info  $(inroot dpkg-query -W -f '${Package} ${Version}, ' libbpf-dev libcapnp-dev libfmt-dev cmake)"
 
-# The Install block: the first ```sh block after "## Install", comments cut.
-mapfile -t steps < <(awk '/^## Install/ {s=1} s && /^```sh/ {b=1; next} b && /^```/ {exit} b' "$repo/README.md" |
-  sed 's/[[:space:]]*#.*$//' | grep -v '^[[:space:]]*$')
+# The source build: the ```sh block of README's "## Install" section that runs
+# tools/install-deps, comments cut.
+mapfile -t steps < <(python3 - "$repo/README.md" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+section = re.search(r"^## Install\n(.*?)(?=^## )", text, re.S | re.M).group(1)
+for block in re.findall(r"^```sh\n(.*?)^```", section, re.S | re.M):
+    if "tools/install-deps" in block:
+        for line in block.splitlines():
+            line = re.sub(r"\s*#.*$", "", line)
+            if line.strip():
+                print(line)
+        break
+PY
+)
 [[ ${#steps[@]} -ge 3 ]] || { echo "FAIL  no Install block with commands found in README.md"; exit 1; }
 fail=0
 for step in "${steps[@]}"; do
