@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Text and JSON views of a profile (`fsreplay inspect PROFILE`).
+#include <algorithm>
 #include <ctime>
 
 #include <fmt/format.h>
