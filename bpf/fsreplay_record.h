@@ -244,9 +244,12 @@ struct fsr_lane_early {
 /* Plans the next frame of a lane of `capacity` bytes whose control block
  * holds head, tail, floor and rewind_from: an empty lane away from its first
  * byte rewinds, and so does a busy one the reader keeps up with and the
- * writer fills slowly enough (`early`). */
-static inline struct fsr_lane_plan fsr_plan_frame(__u64 head, __u64 tail, __u64 floor, __u64 rewind_from,
-                                                  __u64 capacity, struct fsr_lane_early early) {
+ * writer fills slowly enough (`early`). Always inlined: BPF has no stack
+ * arguments nor aggregate returns, and clang 19 (Debian 13) does not inline
+ * it by itself. */
+static inline __attribute__((always_inline)) struct fsr_lane_plan fsr_plan_frame(__u64 head, __u64 tail, __u64 floor,
+                                                                                 __u64 rewind_from, __u64 capacity,
+                                                                                 struct fsr_lane_early early) {
   struct fsr_lane_plan p;
   __u64 mask = capacity - 1;
   p.start = fsr_frame_at(head);

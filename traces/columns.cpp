@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "traces/columns.h"
 
+#include <algorithm>
 #include <zstd.h>
 
 #include <stdexcept>

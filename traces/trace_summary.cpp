@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "traces/trace_summary.h"
 
+#include <algorithm>
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>

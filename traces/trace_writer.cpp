@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "traces/trace_writer.h"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>

@@ -26,7 +26,10 @@ work=$(mktemp -d "$prefix/build.XXXXXX")
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 apt=$work/apt
 mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/etc"
-for suite in bookworm bookworm-updates; do
+# The running release's source (bookworm on Debian 12, trixie on 13): the
+# version wanted is the installed libfmt-dev's.
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+for suite in "$codename" "$codename-updates"; do
   echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main"
 done >"$apt/etc/sources.list"
 aptopts=(-o "Dir::Etc::SourceList=$apt/etc/sources.list" -o "Dir::Etc::SourceParts=$apt/etc/none"

@@ -2,6 +2,7 @@
 // predict: the simulation follows the replay's plan and clock, prices ops
 // from the profile, blames what the profile makes slow, and names what it
 // could not price.
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 #include <unistd.h>

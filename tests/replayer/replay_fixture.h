@@ -3,6 +3,7 @@
 // sentinel tree outside both; synthetic traces written as real trace files.
 #pragma once
 
+#include <algorithm>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
 // was made, so it was satisfied: that op ran; counted), never otherwise.
 #pragma once
 
+#include <algorithm>
 #include <sys/syscall.h>
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 // The streaming planner against the batch planner (stream_diff.h): the same
 // traces planned with a window smaller than the trace and with one that
 // holds it all must give the same ops.
+#include <algorithm>
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <sys/syscall.h>

@@ -6,6 +6,7 @@
 // the prepare cleans up: the target reset or emptied, no scratch, no result.
 #include "replayer/session/target_guard.h"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>

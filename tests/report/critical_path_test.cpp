@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/critical_path.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <random>

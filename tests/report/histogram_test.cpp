@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/histogram.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 

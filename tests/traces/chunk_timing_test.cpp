@@ -4,6 +4,7 @@
 // thread's running sum of durations within 256 ns, however long the trace (a
 // coder without the feedback drifts far past these bounds here), and a
 // thread's calls never appear to overlap.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Profiles in the container: round trip, and one clear line for every bad input.
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "traces/synthetic/synthetic.h"
 
+#include <algorithm>
 #include <sys/syscall.h>
 
 #include <cmath>
