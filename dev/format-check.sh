@@ -10,6 +10,15 @@ if ! command -v clang-format >/dev/null; then
   echo "format-check: needs clang-format (apt-get install clang-format)" >&2
   exit 2
 fi
+# The tree is formatted by Debian 12's clang-format 14; other majors format
+# some constructs differently, so their verdict is no verdict (exit 77: ctest
+# counts it a skip, and says why).
+want=14
+have=$(clang-format --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p')
+if [[ $have != "$want" && ${1:-} != --fix ]]; then
+  echo "format-check: skip: clang-format $have here; the tree is formatted by clang-format $want (Debian 12)"
+  exit 77
+fi
 if [[ -d .git ]]; then
   mapfile -t files < <(git ls-files '*.c' '*.cpp' '*.h' | grep -v '^tests/layout/fixture_bad/')
 else

@@ -30,7 +30,8 @@ __attribute__((weak)) void eu_search_tree_fini(SearchTreeRoot* tree, void (*free
   eu_tdestroy(tree, free_node);
 }
 
-__attribute__((weak)) void* eu_tsearch(const void* key, SearchTreeRoot* tree, int (*compare)(const void*, const void*)) {
+__attribute__((weak)) void* eu_tsearch(const void* key, SearchTreeRoot* tree,
+                                       int (*compare)(const void*, const void*)) {
   return tsearch(key, &tree->root, compare);
 }
 
@@ -38,7 +39,8 @@ __attribute__((weak)) void* eu_tfind(const void* key, SearchTreeRoot* tree, int 
   return tfind(key, &tree->root, compare);
 }
 
-__attribute__((weak)) void* eu_tdelete(const void* key, SearchTreeRoot* tree, int (*compare)(const void*, const void*)) {
+__attribute__((weak)) void* eu_tdelete(const void* key, SearchTreeRoot* tree,
+                                       int (*compare)(const void*, const void*)) {
   return tdelete(key, &tree->root, compare);
 }
 

@@ -53,7 +53,9 @@ distros_mount_api() {
   local a
   for a in "$@"; do
     case $a in
-      --dev) distros_mount "$root/dev" --bind /dev ;;
+      --dev) # /dev/pts is its own mount: bound too, for openpty (the progress tests)
+        distros_mount "$root/dev" --bind /dev
+        distros_mount "$root/dev/pts" --bind /dev/pts ;;
       --work) distros_mount "$root/work" -t tmpfs -o mode=755,size=2g tmpfs ;;
     esac
   done

@@ -27,8 +27,12 @@ def files_of(root):
     if os.path.isdir(os.path.join(root, ".git")) or os.path.isfile(os.path.join(root, ".git")):
         out = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True, check=True)
         return [f for f in out.stdout.decode().split("\0") if f]
+    # A copy without git (the distros build test's): its build directories
+    # (any holding CMakeCache.txt) and dot directories are not sources.
     found = []
-    for d, _, names in os.walk(root):
+    for d, dirs, names in os.walk(root):
+        dirs[:] = [x for x in dirs if not x.startswith(".")
+                   and not os.path.isfile(os.path.join(d, x, "CMakeCache.txt"))]
         found += [os.path.relpath(os.path.join(d, n), root) for n in names]
     return found
 
