@@ -75,10 +75,11 @@ for slots in $slots_list; do
   rm -rf "${work:?}/backing" "${work:?}/mnt"
   python3 - "$work/p$slots.json" "$slots" "$rmb" "$wmb" "$ddr" "$ddw" <<'PY' || fail=1
 import json, sys
-j = json.load(open(sys.argv[1]))["server"]
+top = json.load(open(sys.argv[1]))
+j = top["server"]
 slots, rmb, wmb = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 got = "no limit" if j["no_slot_limit"] else j["slots"]
-print(f"\nslots {slots}: fitted {got}, service {j['service_ns'] / 1e3:.0f} us per op")
+print(f"\nslots {slots}: fitted {got}, service {j['service_ns'] / 1e3:.0f} us per op; probe took {top['duration_ns'] / 1e9:.1f} s")
 print(f"  fit: {j['fit_note']}")
 bad = got != slots
 bw = j["bandwidth_bps"]
