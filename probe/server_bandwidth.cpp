@@ -31,6 +31,10 @@ struct Run {
 
 // Writes (or reads back) `name` in 1 MiB calls until `limit` bytes, or the
 // time is up once `floor` bytes are done; a buffered write ends with fdatasync.
+// A read that reaches the end of the file with time left starts over at 0
+// (a buffered one first drops the file's pages, so that it asks the mount
+// again): reads are faster than writes, and a read that stopped at the end
+// of what the write managed would be timed over a fraction of its share.
 Run transfer(const BandwidthOptions& o, const char* name, bool write, bool direct, uint64_t limit, uint64_t floor,
              double phase_s, char* buf) {
   Run r;
@@ -42,16 +46,23 @@ Run transfer(const BandwidthOptions& o, const char* name, bool write, bool direc
   }
   const uint64_t start = now_ns();
   const uint64_t until = start + static_cast<uint64_t>(phase_s * 1e9);
+  uint64_t off = 0;
   while (r.bytes < limit && (r.bytes < floor || now_ns() < until)) {
     if (o.stop && o.stop->load(std::memory_order_relaxed)) break;
-    const off_t off = static_cast<off_t>(r.bytes);
-    const ssize_t n = write ? pwrite(fd.get(), buf, kChunk, off) : pread(fd.get(), buf, kChunk, off);
+    const ssize_t n = write ? pwrite(fd.get(), buf, kChunk, static_cast<off_t>(off))
+                            : pread(fd.get(), buf, kChunk, static_cast<off_t>(off));
     if (n < 0) {
       r.err = errno;
       return r;
     }
-    if (n == 0) break;  // the end of a file read back
+    if (n == 0) {  // the end of a file read back
+      if (off == 0) break;
+      if (!direct) (void)posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
+      off = 0;
+      continue;
+    }
     r.bytes += static_cast<uint64_t>(n);
+    off += static_cast<uint64_t>(n);
   }
   if (write && !direct && fdatasync(fd.get()) != 0) r.err = errno;
   r.ns = now_ns() - start;
@@ -84,7 +95,7 @@ Status run_bandwidth(const BandwidthOptions& o, ServerModel& out, std::vector<st
         if (!fd.valid() || posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED) != 0)
           notes.push_back("bandwidth: could not drop the buffered file's pages: its read may come from memory");
       }
-      const Run r = transfer(o, name, false, direct, w.bytes, std::min(w.bytes, o.min_bytes), phase, buf.get());
+      const Run r = transfer(o, name, false, direct, o.max_bytes, std::min(w.bytes, o.min_bytes), phase, buf.get());
       if (r.err)
         failed(direct ? "O_DIRECT read" : "buffered read", r.err);
       else

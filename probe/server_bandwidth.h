@@ -3,7 +3,11 @@
 // calls, O_DIRECT (as `dd bs=1M oflag=direct` and fio's direct jobs) and
 // buffered (the write's time includes its fdatasync; its pages are dropped
 // with fadvise(DONTNEED) before the read, which needs no root). Each run
-// stops at the file's size or its share of the budget. Removes its files.
+// lasts its quarter of the budget (at least min_bytes, at most max_bytes):
+// the write stops there or at max_bytes, the read goes over the file again
+// (pages dropped again when buffered) until its time is up. Only the calls
+// are timed, not the open or the close; a buffered write's fdatasync is.
+// Removes its files.
 #pragma once
 
 #include <atomic>

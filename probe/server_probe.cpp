@@ -8,6 +8,7 @@
 #include "probe/server_bandwidth.h"
 #include "probe/server_fit.h"
 #include "probe/server_sweep.h"
+#include "base/clock.h"
 
 namespace fsr {
 
@@ -17,7 +18,8 @@ Status probe_server(int dir_fd, const std::string& where, double budget_s, const
   so.where = where;
   so.stop = stop;
   const double points = double(sweep_case_count() * std::size(kSweepStreams));
-  so.point_s = std::clamp(budget_s * kSweepShare / points, 0.05, 1.0);
+  so.point_s = std::clamp(budget_s * kSweepShare / points, kMinPointS, 1.0);
+  so.deadline_ns = now_ns() + static_cast<uint64_t>(budget_s * kSweepShare * 1e9);
   FSR_RETURN_IF_ERROR(run_sweep(so, p.server, p.notes));
   BandwidthOptions bo;
   bo.dir_fd = dir_fd;

@@ -204,19 +204,27 @@ Status setup_streams(const SweepOptions& o, std::vector<Stream>& streams) {
 
 size_t sweep_case_count() { return std::size(kCases); }
 
+double sweep_point_window_s(uint64_t now_ns, uint64_t deadline_ns, size_t points_left) {
+  const double left_s = deadline_ns > now_ns ? double(deadline_ns - now_ns) / 1e9 : 0;
+  return std::clamp(left_s / double(std::max<size_t>(points_left, 1)), kMinPointS, 1.0);
+}
+
 Status run_sweep(const SweepOptions& o, ServerModel& out, std::vector<std::string>& notes) {
   std::vector<Stream> streams(*std::max_element(std::begin(kSweepStreams), std::end(kSweepStreams)));
   if (Status st = setup_streams(o, streams); !st)
     return Status::error("concurrency sweep: " + st.message() + " (the probe needs write access to the mount)");
   std::vector<bool> dropped(std::size(kCases), false);
   bool direct_refused = false;
+  size_t points_left = std::size(kCases) * std::size(kSweepStreams);
+  SweepOptions po = o;
   for (uint32_t n : kSweepStreams) {
-    for (size_t k = 0; k < std::size(kCases); ++k) {
+    for (size_t k = 0; k < std::size(kCases); ++k, --points_left) {
       const Case& c = kCases[k];
       if (dropped[k] || (c.direct && direct_refused)) continue;
       if (o.stop && o.stop->load()) return Status::error("interrupted");
+      if (o.deadline_ns) po.point_s = sweep_point_window_s(now_ns(), o.deadline_ns, points_left);
       ConcurrencyPoint p;
-      const int err = run_point(c, streams, n, o, p);
+      const int err = run_point(c, streams, n, po, p);
       if (err == EINVAL && c.direct) {
         direct_refused = true;
         notes.push_back("O_DIRECT refused (EINVAL) on this mount: direct cases of the concurrency sweep not measured");

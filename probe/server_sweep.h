@@ -24,11 +24,18 @@
 namespace fsr {
 
 inline constexpr uint32_t kSweepStreams[] = {1, 2, 4, 8};
+inline constexpr double kMinPointS = 0.05;  // a point's shortest window
 
 struct SweepOptions {
   int dir_fd = -1;        // an empty directory of the mount, the sweep's own
   std::string where;      // its path, for messages
   double point_s = 0.25;  // each point's window
+  // CLOCK_MONOTONIC ns (base/clock.h now_ns) the sweep should end by, 0 =
+  // none: then each point's window is the time left over the points left,
+  // within [kMinPointS, 1 s], so the setup (the streams' files) and points
+  // that overrun their window (slow calls) come out of the sweep's share
+  // instead of adding to the probe's time.
+  uint64_t deadline_ns = 0;
   const std::atomic<bool>* stop = nullptr;
 };
 
@@ -38,5 +45,9 @@ Status run_sweep(const SweepOptions& o, ServerModel& out, std::vector<std::strin
 
 // How many sweep cases (kinds) a sweep runs: for the time budget.
 size_t sweep_case_count();
+
+// A point's window under a deadline: the time left over the points left,
+// clamped to [kMinPointS, 1 s].
+double sweep_point_window_s(uint64_t now_ns, uint64_t deadline_ns, size_t points_left);
 
 }  // namespace fsr

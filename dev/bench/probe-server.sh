@@ -14,9 +14,10 @@
 #   -s  slot counts (default "1 4")     -l  latency per request (default 1ms)
 #   -r  read MB/s (default 40)          -w  write MB/s (default 20; 10^6 bytes)
 #   -d  probe --duration (default 20)   --check  exit 1 unless every fitted
-#       slot count equals the configured one and every bandwidth is within
-#       10% of dd's on the same mount (slowfs delivers 85-97% of its
-#       configured rate: FUSE's per-request cost; the configured gap is shown)
+#       slot count equals the configured one, every bandwidth is within 10%
+#       of the configured rate, and the direct ones within 5% of dd's on the
+#       same mount (slowfs paces its pipe as a link: a stream gets the rate,
+#       FUSE's per-request cost overlaps it; see emulators/slowfs/README.md)
 # slowfs caches no attributes or entries (every stat asks it). Needs root
 # (FUSE with allow_other). Environment: FSREPLAY, SLOWFS (binaries; default
 # build/), KEEP=DIR (copy each probe's JSON there). Unmounts and removes everything it made, also on error.
@@ -75,10 +76,11 @@ for slots in $slots_list; do
   rm -rf "${work:?}/backing" "${work:?}/mnt"
   python3 - "$work/p$slots.json" "$slots" "$rmb" "$wmb" "$ddr" "$ddw" <<'PY' || fail=1
 import json, sys
-j = json.load(open(sys.argv[1]))["server"]
+top = json.load(open(sys.argv[1]))
+j = top["server"]
 slots, rmb, wmb = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 got = "no limit" if j["no_slot_limit"] else j["slots"]
-print(f"\nslots {slots}: fitted {got}, service {j['service_ns'] / 1e3:.0f} us per op")
+print(f"\nslots {slots}: fitted {got}, service {j['service_ns'] / 1e3:.0f} us per op; probe took {top['duration_ns'] / 1e9:.1f} s")
 print(f"  fit: {j['fit_note']}")
 bad = got != slots
 bw = j["bandwidth_bps"]
@@ -90,7 +92,7 @@ for key, conf in (("read_direct", rmb), ("read_buffered", rmb), ("write_direct",
     mb = bw[key] / 1e6
     ref = dd[key.split("_")[0]]
     off, off_dd = (mb - conf) / conf * 100, (mb - ref) / ref * 100
-    bad = bad or not abs(off_dd) <= 10
+    bad = bad or not abs(off) <= 10 or (key.endswith("direct") and not abs(off_dd) <= 5)
     print(f"  {key:<15} configured {conf:6.1f} MB/s, probe {mb:6.1f} MB/s ({off:+.1f}%; {off_dd:+.1f}% against dd)")
 print(f"  dd bs=1M direct: read {sys.argv[5]}, write {sys.argv[6]}")
 for r in j["sweep"]:
@@ -100,6 +102,6 @@ sys.exit(1 if bad else 0)
 PY
 done
 if [[ $check == 1 && $fail == 1 ]]; then
-  echo "probe-server: a fitted slot count differs, or a bandwidth is more than 10% off dd's" >&2
+  echo "probe-server: a fitted slot count differs, a bandwidth is more than 10% off the configured rate, or a direct one more than 5% off dd's" >&2
   exit 1
 fi

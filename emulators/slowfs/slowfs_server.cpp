@@ -126,24 +126,34 @@ void ServerModel::leave() {
   cv_.notify_all();
 }
 
+PipeBooking pace_pipe(int64_t free_at_ns, int64_t arrival_ns, int64_t busy_ns) {
+  PipeBooking b;
+  b.start_ns = arrival_ns;
+  if (free_at_ns >= arrival_ns) {
+    b.start_ns = free_at_ns;
+    b.waited_ns = free_at_ns - arrival_ns;
+  } else {
+    const int64_t pause = arrival_ns - free_at_ns;
+    b.overlapped_ns = pause <= busy_ns ? pause : std::max<int64_t>(0, 2 * busy_ns - pause);
+    b.start_ns = arrival_ns - b.overlapped_ns;
+  }
+  b.end_ns = b.start_ns + busy_ns;
+  return b;
+}
+
 int64_t ServerModel::reserve(uint64_t bytes, bool write, int64_t since) {
   (write ? write_bytes_ : read_bytes_).fetch_add(bytes, std::memory_order_relaxed);
   const double bps = write ? bw_.write_bps : bw_.read_bps;
   if (bps <= 0 || bytes == 0) return 0;
   const auto busy = static_cast<int64_t>(static_cast<double>(bytes) * 1e9 / bps);
-  int64_t now = since ? since : mono_ns(), end = 0;
-  {
-    std::lock_guard lock(pipe_mu_);
-    const int64_t start = std::max(now, pipe_free_at_ns_);
-    if (start > now) {
-      ++pipe_waited_;
-      pipe_wait_ns_ += static_cast<uint64_t>(start - now);
-    }
-    end = start + busy;
-    pipe_free_at_ns_ = end;
-    pipe_busy_ns_ += static_cast<uint64_t>(busy);
-  }
-  return end;
+  const int64_t now = since ? since : mono_ns();
+  std::lock_guard lock(pipe_mu_);
+  const PipeBooking b = pace_pipe(pipe_free_at_ns_, now, busy);
+  if (b.waited_ns > 0) ++pipe_waited_, pipe_wait_ns_ += static_cast<uint64_t>(b.waited_ns);
+  if (b.overlapped_ns > 0) ++pipe_overlapped_, pipe_overlap_ns_ += static_cast<uint64_t>(b.overlapped_ns);
+  pipe_free_at_ns_ = b.end_ns;
+  pipe_busy_ns_ += static_cast<uint64_t>(busy);
+  return b.end_ns;
 }
 
 ServerCounters ServerModel::counters() const {
@@ -161,6 +171,8 @@ ServerCounters ServerModel::counters() const {
   c.pipe_waited = pipe_waited_;
   c.pipe_wait_ns = pipe_wait_ns_;
   c.pipe_busy_ns = pipe_busy_ns_;
+  c.pipe_overlapped = pipe_overlapped_;
+  c.pipe_overlap_ns = pipe_overlap_ns_;
   return c;
 }
 
@@ -180,6 +192,8 @@ std::string ServerModel::format() const {
   line("pipe_waited", c.pipe_waited);
   line("pipe_wait_us", c.pipe_wait_ns / 1000);
   line("pipe_busy_us", c.pipe_busy_ns / 1000);
+  line("pipe_overlapped", c.pipe_overlapped);
+  line("pipe_overlap_us", c.pipe_overlap_ns / 1000);
   return out;
 }
 

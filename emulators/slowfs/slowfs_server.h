@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // slowfs_server: the emulated server behind the mount — at most N requests in
 // service at once (the rest wait in FIFO order for a slot) and one byte pipe
-// that reads and writes share at a configured bandwidth, with the counters that
-// let tests check both without timing (peak in service, waits, bytes).
+// that reads and writes share at a configured bandwidth, paced as a link
+// (pace_pipe), with the counters that let tests check both without timing
+// (peak in service, waits, bytes, overlapped pauses).
 //
 // Without slots or bandwidth it takes no lock: a request only bumps two
 // relaxed atomics. Never touches the file system.
@@ -36,6 +37,26 @@ std::string format_bandwidth(const Bandwidth& bw);  // "read 40 MB/s, write 20 M
 long parse_server_slots(std::string_view text);
 int64_t mono_ns();  // CLOCK_MONOTONIC in ns
 
+// The pipe's pacing clock: a transfer that occupies the link `busy_ns`
+// (bytes / rate), arriving at `arrival_ns` on a link that is free from
+// `free_at_ns`. A busy link serves it next (start = free_at). A link idle for
+// a pause no longer than the transfer itself (the client's turnaround between
+// two requests of one stream: FUSE's round trip, the request's own latency)
+// counts as busy: the transfer starts where the link went idle, so a stream
+// of back-to-back requests gets the configured rate however much each
+// request costs below its transfer time, as on a real link that overlaps the
+// next request with the data. The credit shrinks linearly to nothing at a
+// pause of twice the transfer (so the rate falls smoothly with longer
+// pauses); after that the transfer starts on arrival and takes its full
+// busy_ns. The link is never busy twice at once: start >= free_at always.
+struct PipeBooking {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t waited_ns = 0;      // start - arrival when the link was busy
+  int64_t overlapped_ns = 0;  // arrival - start when a pause was credited
+};
+PipeBooking pace_pipe(int64_t free_at_ns, int64_t arrival_ns, int64_t busy_ns);
+
 struct ServerCounters {
   uint64_t requests = 0;  // requests that went through enter()
   uint64_t peak_in_service = 0;
@@ -43,9 +64,11 @@ struct ServerCounters {
   uint64_t wait_ns = 0;     // their total time queued for a slot
   uint64_t read_bytes = 0;  // bytes through the pipe, by direction
   uint64_t write_bytes = 0;
-  uint64_t pipe_waited = 0;   // transfers that queued behind another
-  uint64_t pipe_wait_ns = 0;  // their total time queued for the pipe
-  uint64_t pipe_busy_ns = 0;  // sum of B/bandwidth over all transfers
+  uint64_t pipe_waited = 0;      // transfers that queued behind another
+  uint64_t pipe_wait_ns = 0;     // their total time queued for the pipe
+  uint64_t pipe_busy_ns = 0;     // sum of B/bandwidth over all transfers
+  uint64_t pipe_overlapped = 0;  // transfers that started in the pause before them
+  uint64_t pipe_overlap_ns = 0;  // the pauses so credited (pace_pipe)
 };
 
 class ServerModel {
@@ -55,8 +78,8 @@ class ServerModel {
   // Waits for a slot (FIFO) and takes it; leave() gives it back.
   void enter();
   void leave();
-  // Books `bytes` on the pipe behind earlier transfers, starting no earlier
-  // than `since` (CLOCK_MONOTONIC ns; 0 = now), and returns when the transfer
+  // Books `bytes` on the pipe (pace_pipe) for a request that arrived at
+  // `since` (CLOCK_MONOTONIC ns; 0 = now), and returns when the transfer
   // ends (0 if unlimited). Counts the bytes.
   int64_t reserve(uint64_t bytes, bool write, int64_t since = 0);
   // reserve(), then sleeps until the transfer ends. A caller with real work
@@ -84,6 +107,7 @@ class ServerModel {
   int64_t pipe_free_at_ns_ = 0;
   std::atomic<uint64_t> read_bytes_{0}, write_bytes_{0};
   uint64_t pipe_waited_ = 0, pipe_wait_ns_ = 0, pipe_busy_ns_ = 0;
+  uint64_t pipe_overlapped_ = 0, pipe_overlap_ns_ = 0;
 };
 
 // Holds a slot for its lifetime: a request's latency (and transfer) is its service.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // probe's server part on a local directory (no root): every sweep point is
 // there, the model is fitted, the bandwidths measured and the files gone;
-// without it (--quick) the profile has no model.
+// without it (--quick) the profile has no model; the sweep's windows under
+// its deadline (arithmetic).
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -79,6 +80,17 @@ TEST(ProbeServer, QuickWritesNoModel) {
       p->server.read_bw_direct + p->server.write_bw_direct + p->server.read_bw_buffered + p->server.write_bw_buffered,
       0u);
   EXPECT_NE(profile_to_text(*p).find("server     not measured"), std::string::npos);
+}
+
+TEST(ProbeServer, SweepWindowsShareWhatIsLeftOfTheDeadline) {
+  constexpr uint64_t kS = 1'000'000'000;
+  EXPECT_DOUBLE_EQ(sweep_point_window_s(0, 10 * kS, 40), 0.25);
+  // The setup took 2 s: the points get the 8 s left, not 10.
+  EXPECT_DOUBLE_EQ(sweep_point_window_s(2 * kS, 10 * kS, 40), 0.2);
+  // Earlier points overran: the rest shrink, down to the shortest window.
+  EXPECT_DOUBLE_EQ(sweep_point_window_s(9 * kS, 10 * kS, 10), 0.1);
+  EXPECT_DOUBLE_EQ(sweep_point_window_s(11 * kS, 10 * kS, 10), kMinPointS);
+  EXPECT_DOUBLE_EQ(sweep_point_window_s(0, 100 * kS, 4), 1.0);  // no point longer than 1 s
 }
 
 }  // namespace

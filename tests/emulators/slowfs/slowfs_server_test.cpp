@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // slowfs_server without mounting: --server-slots and --bandwidth parsing, the
-// FIFO slots (peak in service, waits) and the byte pipe's counters. Counts
-// only, and one lower bound on time that follows from the configuration.
+// FIFO slots (peak in service, waits), the byte pipe's counters and its
+// pacing clock (pace_pipe, on synthetic times). Counts and arithmetic only,
+// and one lower bound on time that follows from the configuration.
 #include <chrono>
 #include <string>
 #include <thread>
@@ -126,6 +127,59 @@ TEST(SlowfsServerModel, PipeCountsBytesAndTakesAtLeastBytesOverBandwidth) {
   EXPECT_GT(c.pipe_waited, 0u);  // four writers shared one pipe
   m.transfer(1000, false);       // reads are unlimited here: counted, not slowed
   EXPECT_EQ(m.counters().read_bytes, 1000u);
+}
+
+// N back-to-back transfers of S bytes at R, each arriving `gap_ns` after the
+// previous one ended (the client's turnaround): returns when the last ends,
+// from the first's arrival at t = 1 s. Pure arithmetic on pace_pipe.
+int64_t stream_ns(int n, int64_t busy_ns, int64_t gap_ns, int64_t* overlapped = nullptr) {
+  int64_t free_at = 0, arrival = 1'000'000'000;
+  const int64_t first = arrival;
+  for (int i = 0; i < n; ++i) {
+    const PipeBooking b = pace_pipe(free_at, arrival, busy_ns);
+    EXPECT_GE(b.start_ns, free_at);  // the link is never busy twice at once
+    if (overlapped) *overlapped += b.overlapped_ns;
+    free_at = b.end_ns;
+    arrival = b.end_ns + gap_ns;
+  }
+  return free_at - first;
+}
+
+TEST(SlowfsPipePacing, AStreamGetsTheRateWhateverItsTurnaroundBelowOneTransfer) {
+  // 128 KiB (readahead) and 1 MiB (O_DIRECT) requests at 40 MB/s.
+  for (const int64_t bytes : {int64_t{131072}, int64_t{1} << 20}) {
+    const int64_t busy = bytes * 1'000'000'000 / 40'000'000;
+    for (const int64_t gap : {int64_t{0}, int64_t{50'000}, busy / 2, busy - 1, busy}) {
+      int64_t overlapped = 0;
+      EXPECT_EQ(stream_ns(100, busy, gap, &overlapped), 100 * busy) << bytes << " B, turnaround " << gap << " ns";
+      EXPECT_EQ(overlapped, 99 * gap);  // every pause but the first transfer's was overlapped
+    }
+  }
+}
+
+TEST(SlowfsPipePacing, LongerPausesCostTheirExcessAndAnIsolatedTransferItsFullTime) {
+  const int64_t busy = 1'000'000;  // 1 ms per transfer
+  // Between one and two transfer times the credit shrinks: at 1.5x, half a transfer.
+  EXPECT_EQ(stream_ns(11, busy, busy * 3 / 2), 11 * busy + 10 * busy);
+  // At twice the transfer or more nothing is credited: each takes busy from its arrival.
+  EXPECT_EQ(stream_ns(11, busy, 2 * busy), 11 * busy + 10 * 2 * busy);
+  EXPECT_EQ(stream_ns(11, busy, 5 * busy), 11 * busy + 10 * 5 * busy);
+  const PipeBooking idle = pace_pipe(0, 1'000'000'000, busy);  // nothing before it
+  EXPECT_EQ(idle.start_ns, 1'000'000'000);
+  EXPECT_EQ(idle.end_ns, 1'000'000'000 + busy);
+  EXPECT_EQ(idle.overlapped_ns, 0);
+}
+
+TEST(SlowfsPipePacing, ABusyLinkQueuesTheTransferBehindTheEarlierOnes) {
+  const PipeBooking b = pace_pipe(5'000, 2'000, 1'000);
+  EXPECT_EQ(b.start_ns, 5'000);
+  EXPECT_EQ(b.end_ns, 6'000);
+  EXPECT_EQ(b.waited_ns, 3'000);
+  EXPECT_EQ(b.overlapped_ns, 0);
+  // Four clients that all arrive at once share the rate: the last ends at 4 transfers.
+  int64_t free_at = 0;
+  for (int i = 0; i < 4; ++i) free_at = pace_pipe(free_at, 10'000, 1'000).end_ns;
+  EXPECT_EQ(free_at, 14'000);
 }
 
 }  // namespace
