@@ -15,7 +15,8 @@ namespace fsr {
 namespace {
 
 constexpr const char* kVerifyNote =
-    "verify with the split replay (replay --place, issue 43, to come): $FAST is a directory on the fast mount";
+    "verify with the split replay (replay --place, as root): each $FAST/DIR an empty directory on the fast "
+    "mount (mkdir -p it)";
 
 std::string moves_of(const PlacedRow& r) {
   std::string out;

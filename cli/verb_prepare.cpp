@@ -8,6 +8,7 @@
 
 #include "replayer/session/replay.h"
 #include "cli/cli_util.h"
+#include "cli/place_option.h"
 #include "cli/stop_signals.h"
 #include "cli/verbs.h"
 
@@ -19,6 +20,7 @@ namespace {
 struct PrepareArgs {
   std::string trace;
   bool quiet = false;
+  std::vector<std::string> place;
   ReplayOptions opt;
 };
 }  // namespace
@@ -35,6 +37,7 @@ Action add_prepare_verb(CLI::App& app) {
   sub->add_flag("--force", a->opt.force,
                 "Take a --target (or --scratch) that holds files fsreplay did not make: the trace's paths there "
                 "are listed, then overwritten with filler or removed (without it such a directory is refused)");
+  add_place_option(sub, a->place);
   sub->footer(
       "The target must be an empty directory or one fsreplay prepared (marked by .fsreplay-target); "
       "anything else is refused unless --force. Exit status: 0 ok; 1 error; 2 usage; 4 the trace is damaged "
@@ -42,6 +45,7 @@ Action add_prepare_verb(CLI::App& app) {
       "signal N: a target that held only "
       "fsreplay's files is emptied again");
   return [a] {
+    if (int rc = setup_placement("prepare", a->place, a->opt)) return rc;  // (first: while single-threaded)
     wire_progress(a->opt, a->quiet);
     a->opt.on_warning = [](const std::string& w) { fmt::print(stderr, "fsreplay prepare: warning: {}\n", w); };
     install_stop_handlers("prepare");
@@ -51,6 +55,7 @@ Action add_prepare_verb(CLI::App& app) {
     const PrepareStats& s = r.value();
     fmt::print("prepared {}: {} dirs, {} files ({}), {} symlinks, {} hard links made; {} kept; {} removed\n",
                a->opt.target, s.dirs, s.files, human_bytes(s.bytes), s.symlinks, s.links, s.kept, s.removed);
+    if (!a->opt.place.empty()) fmt::print("placement: {}\n", placement_text(a->opt.place));
     if (s.unmade)
       fmt::print(stderr,
                  "fsreplay prepare: {} path(s) not made: their parent is not a directory here (first: {}); "

@@ -15,6 +15,7 @@
 #include "report/run_spread.h"
 #include "base/wait_status.h"
 #include "cli/cli_util.h"
+#include "cli/place_option.h"
 #include "detect/detect.h"
 #include "cli/progress/progress.h"
 #include "cli/stop_signals.h"
@@ -26,7 +27,7 @@ namespace {
 struct ReplayArgs {
   std::string trace, timing = "think", mmap = "touch", dir_order = "listing", walks = "as-passed";
   bool no_prepare = false, no_verify = false, json = false, keep_tree = false, no_correction = false, quiet = false;
-  std::vector<std::string> inject;
+  std::vector<std::string> inject, place;
   size_t runs = 1, warmup = 0;
   std::string prepare_cmd;
   ReplayOptions opt;
@@ -65,6 +66,7 @@ void print_summary(const ReplaySummary& s) {
   for (const auto& p : s.trace_problems) fmt::print("trace damage {}\n", p);
   for (const auto& w : s.warnings) fmt::print("warning      {}\n", w);
   if (!s.clock_json.empty()) print_clock(s.clock_json);
+  if (!s.place.empty()) fmt::print("placement    {}\n", placement_text(s.place));
   fmt::print("\nresult       {}{}\n", s.result_path, s.diverged ? " (marked diverged)" : "");
 }
 
@@ -131,6 +133,7 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
   sub->add_option("--disable-feature", a.opt.disable_features,
                   "Treat a kernel feature as missing and use its fallback (statx, openat2, "
                   "renameat2-flags, copy_file_range, sync_file_range, o_tmpfile, fallocate, xattrat)");
+  add_place_option(sub, a.place);
   if (!replay) return;
   sub->add_option("-o,--output", a.opt.output, "Result file (default: TRACE with .result)");
   sub->add_option("--timing", a.timing, "think (recorded compute gaps), afap (none), exact (recorded offsets)")
@@ -305,6 +308,7 @@ Action add_replay_verb(CLI::App& app) {
       "before 4");
   add_replay_options(sub, *a, true);
   return [a] {
+    if (int rc = setup_placement("replay", a->place, a->opt)) return rc;  // (first: while single-threaded)
     auto t = timing_from_name(a->timing);
     if (!t) return fail("replay", t.message(), kExitUsage);
     a->opt.timing = t.value();

@@ -34,6 +34,9 @@ J run_json(const RunInfo& ri) {
   j["diverged"] = ri.diverged;
   j["max_divergence_pct"] = ri.diverged ? J(ri.max_divergence_pct) : J(nullptr);
   j["problems"] = ri.problems;
+  for (const PlacedInfo& p : ri.placement)  // (only with placement: results print as before)
+    j["placement"].push_back(
+        {{"subdir", p.subdir}, {"other", p.other}, {"fs_type", p.fs_type}, {"same_mount", p.same_mount}});
   return j;
 }
 

@@ -70,8 +70,10 @@ std::string csv_field(std::string_view s) {
 std::string render_compare_markdown(const Comparison& c) {
   std::string out;
   for (size_t i = 0; i < c.columns.size(); ++i)
-    out += fmt::format("- [{}] {}{}\n", i + 1, cell(c.columns[i].run.label),
-                       c.columns[i].run.recording ? " (a recording)" : "");
+    out += fmt::format(
+        "- [{}] {}{}{}\n", i + 1, cell(c.columns[i].run.label), c.columns[i].run.recording ? " (a recording)" : "",
+        c.columns[i].run.placement.empty() ? std::string()
+                                           : "; placed: " + cell(describe_placement(c.columns[i].run.placement)));
   out += "\n| |";
   for (size_t i = 0; i < c.columns.size(); ++i) {
     out += fmt::format(" [{}] {} |", i + 1, cell(c.columns[i].run.short_label));
@@ -130,6 +132,9 @@ std::string render_report_markdown(const Report& r) {
   std::string out = fmt::format("**{}**: wall {}, {} ops", cell(r.target.label), ns(r.target.wall_ns), r.target.ops);
   if (b) out += fmt::format("; baseline **{}**: wall {}", cell(r.baseline->label), ns(r.baseline->wall_ns));
   out += "\n\n";
+  if (!r.target.placement.empty()) out += "Placed: " + cell(describe_placement(r.target.placement)) + "\n\n";
+  if (b && !r.baseline->placement.empty())
+    out += "Baseline placed: " + cell(describe_placement(r.baseline->placement)) + "\n\n";
   out += b ? "| class | count | total | mean | p99 | baseline total | ratio | added | share of added |\n"
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
            : "| class | count | total | mean | p99 | share of wall |\n|---|---:|---:|---:|---:|---:|\n";

@@ -25,6 +25,7 @@ std::string run_line(const char* role, const RunInfo& ri) {
     s += fmt::format("  {:<9} {} of the {} divergent ops are the mount's own behaviour, not replay error\n", "",
                      ri.divergent_mount, ri.divergent);
   for (const auto& [why, n] : ri.mount_why) s += fmt::format("  {:<9}   {} ops: {}\n", "", n, why);
+  if (!ri.placement.empty()) s += fmt::format("  {:<9} placed: {}\n", "", describe_placement(ri.placement));
   if (ri.different_trace)
     s += fmt::format(
         "  {:<9} DIFFERENT TRACE (a different workload): its ratios compare different work\n"
@@ -195,6 +196,7 @@ std::string render_compare_text(const Comparison& c) {
     const RunInfo& ri = c.columns[i].run;
     out += fmt::format("  [{}] {}  ops {}{}{}\n", i + 1, fmtx::fit_left(ri.label, 70), ri.ops,
                        ri.diverged ? "  DIVERGED" : "", ri.different_trace ? "  DIFFERENT TRACE" : "");
+    if (!ri.placement.empty()) out += fmt::format("      placed: {}\n", describe_placement(ri.placement));
     if (ri.different_trace)
       out += fmt::format("      replays {} (trace id {}), not [1]'s trace\n",
                          fmtx::fit_left(ri.source_trace.empty() ? std::string("?") : ri.source_trace, 40),

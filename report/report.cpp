@@ -65,7 +65,20 @@ RunInfo run_info(const ResultSummary& rs) {
     ri.max_divergence_pct = opts.value("max_divergence_pct", 0.0);
   }
   ri.address_space = rs.address_space;
+  if (opts.is_object() && opts.contains("place") && opts["place"].is_array())
+    for (const auto& p : opts["place"])
+      if (p.is_object())
+        ri.placement.push_back(
+            {p.value("subdir", ""), p.value("other", ""), p.value("fs_type", ""), p.value("same_mount", false)});
   return ri;
+}
+
+std::string describe_placement(const std::vector<PlacedInfo>& placement) {
+  std::string s;
+  for (const PlacedInfo& p : placement)
+    s += (s.empty() ? "" : "; ") + p.subdir + " on " + p.other + " (" + (p.fs_type.empty() ? "?" : p.fs_type) +
+         (p.same_mount ? ", the target's own file system" : "") + ")";
+  return s;
 }
 
 Report build_report(const ResultSet& target, const ResultSet* baseline, const ReportOptions& opt) {

@@ -25,6 +25,12 @@ struct ReportOptions {
   int dir_depth = 2;  // directory components below the recorded root
 };
 
+// A directory the replay placed on another mount (replay --place; result options "place").
+struct PlacedInfo {
+  std::string subdir, other, fs_type;
+  bool same_mount = false;
+};
+
 struct RunInfo {            // one result as the report names it
   std::string label;        // "TARGET (KIND)"
   std::string short_label;  // "9p-drvfs"
@@ -44,6 +50,7 @@ struct RunInfo {            // one result as the report names it
   double max_divergence_pct = 0;  // the threshold it passed
   std::vector<std::string> problems;
   std::optional<AddressSpaceFigures> address_space;  // from the result, when it has them
+  std::vector<PlacedInfo> placement;                 // replay --place: where its directories were
 };
 
 struct ClassRow {
@@ -82,6 +89,8 @@ struct Report {
 };
 
 RunInfo run_info(const ResultSummary& rs);
+// "clone/.git on /mnt/fast/git (ext4)", "; " between; "" without placement.
+std::string describe_placement(const std::vector<PlacedInfo>& placement);
 Report build_report(const ResultSummary& target, const ResultSummary* baseline, const ReportOptions& opt = {});
 // The same over results held in memory (tests).
 Report build_report(const ResultSet& target, const ResultSet* baseline, const ReportOptions& opt = {});

@@ -193,6 +193,7 @@ ReplaySummary summary_of(const Session& ss, const EngineResult& res, const Mappi
   sum.wall_ns = res.wall_ns;
   sum.workers = ss.survey.workers;
   sum.scratch = ss.roots.scratch_is_ours ? std::string() : ss.roots.scratch;
+  for (const auto& p : ss.placed) sum.place.push_back(p->dir);
   return sum;
 }
 
@@ -247,6 +248,9 @@ nlohmann::json result_options(const ReplayOptions& o, const Session& ss, const R
                            {"peak_spaces", sum.peak_spaces},
                            {"max_map_count", map_limit},
                            {"enomem", maps.enomem}};
+  for (const PlacedDir& d : o.place)  // (only with --place: results without it read as before)
+    opts["place"].push_back(
+        {{"subdir", d.subdir}, {"other", d.other}, {"fs_type", d.fs_type}, {"same_mount", d.same_mount}});
   for (int c = 0; c < kClassCount; ++c)
     if (o.inject_ns[c])
       opts["inject_latency_ns"][std::string(class_name(static_cast<SyscallClass>(c)))] = o.inject_ns[c];

@@ -110,6 +110,9 @@ std::string summary_to_json(const ReplaySummary& s) {
     top.push_back({{"call", d.call}, {"recorded", d.recorded}, {"replayed", d.replayed}, {"count", d.count}});
   j["top_divergences"] = top;
   if (!s.clock_json.empty()) j["clock"] = nlohmann::json::parse(s.clock_json);
+  for (const PlacedDir& d : s.place)  // (only with --place)
+    j["placement"].push_back(
+        {{"subdir", d.subdir}, {"other", d.other}, {"fs_type", d.fs_type}, {"same_mount", d.same_mount}});
   nlohmann::json by = nlohmann::json::object();
   for (int c = 0; c < kClassCount; ++c) {
     if (s.count[c] == 0) continue;

@@ -17,6 +17,15 @@
 
 namespace fsr {
 
+// replay/prepare --place SUBDIR=OTHER (placed_dirs.h): the ops under the
+// recorded root's SUBDIR go to directory OTHER, bind-mounted there.
+struct PlacedDir {
+  std::string subdir;       // beneath the recorded root, normalised (placement.h)
+  std::string other;        // its real path
+  std::string fs_type;      // OTHER's file-system type (the caller detects it; "" unknown)
+  bool same_mount = false;  // OTHER is on the target's file system: the placement changes nothing
+};
+
 struct ReplayOptions {
   std::string target;
   std::string scratch;  // empty = fresh dir under $TMPDIR (removed afterwards)
@@ -65,6 +74,9 @@ struct ReplayOptions {
   // The target's environment fingerprint (JSON text, stored in the result
   // header): the caller detects it (the verbs use detect); empty = unknown.
   std::string environment_json;
+  // Directories of the recorded tree placed on other mounts (placed_dirs.h);
+  // the caller has entered a private mount namespace (enter_private_mounts).
+  std::vector<PlacedDir> place;
 };
 
 // Divergent ops of one kind: a syscall whose recorded and replayed results differ.
@@ -103,6 +115,7 @@ struct ReplaySummary {
   double max_divergence_pct = 0;
   std::vector<DivergenceRow> top_divergences;  // most frequent first (at most 8)
   std::string clock_json;                      // think mode: the corrections and their totals (result options "clock")
+  std::vector<PlacedDir> place;                // --place: the directories placed on other mounts
 };
 
 // JSON text of a summary: wall_ns, ops, divergences, approx_deps, skipped,

@@ -43,6 +43,8 @@ bool is_system_dir(const std::string& dir) {
   return top.compare(0, 4, "/lib") == 0;
 }
 
+}  // namespace
+
 Status refuse_dangerous_root(const std::string& what, const std::string& dir) {
   if (dir == "/") return Status::error(what + " is '/': choose a dedicated empty directory");
   if (dir == "/tmp" || dir == "/var/tmp" || dir == "/dev/shm")
@@ -65,8 +67,6 @@ Status refuse_dangerous_root(const std::string& what, const std::string& dir) {
       return Status::error(what + " " + dir + " is a home directory: choose a dedicated directory inside it");
   return Status::ok();
 }
-
-}  // namespace
 
 Roots::~Roots() {
   remove_scratch(*this);

@@ -28,6 +28,10 @@ struct Roots {
 // realpath(3) as a string; "" when it fails (errno set).
 std::string real_path(const std::string& p);
 
+// '/', /tmp itself, a system or a home directory: refused with one line
+// naming `what` (target, scratch, a placed directory) and `dir`.
+Status refuse_dangerous_root(const std::string& what, const std::string& dir);
+
 Status open_roots(const std::string& trace, const ReplayOptions& o, Roots& r);
 
 // The root directory of the mount `dir` (absolute, physical) lies on, opened

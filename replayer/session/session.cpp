@@ -117,7 +117,15 @@ Status claim_roots(Session& s, const std::string& trace_path, const ReplayOption
                                             k == 0 ? Root::kTarget : Root::kScratch, &warning));
     if (!warning.empty() && o.on_warning) o.on_warning(warning);
   }
-  return Status::ok();
+  PlaceContext pc;
+  pc.target_fd = s.roots.fd[0];
+  pc.target = s.roots.target;
+  pc.claim.trace_path = real_path(trace_path);
+  pc.claim.recording = format_trace_id(s.trace_id);
+  pc.claim.force = o.force;
+  pc.prepare = o.prepare;
+  pc.warn = o.on_warning;
+  return mount_placed(o.place, pc, s.survey.spec, s.placed, s.wrote);
 }
 
 // An interrupted prepare: a root that held only fsreplay's files is emptied
@@ -125,6 +133,7 @@ Status claim_roots(Session& s, const std::string& trace_path, const ReplayOption
 // was half made); one taken with --force is left as it is. Says which.
 std::string undo_prepare(Session& s) {
   std::string said;
+  for (auto& p : s.placed) p->unmount();  // (the target is cleared without them; undo_placed clears them)
   for (int k = 0; k < 2; ++k) {
     if (k == 1 && s.roots.scratch_is_ours) continue;  // (removed with the session)
     const std::string& dir = k == 0 ? s.roots.target : s.roots.scratch;
@@ -142,6 +151,7 @@ std::string undo_prepare(Session& s) {
       said += "; " + what + dir + " could not be emptied: " + c.message();
     }
   }
+  said += undo_placed(s.placed);
   if (s.roots.scratch_is_ours) said += "; the scratch " + s.roots.scratch + " was removed";
   return said;
 }

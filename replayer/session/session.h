@@ -13,6 +13,7 @@
 
 #include "replayer/exec/features.h"
 #include "replayer/plan/plan.h"
+#include "replayer/session/placed_dirs.h"
 #include "replayer/session/replay.h"
 #include "replayer/session/root_policy.h"
 #include "replayer/plan/survey.h"
@@ -41,16 +42,21 @@ struct Session {
   std::vector<std::string> hazards;   // its calls that depend on the recorded mount (speed_hazards.h)
   std::optional<TraceFooter> footer;  // (absent: the recording did not finish)
   uint64_t trace_id = 0;              // the trace's content id (trace_id.h): the markers name it
+  PlacedRoots placed;                 // --place: each OTHER claimed and mounted (unmounted first, when destroyed)
   // A refusal before anything was made leaves no marker this run made.
   ~Session() {
+    for (auto& p : placed) p->unmount();
     for (int k = 0; k < 2; ++k)
       if (!wrote && claim[k].made_marker && claim[k].was_empty) claim[k].release_and_unmark(roots.fd[k]);
+    for (auto& p : placed)
+      if (!wrote && p->claim.made_marker && p->claim.was_empty) p->claim.release_and_unmark(p->fd);
   }
 };
 
 std::string signal_name(int sig);
 // The target, and a scratch the user gave, claimed for this trace; the
-// writable and room checks of both.
+// writable and room checks of both; then each --place directory claimed and
+// mounted (placed_dirs.h).
 Status claim_roots(Session& s, const std::string& trace_path, const ReplayOptions& o);
 // What a stop during the prepare undoes; the line that says so.
 std::string undo_prepare(Session& s);
