@@ -25,7 +25,7 @@ namespace fsr::cli {
 namespace {
 
 struct ReplayArgs {
-  std::string trace, timing = "think", mmap = "touch", dir_order = "listing", walks = "as-passed";
+  std::string trace, timing = "think", mmap = "touch", dir_order = "listing", walks = "as-passed", gaps = "sleep";
   bool no_prepare = false, no_verify = false, json = false, keep_tree = false, no_correction = false, quiet = false;
   std::vector<std::string> inject, place;
   size_t runs = 1, warmup = 0;
@@ -138,6 +138,11 @@ void add_replay_options(CLI::App* sub, ReplayArgs& a, bool replay) {
   sub->add_option("-o,--output", a.opt.output, "Result file (default: TRACE with .result)");
   sub->add_option("--timing", a.timing, "think (recorded compute gaps), afap (none), exact (recorded offsets)")
       ->check(CLI::IsMember({"think", "afap", "exact"}));
+  sub->add_option("--gaps", a.gaps,
+                  "Think mode: sleep (the gaps leave the CPUs idle, default) or spin (each gap burns a CPU to its "
+                  "end, as the original's compute did: a parallel build that kept the CPUs busy keeps them busy, "
+                  "and its calls' wake-ups and a local server such as FUSE wait for a CPU as they did)")
+      ->check(CLI::IsMember({"sleep", "spin"}));
   sub->add_option("--mmap", a.mmap, "Re-touch recorded pages of file mappings (touch) or not (skip)")
       ->check(CLI::IsMember({"touch", "skip"}));
   sub->add_flag("--no-prepare", a.no_prepare, "Verify the tree made by 'fsreplay prepare' instead of preparing it");
@@ -320,6 +325,7 @@ Action add_replay_verb(CLI::App& app) {
     a->opt.serial_dirs = a->dir_order == "serial";
     a->opt.walks_as_passed = a->walks == "as-passed";
     a->opt.correct_recorder = a->opt.calibrate_issue = !a->no_correction;
+    a->opt.spin_gaps = a->gaps == "spin";
     if (Status st = parse_injections(a->inject, a->opt); !st) return fail("replay", st.message(), kExitUsage);
     wire_progress(a->opt, a->quiet);
     a->opt.environment_json = detect_environment_json(a->opt.target);

@@ -40,6 +40,10 @@ struct ThinkClock {
   uint32_t stolen_ppm = 0;
   uint64_t syscall_ns = 0;                         // an issued call's entry and exit, which the recorded gap holds
   std::array<uint32_t, kMaxSyscallNr> issue_ns{};  // the executor's work beyond the plain call, per syscall
+  // The gaps burn a CPU (spin to the deadline) instead of sleeping: the
+  // original computed in them, and on a machine its threads kept busy every
+  // call's wake-up and a local server (FUSE) waited for a CPU (replay --gaps spin).
+  bool spin_gaps = false;
 };
 
 // The trace footer's time the recorder took from the recorded gaps that no

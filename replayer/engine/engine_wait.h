@@ -27,8 +27,14 @@ inline void cpu_relax() { __builtin_ia32_pause(); }
 // Returns the clock when it woke (its last reading, so callers need none).
 // A stop (interrupt.h) cuts it short: it sleeps in slices of at most
 // kStopPollNs, so that a signal ends a long think time within that.
-inline uint64_t sleep_until(uint64_t t) {
+// `spin`: never sleeps, burns the CPU to `t` (ThinkClock::spin_gaps).
+inline uint64_t sleep_until(uint64_t t, bool spin = false) {
   uint64_t now = mono_ns();
+  for (uint32_t n = 0; spin && now < t; ++n) {
+    if ((n & 1023) == 0 && stop_signal()) return now;
+    cpu_relax();
+    now = mono_ns();
+  }
   while (t > now + kSpinTailNs) {
     if (stop_signal()) return now;
     const uint64_t wake = std::min(t - kSpinTailNs, now + kStopPollNs);

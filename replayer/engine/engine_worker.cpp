@@ -186,7 +186,7 @@ void Worker::start_thread(uint64_t i, const PlanOp& op, const Event& e, uint64_t
   t.target = ts.target;
   debt_ += ts.owed;
   tot_.late_ns += ts.owed;
-  const uint64_t t1 = t.target > td ? sleep_until(s_.start + t.target) - s_.start : td;
+  const uint64_t t1 = t.target > td ? sleep_until(s_.start + t.target, s_.clock.spin_gaps) - s_.start : td;
   t.slept = t1 - td;
   if (t1 > t.target) debt_ += t1 - t.target;
   t.t0 = t1 + s_.start;
@@ -194,7 +194,7 @@ void Worker::start_thread(uint64_t i, const PlanOp& op, const Event& e, uint64_t
 
 void Worker::sleep_then_wait(uint64_t i, uint64_t now, Turn& t) {
   uint64_t t1 = now;  // after the sleep, before the dependencies
-  if (t.target > now) t1 = sleep_until(s_.start + t.target) - s_.start;
+  if (t.target > now) t1 = sleep_until(s_.start + t.target, s_.clock.spin_gaps) - s_.start;
   t.slept = t1 - now;
   if (think_ && t.target > now && t1 > t.target) {
     debt_ += t1 - t.target;

@@ -130,6 +130,7 @@ Result<ThinkClock> think_clock(const Session& ss, const ReplayOptions& o, IssueC
   ThinkClock clock;
   if (o.timing != TimingMode::kThink) return clock;
   clock.syscall_ns = o.syscall_overhead_ns == kMeasureOverhead ? measure_syscall_overhead_ns() : o.syscall_overhead_ns;
+  clock.spin_gaps = o.spin_gaps;
   if (o.correct_recorder) {
     clock.recorded = ss.header.record_cost;
     clock.stolen_ppm = stolen_share_ppm(ss.footer);
@@ -248,6 +249,7 @@ nlohmann::json result_options(const ReplayOptions& o, const Session& ss, const R
                            {"peak_spaces", sum.peak_spaces},
                            {"max_map_count", map_limit},
                            {"enomem", maps.enomem}};
+  if (o.spin_gaps && o.timing == TimingMode::kThink) opts["gaps"] = "spin";  // (absent: sleep)
   for (const PlacedDir& d : o.place)  // (only with --place: results without it read as before)
     opts["place"].push_back(
         {{"subdir", d.subdir}, {"other", d.other}, {"fs_type", d.fs_type}, {"same_mount", d.same_mount}});

@@ -59,6 +59,7 @@ struct ReplayOptions {
   // and calibrate and pay back the executor's own work per syscall on the
   // target (replay_cost.h). Off: as before these existed (A/B benches).
   bool correct_recorder = true;
+  bool spin_gaps = false;  // think mode: the gaps burn a CPU (ThinkClock::spin_gaps)
   bool calibrate_issue = true;
   bool serial_dirs = false;  // PlanInputs::serial_dirs
   // PlanInputs::walks_as_passed, when the trace marks relative paths (false:

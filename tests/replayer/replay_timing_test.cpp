@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +49,43 @@ TEST_F(ReplayTiming, ThinkModeKeepsRecordedGapsAndAfapDropsThem) {
   ASSERT_TRUE(afap.is_ok());
   EXPECT_LT(afap->wall_ns, think->wall_ns);
   for (const OpRecord& op : read_result(afap->result_path)) EXPECT_LT(op.gap, 50'000'000u);
+}
+
+// --gaps spin: the gaps burn a CPU as the original's compute did; sleep
+// leaves it idle. Told apart by the process's CPU time, not by the clock: a
+// spinner on a loaded machine still runs for a share of its 300 ms of gaps.
+uint64_t replay_cpu_ns(const std::string& trace, ReplayOptions o, nlohmann::json& opts) {
+  rusage a{}, b{};
+  getrusage(RUSAGE_SELF, &a);
+  auto r = run_replay(trace, o);
+  getrusage(RUSAGE_SELF, &b);
+  EXPECT_TRUE(r.is_ok()) << r.message();
+  if (!r.is_ok()) return 0;
+  auto rd = TraceReader::open(r->result_path);
+  EXPECT_TRUE(rd.is_ok());
+  if (rd.is_ok()) opts = nlohmann::json::parse(rd.value()->header().options_json);
+  auto ns = [](const rusage& u) {
+    return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1'000'000'000ull +
+           (u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1'000ull;
+  };
+  return ns(b) - ns(a);
+}
+
+TEST_F(ReplayTiming, SpinGapsBurnTheCpuThatSleepingGapsLeaveIdle) {
+  Synth t;
+  for (uint64_t k = 0; k < 4; ++k) t.add(1, 1, SYS_newfstatat, k * 100'001'000, 1000, 0, {kAtCwd, 0, 0, 0}, "/w/p");
+  std::string trace = write_trace(t, "/w/p");
+  ReplayOptions o = options(TimingMode::kThink);
+  o.calibrate_issue = false;  // its own calls would blur the sleeper's CPU time
+  nlohmann::json slept_opts, spun_opts;
+  const uint64_t slept = replay_cpu_ns(trace, o, slept_opts);
+  o.spin_gaps = true;
+  const uint64_t spun = replay_cpu_ns(trace, o, spun_opts);
+  EXPECT_GE(spun, 60'000'000u) << "spinning 300 ms of gaps used " << spun << " ns of CPU";
+  EXPECT_GT(spun, 2 * slept) << "sleeping used " << slept << " ns, spinning " << spun;
+  EXPECT_FALSE(slept_opts.contains("gaps"));
+  ASSERT_TRUE(spun_opts.contains("gaps"));
+  EXPECT_EQ(spun_opts["gaps"], "spin");
 }
 
 // A worker's sleeps must end at their deadline: the default 50 us timer
