@@ -15,7 +15,7 @@
 #   -l LAT     slowfs latency per request (default 200us)
 #   -s SLOTS   comma list (default 1,4)
 #   -j JOBS    comma list (default 1,2,4)
-#   env: BUILD, NFILES (default 60) as slow-mount-fidelity.sh
+#   env: BUILD, NFILES (default 60), GAPS (sleep or spin: replay --gaps) as slow-mount-fidelity.sh
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=3 lat=200us slots=1,4 jobs=1,2,4
@@ -42,7 +42,7 @@ for s in "${ss[@]}"; do
 done
 rm -f "$out.cell"
 echo
-echo "# $NFILES C files, slowfs --lat all=$lat, no caching; medians of $rounds rounds (min..max), error against the real build"
+echo "# $NFILES C files, slowfs --lat all=$lat, no caching, replay --gaps ${GAPS:-sleep}; medians of $rounds rounds (min..max), error against the real build"
 printf '%-5s %-4s %-20s %-36s %-36s %-18s %s\n' slots make "real s" "replay(mount rec) s" "replay(local rec) s" "predict s" \
   "LOOKUP+GETATTR real / rp-mount / rp-local"
 cat "$out"

@@ -29,7 +29,8 @@
 #                 SLOTS requests at once, the rest queue); default: unlimited
 #   -j JOBS       make -jJOBS for cbuild (default 2)
 #   env: BUILD (./build), SRC (default /work/main), NSMALL (100), NFILES (100),
-#        KEEP=1 keeps the work directory
+#        KEEP=1 keeps the work directory, GAPS=spin replays with --gaps spin
+#        (default sleep)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -146,7 +147,7 @@ replay_on_fresh() {
     { cat "$WORK/$w/prepare.err" >&2; exit 1; }
   sync
   before=$(snap "$w")
-  "$FSREPLAY" replay "$trace" --target "$MNT/w" --no-prepare --no-verify --keep-tree -q --json \
+  "$FSREPLAY" replay "$trace" --target "$MNT/w" --no-prepare --no-verify --keep-tree -q --json --gaps "${GAPS:-sleep}" \
     -o "$WORK/$w/r.result" >"$WORK/$w/r.json" 2>"$WORK/$w/r.err" || rc=$?
   [[ $rc == 0 || $rc == 6 ]] || { cat "$WORK/$w/r.err" >&2; exit 1; }
   T=$(jq -r '.wall_ns / 1e9' "$WORK/$w/r.json")
@@ -155,8 +156,8 @@ replay_on_fresh() {
 }
 
 IFS=, read -r -a wls <<<"$workloads"
-printf '# %s UTC, %s, kernel %s, %s rounds, slowfs --lat all=%s %s, no caching, cbuild make -j%s; fsreplay %s\n' \
-  "$(date -u '+%Y-%m-%d %H:%M')" "$(hostname)" "$(uname -r)" "$rounds" "$lat" "${slots[*]:-(no slot limit)}" "$jobs" \
+printf '# %s UTC, %s, kernel %s, %s rounds, slowfs --lat all=%s %s, no caching, cbuild make -j%s, replay --gaps %s; fsreplay %s\n' \
+  "$(date -u '+%Y-%m-%d %H:%M')" "$(hostname)" "$(uname -r)" "$rounds" "$lat" "${slots[*]:-(no slot limit)}" "$jobs" "${GAPS:-sleep}" \
   "$(git -C "$ROOT" rev-parse --short HEAD)"
 # One probe of the mount, for predict.
 make_workload probe
