@@ -6,6 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "predict/predict.h"
 #include "report/format.h"
@@ -19,7 +20,21 @@ constexpr size_t kBeam = 4;  // sets kept per step beyond the exact limit
 
 struct ProfileArg {
   std::string file, name;
+  std::string mount;  // host, mount point and source of the probed directory ("" unknown)
 };
+
+// Where a profile was probed, from its `detect` fingerprint: two profiles of
+// one mount of one host give a placement between them nothing to gain.
+std::string mount_identity(const Profile& p) {
+  auto j = nlohmann::json::parse(p.environment_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("mount") || !j["mount"].is_object()) return {};
+  auto str = [](const nlohmann::json& o, const char* k) {
+    return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
+  };
+  const std::string point = str(j["mount"], "mount_point");
+  if (point.empty()) return {};
+  return str(j, "hostname") + ":" + point + " (" + str(j["mount"], "source") + ")";
+}
 
 struct Pins {
   std::vector<std::string> fast;  // on FAST in every placement
@@ -214,8 +229,14 @@ std::vector<ProfileArg> read_profiles(const AdviseOptions& opt, Advice& a) {
       a.problems.push_back(p.message() + " (left out of the advice)");
       continue;
     }
-    out.push_back({f, !p->name.empty() ? p->name : !p->mount_kind().empty() ? p->mount_kind() : f});
+    out.push_back({f, !p->name.empty() ? p->name : !p->mount_kind().empty() ? p->mount_kind() : f, mount_identity(*p)});
   }
+  for (size_t i = 1; i < out.size(); ++i)
+    if (!out[0].mount.empty() && out[i].mount == out[0].mount)
+      a.problems.push_back(
+          fmt::format("{} and {} were probed on the same mount, {}: moving a directory between "
+                      "them changes nothing (their difference is the probes' noise)",
+                      out[0].name, out[i].name, out[i].mount));
   return out;
 }
 

@@ -32,14 +32,23 @@ bool has(const std::vector<std::string>& lines, const std::string& needle) {
   return false;
 }
 
+// fixed_profile(name, ns) probed on a mount of its own, /mnt/NAME.
+Profile own_mount_profile(const std::string& name, uint64_t ns) {
+  Profile p = fixed_profile(name, ns);
+  auto env = nlohmann::json::parse(p.environment_json);
+  env["mount"]["mount_point"] = "/mnt/" + name;
+  p.environment_json = env.dump();
+  return p;
+}
+
 // mixed_trace(40): 45 ops under each of /w/d0..d7, 120 under /w/o.
 struct Fixture {
   TempDir dir;
   Fixture() {
     EXPECT_TRUE(testdata::mixed_trace(40).write(dir.file("t.trace")));
-    EXPECT_TRUE(write_profile(dir.file("ext4.profile"), fixed_profile("ext4", 5'000)));
-    EXPECT_TRUE(write_profile(dir.file("9p.profile"), fixed_profile("9p", 1'000'000)));
-    EXPECT_TRUE(write_profile(dir.file("virtiofs.profile"), fixed_profile("virtiofs", 300'000)));
+    EXPECT_TRUE(write_profile(dir.file("ext4.profile"), own_mount_profile("ext4", 5'000)));
+    EXPECT_TRUE(write_profile(dir.file("9p.profile"), own_mount_profile("9p", 1'000'000)));
+    EXPECT_TRUE(write_profile(dir.file("virtiofs.profile"), own_mount_profile("virtiofs", 300'000)));
   }
   AdviseOptions options(std::vector<std::string> names = {"ext4", "9p"}) {
     AdviseOptions o;
@@ -128,6 +137,31 @@ TEST(Advise, AProfileOfAnotherFormatIsLeftOutAndAdviseGoesOn) {
   auto none = f.run(o);
   ASSERT_FALSE(none);
   EXPECT_NE(none.message().find("give two readable profiles"), std::string::npos) << none.message();
+}
+
+// Two profiles probed on one mount of one host: one line, and advise goes on.
+TEST(Advise, ProfilesOfTheSameMountAreOneLine) {
+  Fixture f;
+  auto probed_on = [&](const char* name, uint64_t ns, const char* point) {
+    Profile p = fixed_profile(name, ns);
+    p.environment_json =
+        nlohmann::json{{"hostname", "h"}, {"mount", {{"mount_point", point}, {"source", "/dev/x"}}}}.dump();
+    EXPECT_TRUE(write_profile(f.dir.file(std::string(name) + ".profile"), p));
+  };
+  probed_on("ext4", 5'000, "/");
+  probed_on("9p", 1'000'000, "/mnt/c");
+  AdviseOptions o = f.options();
+  o.max_moves = 1;
+  auto apart = f.run(o);
+  ASSERT_TRUE(apart) << apart.message();
+  EXPECT_FALSE(has(apart->problems, "probed on the same mount")) << ::testing::PrintToString(apart->problems);
+  probed_on("9p", 1'000'000, "/");
+  auto same = f.run(o);
+  ASSERT_TRUE(same) << same.message();
+  EXPECT_TRUE(has(same->problems, "ext4 and 9p were probed on the same mount, h:/ (/dev/x)"))
+      << ::testing::PrintToString(same->problems);
+  ASSERT_EQ(same->configs.size(), 1u);
+  EXPECT_FALSE(same->configs[0].ranked.empty());
 }
 
 TEST(Advise, SaysWhichConfigurationWins) {
