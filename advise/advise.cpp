@@ -31,9 +31,10 @@ std::string mount_identity(const Profile& p) {
   auto str = [](const nlohmann::json& o, const char* k) {
     return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
   };
-  const std::string point = str(j["mount"], "mount_point");
-  if (point.empty()) return {};
-  return str(j, "hostname") + ":" + point + " (" + str(j["mount"], "source") + ")";
+  // (a real fingerprint names the mount's source; one without is no mount known)
+  const std::string point = str(j["mount"], "mount_point"), source = str(j["mount"], "source");
+  if (point.empty() || source.empty()) return {};
+  return str(j, "hostname") + ":" + point + " (" + source + ")";
 }
 
 struct Pins {

@@ -12,10 +12,10 @@ namespace fsr::cli {
 void add_place_option(CLI::App* sub, std::vector<std::string>& place) {
   sub->add_option("--place", place,
                   "SUBDIR=OTHER (repeatable): the ops under the recorded root's SUBDIR go to directory OTHER on "
-                  "another mount, bind-mounted over TARGET/SUBDIR in a private mount namespace (as 'mount --bind "
-                  "OTHER TARGET/SUBDIR' would place them; needs CAP_SYS_ADMIN). OTHER must exist and be empty or "
-                  "prepared by fsreplay (marked by .fsreplay-target), as the target; give the same --place to "
-                  "prepare and to replay --no-prepare");
+                  "another mount, bind-mounted over TARGET/SUBDIR in a private mount namespace (as a bind mount of "
+                  "OTHER on TARGET/SUBDIR would place them; needs CAP_SYS_ADMIN). OTHER must exist and be empty or "
+                  "prepared by fsreplay (marked by .fsreplay-target), as the target; give the same placement to "
+                  "prepare and to the replay of the prepared tree");
 }
 
 int setup_placement(const char* verb, const std::vector<std::string>& place, ReplayOptions& o) {

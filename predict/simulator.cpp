@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "base/saturating.h"
 #include "predict/simulator.h"
 
 #include <algorithm>
@@ -197,8 +198,7 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
     r.event_index = i;
     r.start = start;
     r.latency = lat;
-    r.lateness =
-        static_cast<int64_t>(start) - static_cast<int64_t>(want != UINT64_MAX ? want : std::max(target, dep_done));
+    r.lateness = signed_delta(start, want != UINT64_MAX ? want : std::max(target, dep_done));
     r.dep_wait = dep_wait;
     r.gap = slept;
     r.ret = e.ret;

@@ -234,7 +234,7 @@ void Worker::fill_record(uint64_t i, const PlanOp& op, const Event& e, const Tur
   r.event_index = i;
   r.start = issue;
   r.latency = op.action == OpAction::kIssue ? t2 - t.t0 : 0;
-  r.lateness = static_cast<int64_t>(issue) - static_cast<int64_t>(intended);
+  r.lateness = signed_delta(issue, intended);
   r.dep_wait = t.dep_wait;
   r.gap = t.slept;
   r.ret = ret;
