@@ -25,18 +25,6 @@ struct ProfileArg {
 
 // Where a profile was probed, from its `detect` fingerprint: two profiles of
 // one mount of one host give a placement between them nothing to gain.
-std::string mount_identity(const Profile& p) {
-  auto j = nlohmann::json::parse(p.environment_json, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("mount") || !j["mount"].is_object()) return {};
-  auto str = [](const nlohmann::json& o, const char* k) {
-    return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
-  };
-  // (a real fingerprint names the mount's source; one without is no mount known)
-  const std::string point = str(j["mount"], "mount_point"), source = str(j["mount"], "source");
-  if (point.empty() || source.empty()) return {};
-  return str(j, "hostname") + ":" + point + " (" + source + ")";
-}
-
 struct Pins {
   std::vector<std::string> fast;  // on FAST in every placement
   std::vector<std::string> stay;  // never moved
@@ -230,7 +218,11 @@ std::vector<ProfileArg> read_profiles(const AdviseOptions& opt, Advice& a) {
       a.problems.push_back(p.message() + " (left out of the advice)");
       continue;
     }
-    out.push_back({f, !p->name.empty() ? p->name : !p->mount_kind().empty() ? p->mount_kind() : f, mount_identity(*p)});
+    out.push_back({f,
+                   !p->name.empty()           ? p->name
+                   : !p->mount_kind().empty() ? p->mount_kind()
+                                              : f,
+                   p->mount_identity()});
   }
   for (size_t i = 1; i < out.size(); ++i)
     if (!out[0].mount.empty() && out[i].mount == out[0].mount)

@@ -8,7 +8,11 @@
 namespace fsr {
 
 LatencyModel::LatencyModel(const Profile& p)
-    : ref_depth_(p.ref_depth), lifetime_(p.cache_lifetime_ns), syscall_(p.syscall_overhead_ns), server_(p.server) {
+    : ref_depth_(p.ref_depth),
+      anchor_depth_(p.target_depth_on_mount()),
+      lifetime_(p.cache_lifetime_ns),
+      syscall_(p.syscall_overhead_ns),
+      server_(p.server) {
   for (const ProfileCase& c : p.cases) {
     if (c.temp == Temp::kStale || c.bins.size() != kProfileBins) continue;
     auto& v = table_[static_cast<size_t>(c.kind) * 2 + (c.temp == Temp::kCold)];

@@ -32,6 +32,8 @@ class LatencyModel {
   int64_t walk_adjust(Temp t, uint32_t depth) const;
 
   uint32_t ref_depth() const { return ref_depth_; }
+  // Components above the probed target on its mount (Profile::target_depth_on_mount).
+  uint32_t anchor_depth() const { return anchor_depth_; }
   uint64_t cache_lifetime_ns() const { return lifetime_; }
   uint64_t syscall_overhead_ns() const { return syscall_; }
   double walk_ns_per_component(Temp t) const { return walk_[t == Temp::kCold]; }
@@ -56,6 +58,7 @@ class LatencyModel {
   std::vector<uint64_t> bins_;
   double walk_[2] = {0, 0};
   uint32_t ref_depth_ = 2;
+  uint32_t anchor_depth_ = 0;
   uint64_t lifetime_ = kNoExpiry;
   uint64_t syscall_ = 0;
   ServerModel server_;

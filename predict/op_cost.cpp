@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace fsr {
 namespace {
@@ -93,6 +94,16 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
     ++notes_.unmeasured[cls];
     return recorded;
   }
+  // A placed path's walk on the rest's mount, up to its SUBDIR: priced from
+  // the rest's walk, queued there; the op's own case prices the walk inside.
+  uint32_t outer[2] = {0, 0};
+  if (placed_ && (pr.walk || is_depth_kind(pr.kind)))
+    for (int k = 0; k < 2; ++k)
+      if (op.path[k] != kNoPath && !(k == 0 && pr.kind == ProbeKind::kSymlink)) outer[k] = outer_components(op, k);
+  if (is_depth_kind(pr.kind)) pr.param -= std::min<uint64_t>(pr.param, outer[0]);
+  uint64_t outer_ns = 0;
+  for (uint32_t n : outer)
+    outer_ns += static_cast<uint64_t>(std::llround(base_->walk_ns_per_component(Temp::kWarm) * double(n)));
   // A stat of a file written since the mount last answered for it, by path
   // or through its fd (git's fstat of each file it checks out, before the
   // close): the mount asks its server again, after however long it was idle.
@@ -128,7 +139,8 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
     for (int k = 0; k < 2; ++k) {
       const uint32_t q = op.path[k];
       if (q == kNoPath || (k == 0 && pr.kind == ProbeKind::kSymlink)) continue;  // a symlink's text is not walked
-      adj += model_->walk_adjust(t, walk_depth(op, k));
+      const uint32_t d = walk_depth(op, k);
+      adj += model_->walk_adjust(t, d > outer[k] ? d - outer[k] : 0);
     }
     // Never below a quarter of the probe's own figure: a walk is not free.
     ns = static_cast<uint64_t>(std::max<int64_t>(static_cast<int64_t>(ns) + adj, static_cast<int64_t>(ns / 4)));
@@ -139,8 +151,11 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   if (pr.kind == ProbeKind::kStatWritten)
     path_bits_[p] &= ~kAttrStale, touched_[p] = now + 1;  // an fstat has no op path
   ++notes_.modeled;
+  // The walk's lookups on the rest's mount come first, and queue there.
+  if (outer_ns && server_.active()) outer_ns = server_.serve(now, outer_ns, {}), last_wait_ = server_.last_wait();
   ServerQueue& queue = placed_ ? *slot_queue_[placed_->last_slot()] : server_;  // the op's mount's
-  if (queue.active()) ns = queue.serve(now, ns, transfer_of(op, pr)), last_wait_ = queue.last_wait();
+  if (queue.active()) ns = queue.serve(now + outer_ns, ns, transfer_of(op, pr)), last_wait_ += queue.last_wait();
+  ns += outer_ns;
   idle_from_ = std::max(idle_from_, now + ns);
   if (placed_)
     placed_->priced(v_.plan(), ns,
@@ -175,6 +190,26 @@ uint32_t OpCost::walk_depth(const PlanOp& op, int k) {
   return d > b ? d - b : 0;
 }
 
+// A placed path (on a rule's mount): the components its walk looks up on
+// the rest's mount before it enters SUBDIR, SUBDIR's own name last (a bind
+// mount is crossed after the lookup of its name in its parent). From a base
+// inside SUBDIR: none. An absolute walk starts at the mount's root, above
+// the target: the rest's probed target lay that deep under its mount, and
+// every case of its profile includes that walk; a placed op's profile does
+// not. A path of the rest, or of a rule on the rest's profile: 0 (its walk
+// is in that profile's cases).
+uint32_t OpCost::outer_components(const PlanOp& op, int k) {
+  if (!placed_) return 0;
+  const uint32_t s = placed_->slot(v_.plan(), op.path[k]);
+  if (s == 0 || placed_->on_rest_model(s)) return 0;  // (SUBDIR on the rest's own mount: one profile)
+  const uint32_t sd = placed_->subdir_depth(s);
+  const uint32_t w = op.walk[k];
+  if (!v_.plan().walks_as_passed || w == kWalkFromRoot) return sd;
+  if (w == kNoOfd || v_.plan().ofds[w].path == kNoPath) return sd + base_->anchor_depth();
+  const uint32_t b = depth(v_.plan().ofds[w].path);
+  return sd > b ? sd - b : 0;
+}
+
 // (The plan's path entries are large and far apart: read once per path, not per op.)
 bool OpCost::in_scratch(uint32_t q) {
   if (root_[q] == 0) root_[q] = v_.plan().paths[q].mapped.root == Root::kScratch ? 2 : 1;
@@ -193,6 +228,8 @@ Temp OpCost::temperature(uint32_t p, bool meta, bool ok, bool creating, uint64_t
   }
   return life == kNoExpiry || now - std::min(now, last - 1) <= life ? Temp::kWarm : Temp::kCold;
 }
+
+bool OpCost::is_depth_kind(ProbeKind k) { return k == ProbeKind::kStat || k == ProbeKind::kStatMissing; }
 
 bool OpCost::classify(uint32_t i, Priced& pr) {
   const Event& e = v_.event(i);

@@ -72,11 +72,14 @@ class OpCost {
     bool walk;     // path op: move from the probe's depth to the op's
   };
   bool classify(uint32_t i, Priced& out);
+  static bool is_depth_kind(ProbeKind k);  // priced at its walk's depth (the param), not moved to it
   Temp temperature(uint32_t path, bool meta, bool ok, bool creates, uint64_t now);
   uint32_t depth(uint32_t path);  // components below its root, cached
   // Components op's path k walks: from its dirfd's or cwd's directory under
   // walks as passed (PlanOp::walk), else from its root (depth()).
   uint32_t walk_depth(const PlanOp& op, int k);
+  // With a placement: what path k's walk looks up on the rest's mount before its SUBDIR.
+  uint32_t outer_components(const PlanOp& op, int k);
   bool in_scratch(uint32_t path);  // mapped beneath the scratch directory, cached
   void after(uint32_t i, const Priced& pr, uint64_t now, bool fetched);
   Transfer transfer_of(const PlanOp& op, const Priced& pr) const;

@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "predict/placed_models.h"
 
+#include <algorithm>
+
 namespace fsr {
+
+PlacedPricer::PlacedPricer(const PlacedModels& m) : m_(m) {
+  counts_.ops.assign(m.rule_model.size() + 1, 0);
+  for (const PlaceRule& r : m.placement.rules)
+    subdir_depth_.push_back(1 + static_cast<uint32_t>(std::count(r.subdir.begin(), r.subdir.end(), '/')));
+}
 
 void PlacedPricer::priced(const Plan& plan, uint64_t ns, bool dir_op) {
   counts_.priced_ns += ns;

@@ -43,7 +43,7 @@ struct PlacedCounts {
 
 class PlacedPricer {
  public:
-  explicit PlacedPricer(const PlacedModels& m) : m_(m) { counts_.ops.assign(m.rule_model.size() + 1, 0); }
+  explicit PlacedPricer(const PlacedModels& m);
 
   // The slot of plan path q (0: the rest), looked up once per path.
   uint32_t slot(const Plan& plan, uint32_t q) {
@@ -69,11 +69,15 @@ class PlacedPricer {
   void priced(const Plan& plan, uint64_t ns, bool dir_op);
   PlacedCounts counts() const;
   uint32_t last_slot() const { return last_slot_; }  // of the op model_for() priced
+  // Components of slot s's SUBDIR below the recorded root ("clone/.git": 2; 0 the rest).
+  uint32_t subdir_depth(uint32_t s) const { return s == 0 ? 0 : subdir_depth_[s - 1]; }
+  bool on_rest_model(uint32_t s) const { return s == 0 || m_.rule_model[s - 1] == m_.rest; }
 
  private:
   static constexpr int kDepth = 3;
   const PlacedModels& m_;
-  std::vector<uint8_t> slot_;  // per plan path: 0 not looked up, 1 the rest, k + 2 rule k
+  std::vector<uint8_t> slot_;           // per plan path: 0 not looked up, 1 the rest, k + 2 rule k
+  std::vector<uint32_t> subdir_depth_;  // per rule
   PlacedCounts counts_;
   uint32_t last_ = kNoPath;  // the path model_for() priced
   uint32_t last_slot_ = 0;

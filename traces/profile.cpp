@@ -89,11 +89,41 @@ const ProfileCase* Profile::find(ProbeKind k, Temp t, uint64_t param) const {
   return nullptr;
 }
 
-std::string Profile::mount_kind() const {
+namespace {
+
+// The fingerprint's "mount" object (null when it has none), and a string field of an object.
+nlohmann::json fingerprint_mount(const std::string& environment_json) {
   auto j = nlohmann::json::parse(environment_json, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("mount") || !j["mount"].is_object()) return {};
-  const auto& m = j["mount"];
-  return m.contains("kind") && m["kind"].is_string() ? m["kind"].get<std::string>() : std::string{};
+  if (!j.is_object() || !j.contains("mount") || !j["mount"].is_object()) return nullptr;
+  return j["mount"];
+}
+std::string str_field(const nlohmann::json& o, const char* k) {
+  return o.is_object() && o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
+}
+
+}  // namespace
+
+std::string Profile::mount_kind() const { return str_field(fingerprint_mount(environment_json), "kind"); }
+
+std::string Profile::mount_identity() const {
+  const nlohmann::json m = fingerprint_mount(environment_json);
+  const std::string point = str_field(m, "mount_point"), source = str_field(m, "source");
+  if (point.empty() || source.empty()) return {};
+  auto j = nlohmann::json::parse(environment_json, nullptr, /*allow_exceptions=*/false);
+  return str_field(j, "hostname") + ":" + point + " (" + source + ")";
+}
+
+uint32_t Profile::target_depth_on_mount() const {
+  const std::string point = str_field(fingerprint_mount(environment_json), "mount_point");
+  if (point.empty() || target.compare(0, point.size(), point) != 0) return 0;
+  if (target.size() > point.size() && point.back() != '/' && target[point.size()] != '/') return 0;  // "/m" of "/mnt"
+  uint32_t n = 0;
+  bool in = false;
+  for (size_t i = point.size(); i < target.size(); ++i) {
+    if (target[i] != '/' && !in) ++n;
+    in = target[i] != '/';
+  }
+  return n;
 }
 
 namespace {

@@ -144,6 +144,14 @@ struct Profile {
   const ProfileCase* find(ProbeKind k, Temp t, uint64_t param) const;
   // "kind" of the fingerprint's mount ("9p-drvfs", "fuse", ...), "" if unknown.
   std::string mount_kind() const;
+  // "HOST:MOUNT_POINT (SOURCE)" of the fingerprint's mount: two profiles of
+  // one mount share it. "" when the fingerprint names no mount point or
+  // source (a real one always does).
+  std::string mount_identity() const;
+  // Components from the mount's root down to the probed target ("/m/w" on a
+  // mount at "/m": 1): what an absolute path's walk looks up on the mount
+  // above the target, part of every case measured. 0 when unknown.
+  uint32_t target_depth_on_mount() const;
 };
 
 // Writes `p` as a profile file (created or truncated).

@@ -10,6 +10,10 @@
 #           `git checkout`
 #   cbuild  obj placed: `make -j2` of NFILES generated C files, objects and
 #           the library into obj/ (made beforehand, as a build directory)
+#   npm     node_modules placed: `npm ci --offline` of tests/workloads/npm (a
+#           300-package lockfile) from npm's cache on the local disk (warmed
+#           once here), node_modules/ made beforehand (the mount point, as a
+#           user keeps it on the Linux disk)
 # Per workload and round, each timed run on a fresh backing store and a
 # fresh tmpfs, rounds interleaved:
 #   real-slow   the workload, untraced, all on the slow mount (context)
@@ -29,21 +33,23 @@
 # Usage (root): dev/bench/place-validate.sh [-n ROUNDS] [-f NFILES] [-w WORKLOADS]
 #   -n ROUNDS     default 3
 #   -f NFILES     files in the generated repository or project (default 300)
-#   -w WORKLOADS  comma list: git, cbuild (default git,cbuild)
+#   -w WORKLOADS  comma list: git, cbuild, npm (default git,cbuild,npm)
 #   env: BUILD (./build), KEEP=1 keeps the work directory, PROBE_S (probe seconds, default 15)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=dev/bench/lib.sh
+. "$ROOT/dev/bench/lib.sh"
 BUILD=${BUILD:-$ROOT/build}
 FSREPLAY=${FSREPLAY:-$BUILD/cli/fsreplay}
 SLOWFS=${SLOWFS:-$BUILD/emulators/slowfs/slowfs}
 PROBE_S=${PROBE_S:-15}
-rounds=3 nfiles=300 workloads=git,cbuild
+rounds=3 nfiles=300 workloads=git,cbuild,npm
 while getopts n:f:w: o; do
   case $o in
     n) rounds=$OPTARG ;;
     f) nfiles=$OPTARG ;;
     w) workloads=$OPTARG ;;
-    *) sed -n '2,33p' "$0"; exit 2 ;;
+    *) sed -n '2,37p' "$0"; exit 2 ;;
   esac
 done
 [[ $(id -u) == 0 ]] || { echo "place-validate: needs root (eBPF recording, FUSE and bind mounts)" >&2; exit 5; }
@@ -89,13 +95,20 @@ make_workload() {
         >"$WORK/tree/Makefile"
       printf '#!/bin/sh\nset -e\ncd "$1"\nmake -s -j2\n' >"$WORK/run.sh"
       ;;
-    *) echo "place-validate: unknown workload $1 (git, cbuild)" >&2; exit 2 ;;
+    npm)
+      SUB=node_modules
+      mkdir -p "$WORK/tree/node_modules"
+      cp "$ROOT"/tests/workloads/npm/package*.json "$WORK/tree/"
+      warm_npm_cache place-validate "$WORK/npm-warm" "$ROOT"
+      printf '#!/bin/sh\ncd "$1" && exec npm ci --offline --no-audit --no-fund --loglevel=error\n' >"$WORK/run.sh"
+      ;;
+    *) echo "place-validate: unknown workload $1 (git, cbuild, npm)" >&2; exit 2 ;;
   esac
   chmod +x "$WORK/run.sh"
 }
 
 # Fresh mounts: slowfs on a new backing store (holding the tree, or empty for
-# a replay to prepare) at $MNT, a new tmpfs at $FAST with an empty git/.
+# a replay to prepare) at $MNT, a new tmpfs at $FAST with an empty placed/.
 slow_up() {
   umount_all
   rm -rf "$WORK/backing"
@@ -104,7 +117,7 @@ slow_up() {
   "$SLOWFS" "$WORK/backing" "$MNT" --profile wsl2-9p --attr-timeout 0 --entry-timeout 0 --negative-timeout 0 \
     --pid-file "$WORK/slowfs.pid" >/dev/null
   mount -t tmpfs -o size=1g place-validate "$FAST"
-  mkdir -p "$FAST/git"
+  mkdir -p "$FAST/placed"
   sync
 }
 umount_all() {
@@ -130,7 +143,7 @@ real_run() {  # real_run slow|split|record: prints seconds (record: records it t
       shift 3
       mount --bind "$fast" "$mnt/w/$sub" || exit 1
       t0=$(date +%s.%N); "$@" "$w/run.sh" "$mnt/w" >/dev/null 2>"$w/real.err"; t1=$(date +%s.%N)
-      echo "$t1 - $t0" | bc' "$WORK" "$FAST/git" "$MNT" "$SUB" ${rec[@]+"${rec[@]}"}
+      echo "$t1 - $t0" | bc' "$WORK" "$FAST/placed" "$MNT" "$SUB" ${rec[@]+"${rec[@]}"}
   else
     local t0
     t0=$(now); "$WORK/run.sh" "$MNT/w" >/dev/null 2>&1; echo "$(now) - $t0" | bc
@@ -141,11 +154,11 @@ real_run() {  # real_run slow|split|record: prints seconds (record: records it t
 replay_run() {  # replay_run TRACE: prints the split replay's wall seconds and divergences
   local rc=0
   slow_up empty
-  "$FSREPLAY" prepare "$1" --target "$MNT/w" -q --place "$SUB=$FAST/git" >/dev/null \
+  "$FSREPLAY" prepare "$1" --target "$MNT/w" -q --place "$SUB=$FAST/placed" >/dev/null \
     2>"$WORK/prepare.err" || { cat "$WORK/prepare.err" >&2; exit 1; }
   sync
   "$FSREPLAY" replay "$1" --target "$MNT/w" --no-prepare --no-verify --keep-tree -q --json \
-    --place "$SUB=$FAST/git" -o "$WORK/r.result" >"$WORK/r.json" 2>"$WORK/r.err" || rc=$?
+    --place "$SUB=$FAST/placed" -o "$WORK/r.result" >"$WORK/r.json" 2>"$WORK/r.err" || rc=$?
   [[ $rc == 0 || $rc == 6 ]] || { cat "$WORK/r.err" >&2; exit 1; }
   jq -r '"\(.wall_ns / 1e9) \(.divergences)"' "$WORK/r.json"
   umount_all
@@ -154,11 +167,13 @@ replay_run() {  # replay_run TRACE: prints the split replay's wall seconds and d
 printf '# %s UTC, %s, kernel %s, %s rounds, %s files; slow: slowfs --profile wsl2-9p, no caching; fast: tmpfs; fsreplay %s\n' \
   "$(date -u '+%Y-%m-%d %H:%M')" "$(hostname)" "$(uname -r)" "$rounds" "$nfiles" "$(git -C "$ROOT" rev-parse --short HEAD)"
 # Probes of both mounts, for predict.
+# (The slow one where the tree lives, $MNT/w: an absolute path's walk looks up
+# the components above the target on the mount, and predict takes their
+# number from the probed directory's depth on its mount.)
 slow_up empty
-mkdir -p "$MNT/w/probe"
-"$FSREPLAY" probe "$MNT/w/probe" -o "$WORK/slow.profile" --duration "$PROBE_S" --name slowfs-9p >/dev/null \
+"$FSREPLAY" probe "$MNT/w" -o "$WORK/slow.profile" --duration "$PROBE_S" --name slowfs-9p >/dev/null \
   2>"$WORK/probe.err" || { cat "$WORK/probe.err" >&2; exit 1; }
-"$FSREPLAY" probe "$FAST/git" -o "$WORK/fast.profile" --duration "$PROBE_S" --name tmpfs >/dev/null \
+"$FSREPLAY" probe "$FAST/placed" -o "$WORK/fast.profile" --duration "$PROBE_S" --name tmpfs >/dev/null \
   2>"$WORK/probe.err" || { cat "$WORK/probe.err" >&2; exit 1; }
 umount_all
 IFS=, read -r -a wls <<<"$workloads"

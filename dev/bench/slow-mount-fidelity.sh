@@ -33,6 +33,8 @@
 #        (default sleep)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=dev/bench/lib.sh
+. "$ROOT/dev/bench/lib.sh"
 BUILD=${BUILD:-$ROOT/build}
 FSREPLAY=${FSREPLAY:-$BUILD/cli/fsreplay}
 SLOWFS=${SLOWFS:-$BUILD/emulators/slowfs/slowfs}
@@ -86,12 +88,7 @@ make_workload() {
       # tests/workloads/npm (a 300-package lockfile) from npm's cache, which
       # stays on the local disk as a user's ~/.npm does (warmed once here).
       cp "$ROOT"/tests/workloads/npm/package*.json "$d/tree/"
-      if [[ ! -d $WORK/npm-warm/node_modules ]]; then
-        mkdir -p "$WORK/npm-warm" && cp "$ROOT"/tests/workloads/npm/package*.json "$WORK/npm-warm/"
-        (cd "$WORK/npm-warm" && { npm ci --offline --no-audit --no-fund >/dev/null 2>&1 ||
-          timeout 300 npm ci --no-audit --no-fund >/dev/null 2>&1; }) ||
-          { echo "slow-mount-fidelity: npm ci fails offline and the registry is unreachable" >&2; exit 1; }
-      fi
+      warm_npm_cache slow-mount-fidelity "$WORK/npm-warm" "$ROOT"
       printf '#!/bin/sh\ncd "$1" && exec npm ci --offline --no-audit --no-fund --loglevel=error\n' >"$d/run.sh"
       ;;
     cargo)
