@@ -78,6 +78,8 @@ class OpCost {
   // Components op's path k walks: from its dirfd's or cwd's directory under
   // walks as passed (PlanOp::walk), else from its root (depth()).
   uint32_t walk_depth(const PlanOp& op, int k);
+  // What a written file adds to its fstat (an fstat walks no path).
+  uint64_t fstat_written_extra(uint64_t idle_us);
   // With a placement: what path k's walk looks up on the rest's mount before its SUBDIR.
   uint32_t outer_components(const PlanOp& op, int k);
   bool in_scratch(uint32_t path);  // mapped beneath the scratch directory, cached
