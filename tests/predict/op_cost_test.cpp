@@ -118,9 +118,9 @@ TEST(OpCostWritten, AnFstatAfterAWriteAsksTheMountOnce) {
 // was, until 2026-12-07: 2.1 ms each where the replay paid 0.52 on slowfs).
 TEST(OpCostWritten, AnFstatOfAWrittenFileWalksNoPath) {
   constexpr uint64_t kStatNs = 40'000, kFstatNs = 10'000;
-  const Profile p = fixed_profile(
-      "uncached", kWarmNs,
-      {{ProbeKind::kStat, kStatNs}, {ProbeKind::kStatWritten, kStatNs}, {ProbeKind::kFstat, kFstatNs}});
+  const Profile p =
+      fixed_profile("uncached", kWarmNs,
+                    {{ProbeKind::kStat, kStatNs}, {ProbeKind::kStatWritten, kStatNs}, {ProbeKind::kFstat, kFstatNs}});
   TraceFixture t = one_process();
   t.add(1, 1, SYS_openat, 1'000, 2'000, 3, {kAtFdcwdArg, 0, O_WRONLY | O_CREAT}, "/w/d/e/g");
   t.add(1, 1, SYS_write, 10'000, 2'000, 4096, {3, 0, 4096});
