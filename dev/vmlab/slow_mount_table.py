@@ -42,12 +42,17 @@ def counts(rows, i):
 def main():
     runs = collections.defaultdict(list)  # (w, mount, kind) -> [(secs, walk+getattr, total)]
     preds = {}
+    types = collections.defaultdict(lambda: collections.defaultdict(list))  # (w, mount) -> type -> kind -> [n]
     for line in open(sys.argv[1]):
         p = line.split()
-        if len(p) == 10 and p[0] == "run":
+        if len(p) == 10 and p[0] == "run" and p[5] != "?":
             num = lambda x: None if x == "-" else int(x)
             wg = None if p[6] == "-" else num(p[6]) + num(p[7])
             runs[(p[1], p[2], p[4])].append((float(p[5]), wg, num(p[8])))
+        elif len(p) >= 5 and p[0] == "types":
+            for kv in p[5:]:
+                t, n = kv.split("=")
+                types[(p[1], p[2])][(t, p[4])].append(int(n))
         elif len(p) == 4 and p[0] == "pred":
             preds[(p[1], p[2])] = float(p[3])
     secs = lambda w, m, k: [r[0] for r in runs.get((w, m, k), [])]
@@ -72,6 +77,12 @@ def main():
             "9p+ext4", cell(alls), cell(split), cell(secs("gitplace", "9p", "rp-split"), split),
             pred(preds.get(("gitplace", "split")), split), pred(preds.get(("gitplace", "all9p")), alls),
             "/".join(counts(x, 1) for x in req)))
+    for (w, m), per in types.items():
+        kinds = ("real", "rpm", "rpe") if w != "gitplace" else ("real-all", "real-split", "rp-split")
+        names = sorted({t for (t, k) in per}, key=lambda t: -max(sum(per[(t, k)]) for k in kinds))
+        med = lambda t, k: "%d" % statistics.median(per[(t, k)]) if per[(t, k)] else "0"
+        print("# %s %s requests by type, medians (%s): %s" % (w, m, " / ".join(kinds), ", ".join(
+            "%s %s" % (t, "/".join(med(t, k) for k in kinds)) for t in names)))
     print("# errors: each median against the real run's median (gitplace: the real split run; predict all-9p:")
     print("# the real all-9p run), [95% interval] of the ratio of medians (dev/bench/benchstats.py, 3 rounds")
     print("# or more); (min..max) over the rounds; counts: medians of the 9p client's requests (r/m/e: real,")

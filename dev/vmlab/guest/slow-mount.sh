@@ -146,10 +146,11 @@ replay_on() {  # replay_on W M R KIND TRACE TARGET [PLACE_DIR]
   rm -rf "$t" ${7:+"$7"}
 }
 ext4_recording() {  # the workload recorded once on a fresh ext4, after a warm-up run there
-  local w=$1 d=/mnt/ext4/sm-$1-rec
+  local w=$1 d=/mnt/ext4/sm-$1-rec span
   fresh_ext4
   rm -rf "$d" && tree_into "$d" "$w" && run_w "$d" "$w" && rm -rf "$d"
-  echo "# $w recorded on ext4 in $(record_on "$w" "$d" $tmp/"$w".ext4.trace) s"
+  span=$(record_on "$w" "$d" $tmp/"$w".ext4.trace)
+  echo "# $w recorded on ext4 in $span s"
   cp $tmp/"$w".ext4.trace "$res/"
 }
 predict_s() { "$fsr" predict "$@" --format json > $tmp/p.json 2> $tmp/p.err || { cat $tmp/p.err >&2; exit 1; }; grep -h 'warning: ' $tmp/p.err | sed 's/^/# predict: /' || true; }
@@ -187,7 +188,8 @@ for w in "${wls[@]}"; do
     for m in 9p virtiofs; do
       M=${mnt[$m]}
       real_run "$w" $m $r real "$M/sm-$w-real-$r"
-      echo "run $w $m $r rec $(record_on "$w" "$M/sm-$w-rec-$r" $tmp/"$w".$m.trace) - - - 0"
+      span=$(record_on "$w" "$M/sm-$w-rec-$r" $tmp/"$w".$m.trace)
+      echo "run $w $m $r rec ${span:-?} - - - 0"
       replay_on "$w" $m $r rpm $tmp/"$w".$m.trace "$M/sm-$w-rpm-$r"
       replay_on "$w" $m $r rpe $tmp/"$w".ext4.trace "$M/sm-$w-rpe-$r"
     done
