@@ -57,8 +57,12 @@ tree_into() {  # tree_into DIR W: W's initial tree
 }
 run_w() { (cd "$1" && bash -c "w_$2") > /dev/null 2>> $res/errors.txt || { echo "slow-mount: $2 failed in $1 ($res/errors.txt)" >&2; exit 1; }; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+umount_retry() {  # (a git process that outlives the workload by a moment may still hold it)
+  for _ in $(seq 50); do umount "$1" 2> /dev/null && return 0; sleep 0.1; done
+  umount "$1"
+}
 fresh_ext4() {
-  umount /mnt/ext4
+  umount_retry /mnt/ext4
   mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$VMLAB_EXT4_DEV"
   mount "$VMLAB_EXT4_DEV" /mnt/ext4
 }
@@ -115,7 +119,7 @@ real_run() {  # real_run W M R KIND DIR [BIND]: the workload, untraced, in DIR (
   count_end "$m" "$w $m $r $kind"
   echo "run $w $m $r $kind $T $CNT 0"
   if [[ -n $bind ]]; then
-    umount "$d/clone/.git"
+    umount_retry "$d/clone/.git"
     [[ -e $bind/HEAD && ! -e $d/clone/.git/HEAD ]] || { echo "slow-mount: clone/.git did not land on ext4 ($bind)" >&2; exit 1; }
     rm -rf "$bind"
   fi
