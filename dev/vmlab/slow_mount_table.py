@@ -3,7 +3,7 @@
 """The table of dev/vmlab/bench-slow-mount.sh.
 
 usage: slow_mount_table.py SLOW_MOUNT_TXT
-The file holds the guest's "run W MOUNT ROUND KIND SECONDS TWALK TGETATTR TOTAL
+Rounds numbered 0 or less are warm-ups, left out. The file holds the guest's "run W MOUNT ROUND KIND SECONDS TWALK TGETATTR TOTAL
 DIVERGENCES" and "pred W MOUNT SECONDS" lines (dev/vmlab/guest/slow-mount.sh).
 Prints, per workload and mount, medians (min..max) over the rounds and each
 replay's and predict's error against the real run's median, [its 95% interval]
@@ -45,6 +45,8 @@ def main():
     types = collections.defaultdict(lambda: collections.defaultdict(list))  # (w, mount) -> type -> kind -> [n]
     for line in open(sys.argv[1]):
         p = line.split()
+        if p and p[0] in ("run", "types") and len(p) > 3 and int(p[3]) <= 0:
+            continue  # a warm-up round
         if len(p) == 10 and p[0] == "run" and p[5] != "?":
             num = lambda x: None if x == "-" else int(x)
             wg = None if p[6] == "-" else num(p[6]) + num(p[7])

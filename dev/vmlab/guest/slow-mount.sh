@@ -15,6 +15,7 @@
 # clone/.git on ext4 by a bind mount (real-split), all on 9p (real-all),
 # `replay --place clone/.git=EXT4DIR` of the ext4 recording (rp-split), and
 # `predict --place clone/.git=ext4.profile` (pred split / all9p).
+# WARMUP rounds (numbered 0, -1, ...) run first, the same, for the table to leave out.
 # Prints "run W MOUNT ROUND KIND SECONDS TWALK TGETATTR TOTAL DIVERGENCES",
 # "pred W MOUNT SECONDS", "types ..." (every 9p request type's count) and
 # "# ..." notes; artefacts in /mnt/results/slow-mount/.
@@ -26,7 +27,7 @@ res=/mnt/results/slow-mount tmp=/tmp/sm
 mkdir -p "$res" "$tmp"
 export HOME=/root
 git config --global safe.directory '*'
-repo_files=${REPO_FILES:-100} nsmall=${NSMALL:-50} c_files=${C_FILES:-20} probe_s=${PROBE_S:-10}
+repo_files=${REPO_FILES:-100} nsmall=${NSMALL:-50} c_files=${C_FILES:-20} probe_s=${PROBE_S:-10} warmup=${WARMUP:-0}
 declare -A mnt=([9p]=/mnt/c [virtiofs]=/mnt/cv [ext4]=/mnt/ext4)
 
 # The workloads, each run in its directory (the recorded root).
@@ -162,7 +163,7 @@ ext4_recording() {  # the workload recorded once on a fresh ext4, after a warm-u
 predict_s() { "$fsr" predict "$@" --format json > $tmp/p.json 2> $tmp/p.err || { cat $tmp/p.err >&2; exit 1; }; grep -h 'warning: ' $tmp/p.err | sed 's/^/# predict: /' || true; }
 
 # --- main -------------------------------------------------------------------
-echo "# guest $(uname -r), $(nproc) CPUs; rounds $rounds; seeds: $repo_files-file repository, $nsmall small files; cbuild: $c_files C files, make -j2; probe --duration $probe_s"
+echo "# guest $(uname -r), $(nproc) CPUs; rounds $rounds after $warmup warm-up round(s); seeds: $repo_files-file repository, $nsmall small files; cbuild: $c_files C files, make -j2; probe --duration $probe_s"
 for m in 9p virtiofs; do echo "# $m: $(awk -v d="${mnt[$m]}" '$2 == d { print $1, $3, $4 }' /proc/mounts)"; done
 python3 "$mkrepo" $tmp/src --files "$repo_files" > /dev/null
 mkdir -p $tmp/cbuild/src $tmp/cbuild/include
@@ -190,7 +191,7 @@ for w in "${wls[@]}"; do
     cp $tmp/p.json "$res/$w.$m.predict.json"
     echo "pred $w $m $(jq -r '.columns[-1].wall_ns / 1e9' $tmp/p.json)"
   done
-  for ((r = 1; r <= rounds; r++)); do
+  for ((r = 1 - warmup; r <= rounds; r++)); do
     for m in 9p virtiofs; do
       M=${mnt[$m]}
       real_run "$w" $m $r real "$M/sm-$w-real-$r"
@@ -211,7 +212,7 @@ if [[ " ${wls[*]} " == *" gitplace "* ]]; then
   cp $tmp/p.json "$res/$w.predict.json"
   echo "pred $w split $(jq -r '[.columns[] | select(.placement != null)][0].wall_ns / 1e9' $tmp/p.json)"
   echo "pred $w all9p $(jq -r '[.columns[] | select(.placement == null)][-1].wall_ns / 1e9' $tmp/p.json)"
-  for ((r = 1; r <= rounds; r++)); do
+  for ((r = 1 - warmup; r <= rounds; r++)); do
     real_run $w 9p $r real-all "/mnt/c/sm-$w-all-$r"
     real_run $w 9p $r real-split "/mnt/c/sm-$w-real-$r" "/mnt/ext4/sm-$w-git-real-$r"
     replay_on $w 9p $r rp-split $tmp/$w.ext4.trace "/mnt/c/sm-$w-rp-$r" "/mnt/ext4/sm-$w-git-rp-$r"
