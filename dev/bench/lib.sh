@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
 # lib.sh — helpers the bench scripts share (sourced, not run):
 #   warm_npm_cache NAME DIR ROOT   npm's cache (~/.npm, on the local disk as a
 #                                  user's is) holding tests/workloads/npm's
