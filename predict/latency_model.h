@@ -24,6 +24,8 @@ class LatencyModel {
   explicit LatencyModel(const Profile& p);
 
   bool has(ProbeKind k, Temp t) const { return !points(k, t).empty(); }
+  // Its cases are measured at several depths: an op is priced at its walk's depth (the param).
+  static bool is_depth_kind(ProbeKind k) { return k == ProbeKind::kStat || k == ProbeKind::kStatMissing; }
   // Latency (ns) of bin `bin` (< kProfileBins) of case (k, t) at `param`.
   // The case must exist (has()).
   uint64_t sample(ProbeKind k, Temp t, uint64_t param, uint32_t bin) const;
@@ -48,7 +50,6 @@ class LatencyModel {
   const std::vector<Point>& points(ProbeKind k, Temp t) const {
     return table_[static_cast<size_t>(k) * 2 + (t == Temp::kCold)];
   }
-  static bool is_depth_kind(ProbeKind k) { return k == ProbeKind::kStat || k == ProbeKind::kStatMissing; }
   static bool is_bytes_kind(ProbeKind k) {
     return k == ProbeKind::kRead || k == ProbeKind::kReadSeq || k == ProbeKind::kReaddir;
   }

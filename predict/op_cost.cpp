@@ -97,10 +97,10 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   // A placed path's walk on the rest's mount, up to its SUBDIR: priced from
   // the rest's walk, queued there; the op's own case prices the walk inside.
   uint32_t outer[2] = {0, 0};
-  if (placed_ && (pr.walk || is_depth_kind(pr.kind)))
+  if (placed_ && (pr.walk || LatencyModel::is_depth_kind(pr.kind)))
     for (int k = 0; k < 2; ++k)
       if (op.path[k] != kNoPath && !(k == 0 && pr.kind == ProbeKind::kSymlink)) outer[k] = outer_components(op, k);
-  if (is_depth_kind(pr.kind)) pr.param -= std::min<uint64_t>(pr.param, outer[0]);
+  if (LatencyModel::is_depth_kind(pr.kind)) pr.param -= std::min<uint64_t>(pr.param, outer[0]);
   uint64_t outer_ns = 0;
   for (uint32_t n : outer)
     outer_ns += static_cast<uint64_t>(std::llround(base_->walk_ns_per_component(Temp::kWarm) * double(n)));
@@ -246,8 +246,6 @@ Temp OpCost::temperature(uint32_t p, bool meta, bool ok, bool creating, uint64_t
   }
   return life == kNoExpiry || now - std::min(now, last - 1) <= life ? Temp::kWarm : Temp::kCold;
 }
-
-bool OpCost::is_depth_kind(ProbeKind k) { return k == ProbeKind::kStat || k == ProbeKind::kStatMissing; }
 
 bool OpCost::classify(uint32_t i, Priced& pr) {
   const Event& e = v_.event(i);

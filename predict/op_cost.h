@@ -72,7 +72,6 @@ class OpCost {
     bool walk;     // path op: move from the probe's depth to the op's
   };
   bool classify(uint32_t i, Priced& out);
-  static bool is_depth_kind(ProbeKind k);  // priced at its walk's depth (the param), not moved to it
   Temp temperature(uint32_t path, bool meta, bool ok, bool creates, uint64_t now);
   uint32_t depth(uint32_t path);  // components below its root, cached
   // Components op's path k walks: from its dirfd's or cwd's directory under

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "base/saturating.h"
 #include "predict/simulator.h"
 
 #include <algorithm>
 #include <functional>
 #include <utility>
 
+#include "base/saturating.h"
 #include "replayer/engine/engine.h"
 
 namespace fsr {

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/paths.h"
 #include "profile.capnp.h"
 #include "traces/chunk_message.h"
 #include "traces/trace_reader.h"
@@ -106,23 +107,18 @@ std::string str_field(const nlohmann::json& o, const char* k) {
 std::string Profile::mount_kind() const { return str_field(fingerprint_mount(environment_json), "kind"); }
 
 std::string Profile::mount_identity() const {
-  const nlohmann::json m = fingerprint_mount(environment_json);
+  auto j = nlohmann::json::parse(environment_json, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json& m = j.is_object() && j.contains("mount") ? j["mount"] : nlohmann::json();
   const std::string point = str_field(m, "mount_point"), source = str_field(m, "source");
   if (point.empty() || source.empty()) return {};
-  auto j = nlohmann::json::parse(environment_json, nullptr, /*allow_exceptions=*/false);
   return str_field(j, "hostname") + ":" + point + " (" + source + ")";
 }
 
 uint32_t Profile::target_depth_on_mount() const {
   const std::string point = str_field(fingerprint_mount(environment_json), "mount_point");
-  if (point.empty() || target.compare(0, point.size(), point) != 0) return 0;
-  if (target.size() > point.size() && point.back() != '/' && target[point.size()] != '/') return 0;  // "/m" of "/mnt"
+  if (point.empty() || !is_beneath(target, point)) return 0;
   uint32_t n = 0;
-  bool in = false;
-  for (size_t i = point.size(); i < target.size(); ++i) {
-    if (target[i] != '/' && !in) ++n;
-    in = target[i] != '/';
-  }
+  for_each_component(std::string_view(target).substr(point.size()), [&n](std::string_view) { ++n; });
   return n;
 }
 

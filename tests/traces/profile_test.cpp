@@ -90,6 +90,24 @@ TEST(Profile, RoundTrip) {
   EXPECT_EQ(q.find(ProbeKind::kStat, Temp::kCold, 9), nullptr);
 }
 
+// The fingerprint's mount: who it is (advise's same-mount warning) and how
+// deep the probed directory lies on it (predict's absolute walks).
+TEST(Profile, TheFingerprintsMountNamesItAndTheTargetsDepthOnIt) {
+  Profile p;
+  p.environment_json = R"({"hostname":"h","mount":{"mount_point":"/m","source":"srv:/x","kind":"fuse"}})";
+  p.target = "/m/w/probe";
+  EXPECT_EQ(p.mount_identity(), "h:/m (srv:/x)");
+  EXPECT_EQ(p.target_depth_on_mount(), 2u);
+  p.target = "/m";
+  EXPECT_EQ(p.target_depth_on_mount(), 0u);
+  p.target = "/mnt/w";  // not on /m: unknown
+  EXPECT_EQ(p.target_depth_on_mount(), 0u);
+  p.environment_json = R"({"hostname":"h","mount":{"mount_point":"/","kind":"ext4"}})";
+  p.target = "/var/tmp/w";
+  EXPECT_EQ(p.target_depth_on_mount(), 3u);
+  EXPECT_EQ(p.mount_identity(), "");  // no source: no mount known
+}
+
 TEST(Profile, ServerModelRoundTrips) {
   Tmp t;
   Profile p = sample_profile();
