@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -336,12 +337,19 @@ void OpCost::after(uint32_t i, const Priced& pr, uint64_t now, bool fetched) {
   const uint32_t p = v_.plan().ofds[op.ofd].path;
   // The case labels stay packed, one line per family of calls.
   // clang-format off
+  // A read continues a sequential run (kReadSeq: the readahead the first
+  // read started serves it) until the file changes through the OFD or its
+  // offset moves: a linker that seeks back into its output and patches it
+  // reads each page anew (a mount that revalidates its pages asks for it).
   switch (pr.kind) {
     case ProbeKind::kWrite: case ProbeKind::kAttrFd:
-      ofd_bits_[op.ofd] |= kDirty;
+      ofd_bits_[op.ofd] = static_cast<uint8_t>((ofd_bits_[op.ofd] | kDirty) & ~kReadStarted);
       if (p != kNoPath) path_bits_[p] |= kAttrStale;  // the size changed: the next stat asks the server
       break;
     case ProbeKind::kRead: case ProbeKind::kReadSeq: ofd_bits_[op.ofd] |= kReadStarted; break;
+    case ProbeKind::kFd:
+      if (e.nr == SYS_lseek && ok && !(e.args[1] == 0 && e.args[2] == SEEK_CUR)) ofd_bits_[op.ofd] &= ~kReadStarted;
+      break;
     case ProbeKind::kCloseClean: case ProbeKind::kCloseWrite: ofd_bits_[op.ofd] = 0; break;
     default: break;
   }

@@ -164,6 +164,38 @@ TEST(LatencyModelBytes, AReadOfAFewBytesIsPricedAsTheSmallestNonEmptyRead) {
   EXPECT_EQ(m.sample(ProbeKind::kRead, Temp::kWarm, 128, 64), 50'000u);
 }
 
+// A read continues a sequential run (priced from read-seq: the first read's
+// readahead serves it) until a write through the same open file or a seek
+// ends the run: a linker that seeks back into its output, reads a page and
+// patches it pays each read as a first read (on a FUSE mount that
+// revalidates its pages, a READ request each; until 2026-12-07 they were
+// priced as sequential, half of what the replay paid on slowfs).
+TEST(OpCostRead, ASeekOrAWriteEndsASequentialRun) {
+  constexpr uint64_t kFirstNs = 400'000, kSeqNs = 200'000;
+  const Profile p = fixed_profile("r", kWarmNs, {{ProbeKind::kRead, kFirstNs}, {ProbeKind::kReadSeq, kSeqNs}});
+  TraceFixture t = one_process();
+  t.add(1, 1, SYS_openat, 1'000, 2'000, 3, {kAtFdcwdArg, 0, O_RDWR}, "/w/d/e/a");
+  std::vector<std::pair<uint32_t, bool>> reads;  // op, priced as a first read
+  auto read = [&](uint64_t at, bool first) {
+    reads.emplace_back(t.add(1, 1, SYS_read, at, 2'000, 4096, {3, 0, 4096}), first);
+  };
+  read(10'000, true);
+  read(20'000, false);
+  t.add(1, 1, SYS_lseek, 30'000, 1'000, 8192, {3, 0, SEEK_CUR});  // where am I: no move
+  read(40'000, false);
+  t.add(1, 1, SYS_lseek, 50'000, 1'000, 0, {3, 0, SEEK_SET});
+  read(60'000, true);
+  read(70'000, false);
+  t.add(1, 1, SYS_write, 80'000, 2'000, 76, {3, 0, 76});
+  read(90'000, true);
+  LatencyModel model(p);
+  const auto ops = testdata::simulate_fixture(t, &model, testdata::stream_options(7)).ops;
+  for (const auto& [i, first] : reads) {
+    const double want = double(first ? kFirstNs : kSeqNs) * (1.0 + 4096.0 / 65536);  // the fixed profile's size slope
+    EXPECT_NEAR(double(ops[i].latency), want, want * 0.12) << "read at op " << i;
+  }
+}
+
 // Walks as passed (issue 41 item 5): a stat passed relative to a deep cwd
 // walks the components below the cwd, and is priced at that depth, not at
 // its depth below the root; a trace without the marks as before.
