@@ -10,8 +10,9 @@
 #   rec-mount  the workload recorded on the mount (its span)
 #   rp-mount   think-mode replay of that round's mount recording
 #   rp-ext4    think-mode replay of a recording made on the local disk
-#   predict    `predict` of the local recording from a `probe` of the mount
-#              (one probe per run of this bench)
+#              (a new one each round, on a fresh copy of the tree)
+#   predict    `predict` of that round's local recording from a `probe` of
+#              the mount (one probe per run of this bench)
 # and the mount's request counts (LOOKUP+GETATTR) of real and the replays.
 # Replays are `prepare` then `replay --no-prepare --no-verify`, so the counts
 # and times are the replay's own. Prints every run, then medians over the
@@ -164,16 +165,19 @@ mount_fresh probe
 unmount probe
 for w in "${wls[@]}"; do
   make_workload "$w"
-  # The local-disk recording, made once on a fresh copy of the tree.
-  mkdir -p "$WORK/$w/local"
-  cp -a "$WORK/$w/tree/." "$WORK/$w/local/"
-  sync
-  "$FSREPLAY" record -q -o "$WORK/$w/ext4.trace" --root "$WORK/$w/local" -- "$WORK/$w/run.sh" "$WORK/$w/local" \
-    >"$WORK/$w/record.log" 2>&1 || { cat "$WORK/$w/record.log" >&2; exit 1; }
-  "$FSREPLAY" predict "$WORK/$w/ext4.trace" --profile "$WORK/slow.profile" --format json \
-    >"$WORK/$w/predict.json" 2>"$WORK/$w/predict.err" || { cat "$WORK/$w/predict.err" >&2; exit 1; }
-  pred=$(jq -r '.columns[-1].wall_ns / 1e9' "$WORK/$w/predict.json")
   for r in $(seq "$rounds"); do
+    # This round's local-disk recording, on a fresh copy of the tree: its
+    # schedule varies from run to run, so each round replays and predicts
+    # its own, and predict's column has a spread too.
+    rm -rf "$WORK/$w/local"
+    mkdir -p "$WORK/$w/local"
+    cp -a "$WORK/$w/tree/." "$WORK/$w/local/"
+    sync
+    "$FSREPLAY" record -q -o "$WORK/$w/ext4.trace" --root "$WORK/$w/local" -- "$WORK/$w/run.sh" "$WORK/$w/local" \
+      >"$WORK/$w/record.log" 2>&1 || { cat "$WORK/$w/record.log" >&2; exit 1; }
+    "$FSREPLAY" predict "$WORK/$w/ext4.trace" --profile "$WORK/slow.profile" --format json \
+      >"$WORK/$w/predict.json" 2>"$WORK/$w/predict.err" || { cat "$WORK/$w/predict.err" >&2; exit 1; }
+    pred=$(jq -r '.columns[-1].wall_ns / 1e9' "$WORK/$w/predict.json")
     # real
     mount_fresh "$w"
     before=$(snap "$w")
@@ -199,7 +203,7 @@ for w in "${wls[@]}"; do
   grep -h "warning: " "$WORK/$w/predict.err" | sed 's/^/# /' || true
 done
 echo
-printf '%-8s %-20s %-36s %-36s %-18s %s\n' workload "real s" "replay(mount rec) s" "replay(local rec) s" "predict s" "LOOKUP+GETATTR real / rp-mount / rp-local"
+printf '%-8s %-20s %-36s %-36s %-36s %s\n' workload "real s" "replay(mount rec) s" "replay(local rec) s" "predict s" "LOOKUP+GETATTR real / rp-mount / rp-local"
 for w in "${wls[@]}"; do
   awk -v w="$w" '$1 == w' "$WORK/rows" | PYTHONPATH=$ROOT/dev/bench python3 -c '
 import statistics, sys
@@ -216,8 +220,8 @@ def cell(i, err=True):
     e = " %+.1f%%" % (100 * (r["ratio"] - 1))
     return c + e + (" [%+.0f,%+.0f]" % (100 * (r["lo"] - 1), 100 * (r["hi"] - 1)) if r["lo"] is not None else "")
 req = lambda i: "%d" % statistics.median(col(i))
-print("%-8s %-20s %-36s %-36s %-18s %s / %s / %s" % (rows[0][0], cell(1, False), cell(2), cell(3),
-      "%.2f %+.1f%%" % (col(4)[0], 100 * (col(4)[0] / real - 1)), req(5), req(6), req(7)))
+print("%-8s %-20s %-36s %-36s %-36s %s / %s / %s" % (rows[0][0], cell(1, False), cell(2), cell(3), cell(4),
+      req(5), req(6), req(7)))
 '
 done
 echo "# errors: each column's median against the real run's median, [its 95% interval] (dev/bench/benchstats.py:"
