@@ -13,6 +13,8 @@ namespace {
 
 constexpr uint32_t kNone = OpWindow::kNone;
 
+constexpr uint64_t kMaxWakeNs = 1'000'000;
+
 }  // namespace
 
 Simulator::Simulator(const WindowView& v, OpCost& cost, const SimOptions& o, uint64_t slots)
@@ -23,6 +25,7 @@ Simulator::Simulator(const WindowView& v, OpCost& cost, const SimOptions& o, uin
       win_(o.window_ops ? o.window_ops : slots),
       rec_(slots),
       tag_(slots, 0),
+      rec_end_(slots, 0),
       mask_(slots - 1) {
   heap_.reserve(ws_.size());
 }
@@ -91,9 +94,10 @@ void Simulator::wake(uint32_t i) {
 }
 
 void Simulator::release(uint64_t low) {
-  st_.window_bytes = std::max<uint64_t>(st_.window_bytes,
-                                        win_.bytes() + rec_.size() * sizeof(OpRecord) + tag_.size() * sizeof(uint64_t) +
-                                            heap_.capacity() * sizeof(Item) + ws_.size() * sizeof(WorkerState));
+  st_.window_bytes =
+      std::max<uint64_t>(st_.window_bytes, win_.bytes() + rec_.size() * sizeof(OpRecord) +
+                                               (tag_.size() + rec_end_.size()) * sizeof(uint64_t) +
+                                               heap_.capacity() * sizeof(Item) + ws_.size() * sizeof(WorkerState));
   win_.release_below(static_cast<uint32_t>(low));
 }
 
@@ -118,6 +122,19 @@ void Simulator::count_op(WorkerState& s, bool issued, uint64_t end, uint32_t fro
   if (issued) ++st_.issued;
   if (qwait) ++st_.queued_ops, st_.queue_wait_ns += qwait;
   if (end > st_.wall_ns) st_.wall_ns = end, st_.path_queue_ns = s.path_wait;
+}
+
+// A call the replay does not make (a futex or epoll wait, a wait4) that
+// blocked until its dependency released it: in the original it returned
+// that much after the release (the waker's end to its own: the scheduler
+// waking it), and a replay's worker, woken by the engine, pays its own such
+// delay. Only where the dependency decided (the caller checks) and the call
+// had begun before the release ended; at most kMaxWakeNs.
+uint64_t Simulator::wake_after(const Event& e, uint32_t dep) const {
+  if (dep == kNoOp || tag_[dep & mask_] != dep + 1ull) return 0;
+  const uint64_t released = rec_end_[dep & mask_], mine = e.ts + e.dur;
+  if (e.ts >= released || mine <= released) return 0;
+  return std::min(mine - released, kMaxWakeNs);
 }
 
 // engine.cpp run_worker, think mode, with simulated time.
@@ -155,6 +172,8 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
   } else {
     target = first ? (created ? 0 : gap) : now + pay(s, gap + s.carry);
   }
+  const bool issued = op.action == OpAction::kIssue;
+  if (!issued && !created && dep_done > std::max(now, target)) dep_done += wake_after(e, last_dep);
   if (created) {  // its creator first; its start-up gap runs from the creator's completion
     const uint64_t t1 = std::max(now, dep_done);
     dep_wait = t1 - now;
@@ -170,7 +189,6 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
     start = std::max(t1, dep_done);
     dep_wait = start - t1;
   }
-  const bool issued = op.action == OpAction::kIssue;
   const uint64_t lat = issued ? cost_.latency(i, start) : 0;
   const uint64_t end = start + lat;
   s.prev_done = end;
@@ -195,6 +213,7 @@ bool Simulator::run_op(uint32_t i, uint32_t w, bool force) {
   {
     OpRecord& r = rec_[i & mask_];
     tag_[i & mask_] = i + 1ull;
+    rec_end_[i & mask_] = e.ts + e.dur;
     r.event_index = i;
     r.start = start;
     r.latency = lat;

@@ -95,6 +95,7 @@ class Simulator {
   void wake(uint32_t i);
   uint64_t pay(WorkerState& s, uint64_t gap);
   bool run_op(uint32_t i, uint32_t w, bool force);
+  uint64_t wake_after(const Event& e, uint32_t dep) const;
   void count_op(WorkerState& s, bool issued, uint64_t end, uint32_t from, bool first);
 
   const WindowView& v_;
@@ -104,7 +105,8 @@ class Simulator {
   std::vector<Item> heap_;
   OpWindow win_;
   std::vector<OpRecord> rec_;
-  std::vector<uint64_t> tag_;  // per slot: index + 1 of the op whose record it holds
+  std::vector<uint64_t> tag_;      // per slot: index + 1 of the op whose record it holds
+  std::vector<uint64_t> rec_end_;  // per slot: the op's recorded end (ts + dur), for the wakes after it
   uint64_t mask_;
   SimStats st_;
 };

@@ -4,6 +4,7 @@
 // could not price.
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "replayer/plan/plan.h"
 #include "tests/predict/predict_testdata.h"
 #include "tests/predict/stream_run.h"
+#include "tests/replayer/synthetic.h"
 #include "predict/predict.h"
 
 namespace fsr {
@@ -46,6 +48,28 @@ TEST(Simulator, RecordedDurationsReplayTheRecordedTimeline) {
     EXPECT_EQ(run.ops[i].latency, run.action[i] == OpAction::kIssue ? t.ev[i].dur : 0u) << "op " << i;
   }
   EXPECT_EQ(run.sim.wall_ns, t.ev.back().ts + t.ev.back().dur - t.ev.front().ts);
+}
+
+// A futex wait released by another thread's wake returned, in the
+// original, some time after the wake ended (the scheduler waking it: here
+// 105 us); the replay's worker pays its own such delay, so the simulation
+// keeps the recorded one, and the waiter's next call starts as late as it
+// did. A wait that began after its release ended adds nothing.
+TEST(Simulator, AWaitReleasedByAnotherThreadReturnsAsLateAsItDid) {
+  TraceFixture t;
+  t.header.root = "/w";
+  t.header.initial.pid = 1;
+  t.header.initial.cwd = "/w";
+  t.add(1, 1, SYS_clone, 0, 500, 2, {test::kThreadFlags});
+  t.add(1, 1, SYS_futex, 10'000, 300'000, 0, {0xabc0, FUTEX_WAIT_PRIVATE, 0});  // returns at 310 us
+  t.add(1, 2, SYS_newfstatat, 100'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/a");
+  const uint32_t wake = t.add(1, 2, SYS_futex, 200'000, 5'000, 1, {0xabc0, FUTEX_WAKE_PRIVATE, 1});  // ends at 205 us
+  const uint32_t next = t.add(1, 1, SYS_newfstatat, 320'000, 2'000, 0, {kAtFdcwdArg, 0, 0, 0}, "/w/b");
+  const SimRun run = simulate_fixture(t, nullptr);
+  ASSERT_EQ(run.ops.size(), t.ev.size());
+  const uint64_t released = run.ops[wake].start + run.ops[wake].latency;
+  // 105 us of wake-up, then the waiter's own 10 us gap (as recorded: 320 - 310).
+  EXPECT_NEAR(double(run.ops[next].start - released), 115'000.0, 2'000.0);
 }
 
 TEST(Simulator, WaitsForTheChildAndItsHeldExit) {
