@@ -335,12 +335,12 @@ void OpCost::after(uint32_t i, const Priced& pr, uint64_t now, bool fetched) {
   }
   if (op.ofd == kNoOfd) return;
   const uint32_t p = v_.plan().ofds[op.ofd].path;
-  // The case labels stay packed, one line per family of calls.
-  // clang-format off
   // A read continues a sequential run (kReadSeq: the readahead the first
   // read started serves it) until the file changes through the OFD or its
   // offset moves: a linker that seeks back into its output and patches it
   // reads each page anew (a mount that revalidates its pages asks for it).
+  // The case labels stay packed, one line per family of calls.
+  // clang-format off
   switch (pr.kind) {
     case ProbeKind::kWrite: case ProbeKind::kAttrFd:
       ofd_bits_[op.ofd] = static_cast<uint8_t>((ofd_bits_[op.ofd] | kDirty) & ~kReadStarted);
