@@ -10,6 +10,7 @@ namespace fsr {
 LatencyModel::LatencyModel(const Profile& p)
     : ref_depth_(p.ref_depth),
       anchor_depth_(p.target_depth_on_mount()),
+      held_entries_free_(p.mount_kind().starts_with("9p")),
       lifetime_(p.cache_lifetime_ns),
       syscall_(p.syscall_overhead_ns),
       server_(p.server) {

@@ -36,6 +36,11 @@ class LatencyModel {
   uint32_t ref_depth() const { return ref_depth_; }
   // Components above the probed target on its mount (Profile::target_depth_on_mount).
   uint32_t anchor_depth() const { return anchor_depth_; }
+  // The mount never asks its server again for a directory entry the kernel
+  // holds (a mount point, a cwd and every ancestor of either): the kernel's
+  // 9p client (WSL2's /mnt/c), which revalidates no cached dentry with
+  // cache=mmap. A FUSE mount with a short entry timeout asks for each again.
+  bool held_entries_free() const { return held_entries_free_; }
   uint64_t cache_lifetime_ns() const { return lifetime_; }
   uint64_t syscall_overhead_ns() const { return syscall_; }
   double walk_ns_per_component(Temp t) const { return walk_[t == Temp::kCold]; }
@@ -60,6 +65,7 @@ class LatencyModel {
   double walk_[2] = {0, 0};
   uint32_t ref_depth_ = 2;
   uint32_t anchor_depth_ = 0;
+  bool held_entries_free_ = false;
   uint64_t lifetime_ = kNoExpiry;
   uint64_t syscall_ = 0;
   ServerModel server_;

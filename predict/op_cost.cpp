@@ -102,9 +102,12 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
     for (int k = 0; k < 2; ++k)
       if (op.path[k] != kNoPath && !(k == 0 && pr.kind == ProbeKind::kSymlink)) outer[k] = outer_components(op, k);
   if (LatencyModel::is_depth_kind(pr.kind)) pr.param -= std::min<uint64_t>(pr.param, outer[0]);
+  // Every outer component is SUBDIR or an ancestor of it, held by the bind
+  // mount on SUBDIR: free where the rest's mount trusts held entries.
   uint64_t outer_ns = 0;
   for (uint32_t n : outer)
-    outer_ns += static_cast<uint64_t>(std::llround(base_->walk_ns_per_component(Temp::kWarm) * double(n)));
+    if (!base_->held_entries_free())
+      outer_ns += static_cast<uint64_t>(std::llround(base_->walk_ns_per_component(Temp::kWarm) * double(n)));
   // A stat of a file written since the mount last answered for it, by path
   // or through its fd (git's fstat of each file it checks out, before the
   // close): the mount asks its server again, after however long it was idle.
@@ -216,7 +219,9 @@ uint64_t OpCost::fstat_written_extra(uint64_t idle_us) {
 // the target: the rest's probed target lay that deep under its mount, and
 // every case of its profile includes that walk; a placed op's profile does
 // not. A path of the rest, or of a rule on the rest's profile: 0 (its walk
-// is in that profile's cases).
+// is in that profile's cases). latency() prices them at the rest's walk
+// slope, or at nothing where that mount trusts the entries the bind mount
+// holds (LatencyModel::held_entries_free).
 uint32_t OpCost::outer_components(const PlanOp& op, int k) {
   if (!placed_) return 0;
   const uint32_t s = placed_->slot(v_.plan(), op.path[k]);
