@@ -68,24 +68,25 @@ def main():
             w, m, cell(real), cell(secs(w, m, "rec")), cell(secs(w, m, "rpm"), real),
             cell(secs(w, m, "rpe"), real), pred(preds.get((w, m)), real),
             "/".join(counts(x, 1) for x in req), "/".join(counts(x, 2) for x in req)))
-    if ("gitplace", "9p", "real-split") in runs:
-        split, alls = secs("gitplace", "9p", "real-split"), secs("gitplace", "9p", "real-all")
+    placements = {"gitplace": "clone/.git", "cplace": "obj"}
+    for pw in [w for w in placements if (w, "9p", "real-split") in runs]:
+        split, alls = secs(pw, "9p", "real-split"), secs(pw, "9p", "real-all")
         print()
         print("%-9s %-20s %-20s %-34s %-16s %-16s %s" % (
-            "gitplace", "real all-9p s", "real split s", "rp-ext4 --place s", "predict split s",
+            pw, "real all-9p s", "real split s", "rp-ext4 --place s", "predict split s",
             "predict all-9p s", "TWALK+TGETATTR all/split/rp"))
-        req = [runs.get(("gitplace", "9p", k), []) for k in ("real-all", "real-split", "rp-split")]
+        req = [runs.get((pw, "9p", k), []) for k in ("real-all", "real-split", "rp-split")]
         print("%-9s %-20s %-20s %-34s %-16s %-16s %s" % (
-            "9p+ext4", cell(alls), cell(split), cell(secs("gitplace", "9p", "rp-split"), split),
-            pred(preds.get(("gitplace", "split")), split), pred(preds.get(("gitplace", "all9p")), alls),
+            placements[pw], cell(alls), cell(split), cell(secs(pw, "9p", "rp-split"), split),
+            pred(preds.get((pw, "split")), split), pred(preds.get((pw, "all9p")), alls),
             "/".join(counts(x, 1) for x in req)))
     for (w, m), per in types.items():
-        kinds = ("real", "rpm", "rpe") if w != "gitplace" else ("real-all", "real-split", "rp-split")
+        kinds = ("real", "rpm", "rpe") if w not in placements else ("real-all", "real-split", "rp-split")
         names = sorted({t for (t, k) in per}, key=lambda t: -max(sum(per[(t, k)]) for k in kinds))
         med = lambda t, k: "%d" % statistics.median(per[(t, k)]) if per[(t, k)] else "0"
         print("# %s %s requests by type, medians (%s): %s" % (w, m, " / ".join(kinds), ", ".join(
             "%s %s" % (t, "/".join(med(t, k) for k in kinds)) for t in names)))
-    print("# errors: each median against the real run's median (gitplace: the real split run; predict all-9p:")
+    print("# errors: each median against the real run's median (gitplace, cplace: the real split run; predict all-9p:")
     print("# the real all-9p run), [95% interval] of the ratio of medians (dev/bench/benchstats.py, 3 rounds")
     print("# or more); (min..max) over the rounds; counts: medians of the 9p client's requests (r/m/e: real,")
     print("# replay of the mount's recording, of the ext4 one); '-': not counted (virtiofs has no counter here)")

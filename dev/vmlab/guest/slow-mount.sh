@@ -14,7 +14,8 @@
 # gitplace (issue 43): git init + fetch + checkout into clone/ on 9p with
 # clone/.git on ext4 by a bind mount (real-split), all on 9p (real-all),
 # `replay --place clone/.git=EXT4DIR` of the ext4 recording (rp-split), and
-# `predict --place clone/.git=ext4.profile` (pred split / all9p).
+# `predict --place clone/.git=ext4.profile` (pred split / all9p). cplace:
+# the same for cbuild's make -j2 with its object directory obj/ on ext4.
 # WARMUP rounds (numbered 0, -1, ...) run first, the same, for the table to leave out.
 # Prints "run W MOUNT ROUND KIND SECONDS TWALK TGETATTR TOTAL DIVERGENCES",
 # "pred W MOUNT SECONDS", "types ..." (every 9p request type's count) and
@@ -43,17 +44,21 @@ w_seeds() {
   rm -rf clone
 }
 w_cbuild() { make -s -j2; }
+w_cplace() { make -s -j2; }
 w_gitplace() {
   cd clone && git init -q && git fetch -q --no-tags /tmp/sm/src HEAD &&
     git -c advice.detachedHead=false checkout -q FETCH_HEAD
 }
-export -f w_seeds w_cbuild w_gitplace
+export -f w_seeds w_cbuild w_gitplace w_cplace
+# The placement workloads: the directory each places on ext4 by a bind mount.
+declare -A placed=([gitplace]=clone/.git [cplace]=obj)
 export nsmall
 tree_into() {  # tree_into DIR W: W's initial tree
   mkdir -p "$1"
   case $2 in
     cbuild) cp -a $tmp/cbuild/. "$1/" ;;
     gitplace) mkdir -p "$1/clone/.git" ;;
+    cplace) cp -a $tmp/cplace/. "$1/" ;;
   esac
 }
 run_w() { (cd "$1" && bash -c "w_$2") > /dev/null 2>> $res/errors.txt || { echo "slow-mount: $2 failed in $1 ($res/errors.txt)" >&2; exit 1; }; }
@@ -113,7 +118,7 @@ count_end() {  # count_end MOUNT LABEL: sets CNT="TWALK TGETATTR TOTAL", prints 
 real_run() {  # real_run W M R KIND DIR [BIND]: the workload, untraced, in DIR (made fresh)
   local w=$1 m=$2 r=$3 kind=$4 d=$5 bind=${6:-} t0
   rm -rf "$d" && tree_into "$d" "$w"
-  [[ -z $bind ]] || { mkdir -p "$bind" && mount --bind "$bind" "$d/clone/.git"; }
+  [[ -z $bind ]] || { mkdir -p "$bind" && mount --bind "$bind" "$d/${placed[$w]}"; }
   sync
   count_start "$m"
   t0=$EPOCHREALTIME
@@ -122,8 +127,9 @@ real_run() {  # real_run W M R KIND DIR [BIND]: the workload, untraced, in DIR (
   count_end "$m" "$w $m $r $kind"
   echo "run $w $m $r $kind $T $CNT 0"
   if [[ -n $bind ]]; then
-    umount_retry "$d/clone/.git"
-    [[ -e $bind/HEAD && ! -e $d/clone/.git/HEAD ]] || { echo "slow-mount: clone/.git did not land on ext4 ($bind)" >&2; exit 1; }
+    umount_retry "$d/${placed[$w]}"
+    [[ -n $(ls -A "$bind") && -z $(ls -A "$d/${placed[$w]}") ]] ||
+      { echo "slow-mount: ${placed[$w]} did not land on ext4 ($bind)" >&2; exit 1; }
     rm -rf "$bind"
   fi
   rm -rf "$d"
@@ -139,7 +145,7 @@ record_on() {  # record_on W DIR TRACE: prints the recording's span
 replay_on() {  # replay_on W M R KIND TRACE TARGET [PLACE_DIR]
   local w=$1 m=$2 r=$3 kind=$4 trace=$5 t=$6 pl=() rc=0
   rm -rf "$t" && mkdir -p "$t"
-  [[ -z ${7:-} ]] || { rm -rf "$7" && mkdir -p "$7" && pl=(--place "clone/.git=$7"); }
+  [[ -z ${7:-} ]] || { rm -rf "$7" && mkdir -p "$7" && pl=(--place "${placed[$w]}=$7"); }
   "$fsr" prepare "$trace" --target "$t" -q ${pl[@]+"${pl[@]}"} > /dev/null 2> $tmp/prepare.err ||
     { cat $tmp/prepare.err >&2; exit 1; }
   sync
@@ -173,9 +179,13 @@ for ((i = 1; i <= c_files; i++)); do
 done
 # shellcheck disable=SC2016 # make syntax
 printf 'SRC := $(wildcard src/*.c)\nOBJ := $(SRC:.c=.o)\nall: libx.a\nlibx.a: $(OBJ)\n\tar rcs $@ $^\n%%.o: %%.c\n\t$(CC) -O0 -Iinclude -c $< -o $@\n' > $tmp/cbuild/Makefile
+# cplace: the same sources, objects and library in obj/ (the placed directory)
+mkdir -p $tmp/cplace/obj && cp -a $tmp/cbuild/src $tmp/cbuild/include $tmp/cplace/
+# shellcheck disable=SC2016 # make syntax
+printf 'SRC := $(wildcard src/*.c)\nOBJ := $(SRC:src/%%.c=obj/%%.o)\nall: obj/libx.a\nobj/libx.a: $(OBJ)\n\tar rcs $@ $^\nobj/%%.o: src/%%.c\n\t$(CC) -O0 -Iinclude -c $< -o $@\n' > $tmp/cplace/Makefile
 hist_setup
 wls=("$@") probes=(9p virtiofs)
-[[ " ${wls[*]} " == *" gitplace "* ]] && probes+=(ext4)
+[[ " ${wls[*]} " == *place* ]] && probes+=(ext4)
 for m in "${probes[@]}"; do
   t0=$EPOCHREALTIME
   "$fsr" probe "${mnt[$m]}" -o "$tmp/$m.profile" --duration "$probe_s" --name "lab-$m" > /dev/null 2> "$res/probe-$m.err" ||
@@ -184,7 +194,7 @@ for m in "${probes[@]}"; do
   echo "# probe of $m (${mnt[$m]}) took $(secs "$t0" "$EPOCHREALTIME") s"
 done
 for w in "${wls[@]}"; do
-  [[ $w == gitplace ]] && continue
+  [[ -n ${placed[$w]:-} ]] && continue
   ext4_recording "$w"
   for m in 9p virtiofs; do
     predict_s $tmp/"$w".ext4.trace --profile $tmp/$m.profile
@@ -205,17 +215,18 @@ for w in "${wls[@]}"; do
   echo "# $w: behaviour diff, ext4 recording [1] against the last 9p recording [2] (fsreplay compare):"
   "$fsr" compare $tmp/"$w".ext4.trace $tmp/"$w".9p.trace 2> /dev/null | sed -n '/^Behaviour diff/,$p' | sed 's/^/#   /' || true
 done
-if [[ " ${wls[*]} " == *" gitplace "* ]]; then
-  w=gitplace
+for w in "${wls[@]}"; do
+  [[ -n ${placed[$w]:-} ]] || continue
+  sub=${placed[$w]}
   ext4_recording $w
-  predict_s $tmp/$w.ext4.trace --profile $tmp/ext4.profile --profile $tmp/9p.profile --place clone/.git=$tmp/ext4.profile
+  predict_s $tmp/$w.ext4.trace --profile $tmp/ext4.profile --profile $tmp/9p.profile --place "$sub=$tmp/ext4.profile"
   cp $tmp/p.json "$res/$w.predict.json"
   echo "pred $w split $(jq -r '[.columns[] | select(.placement != null)][0].wall_ns / 1e9' $tmp/p.json)"
   echo "pred $w all9p $(jq -r '[.columns[] | select(.placement == null)][-1].wall_ns / 1e9' $tmp/p.json)"
   for ((r = 1 - warmup; r <= rounds; r++)); do
     real_run $w 9p $r real-all "/mnt/c/sm-$w-all-$r"
-    real_run $w 9p $r real-split "/mnt/c/sm-$w-real-$r" "/mnt/ext4/sm-$w-git-real-$r"
-    replay_on $w 9p $r rp-split $tmp/$w.ext4.trace "/mnt/c/sm-$w-rp-$r" "/mnt/ext4/sm-$w-git-rp-$r"
+    real_run $w 9p $r real-split "/mnt/c/sm-$w-real-$r" "/mnt/ext4/sm-$w-sub-real-$r"
+    replay_on $w 9p $r rp-split $tmp/$w.ext4.trace "/mnt/c/sm-$w-rp-$r" "/mnt/ext4/sm-$w-sub-rp-$r"
   done
-fi
+done
 [[ -z $trig ]] || echo "!$trig" > $H/trigger
