@@ -80,7 +80,10 @@ hist_raw() {  # "CLIENT TYPE COUNT" per hist entry
     for (i = 1; i < NF; i++) { if ($i == "clnt:") cl = $(i + 1); if ($i == "type:") ty = $(i + 1) }
     gsub(/[,{}]/, "", cl); gsub(/[,{}]/, "", ty); print cl, ty, $NF }' $H/hist
 }
-hist_now() { hist_raw | awk -v c="$C9" 'c == "*" || $1 == c { n[$2] += $3 } END { for (t in n) print t, n[t] }'; }
+# (Clients are kernel addresses, 20 digits: compared as strings. awk compares
+# two numeric-looking fields as doubles, which cannot tell two p9_clients
+# allocated within 2 KiB apart; /mnt/c's then took in the host root's.)
+hist_now() { hist_raw | awk -v c="$C9" 'c == "*" || ($1 "") == (c "") { n[$2] += $3 } END { for (t in n) print t, n[t] }'; }
 hist_setup() {
   [[ -r $H/format ]] || { echo "# 9p counts: none, this kernel ($(uname -r)) has no 9p:9p_client_req tracepoint"; return 0; }
   echo "# 9p:9p_client_req fields: $(grep -o 'field:[^;]*' $H/format | sed 's/field://' | tr '\n' ',' | sed 's/,$//')"
@@ -95,7 +98,7 @@ hist_setup() {
     hist_raw > $tmp/h.a
     for ((i = 0; i < 200; i++)); do [[ -e /mnt/c/.sm-missing-$i ]] || true; done
     C9=$(hist_raw | awk 'NR == FNR { a[$1 " " $2] = $3; next } $2 == 110 { d = $3 - a[$1 " " $2]; if (d > m) { m = d; c = $1 } } END { print c }' $tmp/h.a -)
-    echo "# 9p counts: hist trigger '$trig', /mnt/c's client $C9 ($(hist_raw | awk -v c="$C9" '$1 == c && $2 == 110 { print $3 }') TWALK after 200 lookups of missing names; the other 9p clients, the host root and the shares, left out)"
+    echo "# 9p counts: hist trigger '$trig', /mnt/c's client $C9 ($(hist_raw | awk -v c="$C9" '($1 "") == (c "") && $2 == 110 { print $3 }') TWALK after 200 lookups of missing names; the other 9p clients, the host root and the shares, left out)"
   else
     echo "# 9p counts: hist trigger '$trig' (no per-client key: the counts include the root's and the shares' 9p requests)"
   fi
