@@ -105,9 +105,9 @@ uint64_t OpCost::latency(uint32_t i, uint64_t now) {
   // Every outer component is SUBDIR or an ancestor of it, held by the bind
   // mount on SUBDIR: free where the rest's mount trusts held entries.
   uint64_t outer_ns = 0;
-  for (uint32_t n : outer)
-    if (!base_->held_entries_free())
-      outer_ns += static_cast<uint64_t>(std::llround(base_->walk_ns_per_component(Temp::kWarm) * double(n)));
+  if (!base_->held_entries_free())
+    outer_ns =
+        static_cast<uint64_t>(std::llround(base_->walk_ns_per_component(Temp::kWarm) * double(outer[0] + outer[1])));
   // A stat of a file written since the mount last answered for it, by path
   // or through its fd (git's fstat of each file it checks out, before the
   // close): the mount asks its server again, after however long it was idle.

@@ -93,10 +93,12 @@ const ProfileCase* Profile::find(ProbeKind k, Temp t, uint64_t param) const {
 namespace {
 
 // The fingerprint's "mount" object (null when it has none), and a string field of an object.
+// The fingerprint's "mount" object (null when it has none).
+nlohmann::json mount_of(const nlohmann::json& j) {
+  return j.is_object() && j.contains("mount") && j.at("mount").is_object() ? j.at("mount") : nlohmann::json();
+}
 nlohmann::json fingerprint_mount(const std::string& environment_json) {
-  auto j = nlohmann::json::parse(environment_json, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("mount") || !j["mount"].is_object()) return nullptr;
-  return j["mount"];
+  return mount_of(nlohmann::json::parse(environment_json, nullptr, /*allow_exceptions=*/false));
 }
 std::string str_field(const nlohmann::json& o, const char* k) {
   return o.is_object() && o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
@@ -107,8 +109,8 @@ std::string str_field(const nlohmann::json& o, const char* k) {
 std::string Profile::mount_kind() const { return str_field(fingerprint_mount(environment_json), "kind"); }
 
 std::string Profile::mount_identity() const {
-  auto j = nlohmann::json::parse(environment_json, nullptr, /*allow_exceptions=*/false);
-  const nlohmann::json& m = j.is_object() && j.contains("mount") ? j["mount"] : nlohmann::json();
+  const auto j = nlohmann::json::parse(environment_json, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json m = mount_of(j);
   const std::string point = str_field(m, "mount_point"), source = str_field(m, "source");
   if (point.empty() || source.empty()) return {};
   return str_field(j, "hostname") + ":" + point + " (" + source + ")";
