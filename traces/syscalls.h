@@ -58,17 +58,18 @@ inline constexpr uint64_t kAtFdcwdArg = static_cast<uint64_t>(static_cast<int64_
 
 // Flags describing a syscall's shape.
 enum SyscallFlag : uint16_t {
-  kSfReturnsFd = 1 << 0,     // a non-negative return is a new fd (open, dup, pipe: see kSfFdPairOut)
-  kSfFdPairOut = 1 << 1,     // writes two fds to an int[2] at arg0 (pipe, pipe2) / arg3 (socketpair);
-                             // the recorder stores them in that arg slot as fd0 | fd1 << 32
-  kSfBlocking = 1 << 2,      // may block waiting for another thread (causal wait)
-  kSfWakes = 1 << 3,         // may end another thread's wait (write to pipe, futex wake, exit)
-  kSfStatBuf = 1 << 4,       // fills a struct stat at arg `stat_buf`
-  kSfStatxBuf = 1 << 5,      // fills a struct statx at arg `stat_buf`
-  kSfLiteralPath0 = 1 << 6,  // path0 is stored as given, never resolved (symlink target)
-  kSfPathOptional = 1 << 7,  // a NULL path is legal (utimensat, execveat with AT_EMPTY_PATH)
-  kSfIoUring = 1 << 8,       // io_uring: counted, not replayed
-  kSfNamespace = 1 << 9,     // changes a directory's entries (create/unlink/rename/mkdir/rmdir/link)
+  kSfReturnsFd = 1 << 0,       // a non-negative return is a new fd (open, dup, pipe: see kSfFdPairOut)
+  kSfFdPairOut = 1 << 1,       // writes two fds to an int[2] at arg0 (pipe, pipe2) / arg3 (socketpair);
+                               // the recorder stores them in that arg slot as fd0 | fd1 << 32
+  kSfBlocking = 1 << 2,        // may block waiting for another thread (causal wait)
+  kSfWakes = 1 << 3,           // may end another thread's wait (write to pipe, futex wake, exit)
+  kSfStatBuf = 1 << 4,         // fills a struct stat at arg `stat_buf`
+  kSfStatxBuf = 1 << 5,        // fills a struct statx at arg `stat_buf`
+  kSfLiteralPath0 = 1 << 6,    // path0 is stored as given, never resolved (symlink target)
+  kSfPathOptional = 1 << 7,    // a NULL path is legal (utimensat, execveat with AT_EMPTY_PATH)
+  kSfIoUring = 1 << 8,         // io_uring: counted, not replayed
+  kSfNamespace = 1 << 9,       // changes a directory's entries (create/unlink/rename/mkdir/rmdir/link)
+  kSfEmptyPathForm = 1 << 10,  // with AT_EMPTY_PATH and path0 "", acts on the dirfd's own file (fchownat, linkat)
 };
 
 struct SyscallInfo {

@@ -224,8 +224,10 @@ int64_t with_parent(Ctx& c, int k, F fn) {
 inline void tree_changed(Ctx& c) { c.env.tree_gen.fetch_add(1, std::memory_order_release); }
 
 // Runs `fn(fd)` on path k opened O_PATH beneath its root (following the last link unless asked).
+// Without the path ("" with AT_EMPTY_PATH: kSfEmptyPathForm), on the fd's file.
 template <typename F>
 int64_t with_opath(Ctx& c, int k, bool nofollow, F fn) {
+  if (c.op.path[k] == kNoPath) return c.fd() < 0 ? -EBADF : fn(c.fd());
   int fd = c.open_path(k, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0);
   if (fd < 0) return fd;
   int64_t r = fn(fd);

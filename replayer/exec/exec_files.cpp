@@ -319,6 +319,7 @@ std::optional<int64_t> files_op(Ctx& c) {
     case SYS_access: return rc(faccessat(c.dirfd(0), c.rel(0), static_cast<int>(a[1]), 0));
     case SYS_faccessat: return rc(faccessat(c.dirfd(0), c.rel(0), static_cast<int>(a[2]), 0));
     case SYS_faccessat2:
+      if (c.op.path[0] == kNoPath) return rc(faccessat(c.fd(), "", static_cast<int>(a[2]), AT_EMPTY_PATH));
       return rc(faccessat(c.dirfd(0), c.rel(0), static_cast<int>(a[2]),
                           static_cast<int>(a[3]) & (AT_EACCESS | AT_SYMLINK_NOFOLLOW)));
     case SYS_readlink: case SYS_readlinkat:

@@ -30,6 +30,17 @@ int64_t dispatch(exec::Ctx& c) {
   return c.skipped();
 }
 
+// Whether the op has every path its call walks, or the form the call's
+// handler issues without it: a NULL path (kSfPathOptional: the fd's, or
+// Rust's statx probe) or "" with AT_EMPTY_PATH on an fd (kSfEmptyPathForm).
+// A path the trace lost (or a fuzzed trace) is skipped, never walked.
+bool has_its_paths(const SyscallInfo& si, const PlanOp& op) {
+  if (si.path[1] >= 0 && op.path[1] == kNoPath) return false;
+  if (si.path[0] < 0 || op.path[0] != kNoPath) return true;
+  if (si.flags & kSfPathOptional) return true;
+  return (si.flags & kSfEmptyPathForm) && op.ofd != kNoOfd;
+}
+
 }  // namespace
 
 void init_exec_env(ExecEnv& env, size_t ofds, const std::vector<uint32_t>& space_threads, size_t maps) {
@@ -59,8 +70,7 @@ int64_t execute_op(uint32_t i, ExecEnv& env, char* buf, uint64_t buf_size, uint1
   exec::Ctx c{i, env, env.plan->event(i), env.plan->op(i), buf, buf_size, op_flags, dirs};
   const SyscallInfo* si = syscall_info(c.e.nr);
   if (si && si->fd >= 0 && c.e.nr != SYS_mmap && c.fd() < 0) return -EBADF;
-  if (si && si->path[0] >= 0 && c.op.path[0] == kNoPath && c.op.ofd == kNoOfd && !(si->flags & kSfPathOptional))
-    return c.skipped();
+  if (si && !has_its_paths(*si, c.op)) return c.skipped();
   if (c.op.flags & kPfDevice) return exec::device_op(c);
   return dispatch(c);
 }

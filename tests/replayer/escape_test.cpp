@@ -135,6 +135,37 @@ TEST_P(Escape, VerifyRefusesATreeWithASymlinkPointingOut) {
   EXPECT_NE(r.message().find("planted"), std::string::npos) << r.message();
 }
 
+// A call that takes a path relative to a directory fd, recorded without one
+// of its paths (the string lost, or "" with AT_EMPTY_PATH): each is replayed
+// on the fd, or skipped, never walked as a path it does not have. Every such
+// call of the table, each path left out in turn, and both walk modes.
+TEST_P(Escape, EveryDirfdCallRecordedWithoutAPathIsReplayedSafely) {
+  for (const bool walks : {false, true}) {
+    for (const SyscallInfo& si : syscall_table()) {
+      if (si.path[0] < 0 || (si.dirfd[0] < 0 && si.dirfd[1] < 0) || si.nr >= kEvProcExec) continue;
+      for (int drop = 0; drop < (si.path[1] >= 0 ? 2 : 1); ++drop) {
+        SCOPED_TRACE(std::string(si.name) + (drop ? " without its second path" : " without its path") +
+                     (walks ? ", walks as passed" : ""));
+        Synth t;
+        t.add(1, 1, SYS_openat, 10, 5, 3, {kAtCwd, 0, O_RDONLY | O_DIRECTORY}, "/w/p/d");
+        std::vector<uint64_t> args(6, 0);
+        for (int k = 0; k < 2; ++k)
+          if (si.dirfd[k] >= 0) args[static_cast<size_t>(si.dirfd[k])] = 3;
+        const uint32_t i = t.add(1, 1, si.nr, 20, 5, 0, {args[0], args[1], args[2], args[3], args[4], args[5]});
+        if (drop == 0 && si.path[1] >= 0) t.ev[i].path[1] = t.s("/w/p/d/g");
+        if (drop == 1) t.ev[i].path[0] = t.s(si.flags & kSfLiteralPath0 ? "f" : "/w/p/d/f");
+        std::string trace = write_trace(t, "/w/p",
+                                        {entry("/w/p", PrestateKind::kDir), entry("/w/p/d", PrestateKind::kDir),
+                                         entry("/w/p/d/f", PrestateKind::kFile, 10)});
+        ReplayOptions o = opts();
+        o.walks_as_passed = walks;
+        auto r = run_replay(trace, o);
+        ASSERT_TRUE(r.is_ok()) << r.message();
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Resolvers, Escape, ::testing::Values(true, false),
                          [](const auto& i) { return i.param ? "openat2" : "userspace"; });
 
