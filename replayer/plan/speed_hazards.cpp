@@ -2,6 +2,7 @@
 #include "replayer/plan/speed_hazards.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 
 #include <cerrno>
@@ -44,8 +45,48 @@ void SpeedHazards::index_written(std::string_view index_path, uint64_t end) {
   }
 }
 
+// A futex wait marks its thread; the thread's next path call starts a job.
+// (A process's leader is its loop, not a pool thread.)
+void SpeedHazards::pool_call(const Event& e) {
+  if (e.tid == e.pid) return;
+  if (e.nr == SYS_futex) {
+    const int op = static_cast<int>(e.args[1]) & FUTEX_CMD_MASK;
+    if (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET) waited_.insert(e.tid);
+    return;
+  }
+  const SyscallInfo* si = syscall_info(e.nr);
+  if (!si || si->path[0] < 0 || e.path[0] == kNoStr) return;
+  if (waited_.erase(e.tid) == 0) return;
+  Pool& p = pools_[e.pid];
+  ++p.jobs[e.tid];
+  ++p.total;
+}
+
+bool SpeedHazards::is_pool(const Pool& p) const { return p.jobs.size() >= kMinPoolThreads && p.total >= kMinPoolJobs; }
+
+uint64_t SpeedHazards::pool_processes() const {
+  uint64_t n = 0;
+  for (const auto& [pid, p] : pools_) n += is_pool(p);
+  return n;
+}
+
+uint64_t SpeedHazards::pool_threads() const {
+  uint64_t n = 0;
+  for (const auto& [pid, p] : pools_)
+    if (is_pool(p)) n += p.jobs.size();
+  return n;
+}
+
+uint64_t SpeedHazards::pool_jobs() const {
+  uint64_t n = 0;
+  for (const auto& [pid, p] : pools_)
+    if (is_pool(p)) n += p.total;
+  return n;
+}
+
 void SpeedHazards::add(const Event& e) {
   const uint64_t end = e.ts + e.dur;
+  pool_call(e);
   // Keep the writes of the last two seconds: an index write looks at its own second.
   while (!recent_.empty() && second_of(recent_.front().end) + 1 < second_of(e.ts)) {
     auto lw = last_write_.find(recent_.front().path);
@@ -92,6 +133,13 @@ std::vector<std::string> SpeedHazards::warnings() const {
         "all {}; on a mount without extended attributes (9p, drvfs) the first answer is EOPNOTSUPP and ls stops "
         "asking",
         xattr_nodata_, xattr_nodata_));
+  if (const uint64_t procs = pool_processes())
+    w.push_back(fmt::format(
+        "thread pool: {} threads in {} process{} ran {} jobs of file calls, each taken after a futex wait (node's "
+        "libuv pool: npm, yarn, pnpm): which thread takes a job, and when the next is handed out, follow the "
+        "recording mount's speed, and a replay keeps the recorded order. From a recording on a faster mount, a "
+        "replay and predict on a slower one can read high: record on that mount too, and compare the two",
+        pool_threads(), procs, procs == 1 ? "" : "es", pool_jobs()));
   return w;
 }
 

@@ -14,6 +14,14 @@
 //   for every file's ACL; a mount without xattrs answers EOPNOTSUPP and ls
 //   stops after the first. Counted: get/list xattr calls that failed with
 //   ENODATA.
+// - a thread pool's jobs: node's libuv pool (npm, yarn, pnpm) runs each file
+//   call a job at a time on one of its threads, each job taken after a futex
+//   wait. Which thread takes a job, and when the loop hands out the next,
+//   follow the recording mount's speed: on a fast one each job ends before
+//   the next is handed out, so the recorded order serialises jobs that
+//   overlap on a slow one. A replay keeps the recorded order. Counted: per
+//   process, its non-leader threads' path calls that follow a futex wait
+//   (a job's start).
 //
 // Fed every event in trace order; no I/O. The warnings say what a replay of
 // this trace makes and why a real run elsewhere may differ; the behaviour
@@ -46,6 +54,11 @@ class SpeedHazards {
   uint64_t racy_files() const { return racy_files_; }      // files racily clean at some index write
   uint64_t racy_rereads() const { return racy_rereads_; }  // their opens for reading after it
   uint64_t xattr_probes() const { return xattr_nodata_; }
+  // Thread pools: processes with at least kMinPoolThreads threads running jobs
+  // (kMinPoolJobs jobs at least), their threads and their jobs.
+  uint64_t pool_processes() const;
+  uint64_t pool_threads() const;
+  uint64_t pool_jobs() const;
 
   // One line per pattern found at a size that matters (none when the trace
   // shows none): what this trace does and what a run elsewhere may do.
@@ -53,6 +66,7 @@ class SpeedHazards {
 
   // Thresholds of warnings(): fewer re-reads or probes are not worth a line.
   static constexpr uint64_t kMinRereads = 20, kMinProbes = 100;
+  static constexpr uint64_t kMinPoolThreads = 2, kMinPoolJobs = 100;
 
  private:
   struct Write {
@@ -62,6 +76,12 @@ class SpeedHazards {
   uint64_t second_of(uint64_t ts) const { return (wall_ + ts) / 1'000'000'000ull; }
   void written(StrId path, uint64_t end);
   void index_written(std::string_view index_path, uint64_t end);
+  void pool_call(const Event& e);
+  struct Pool {
+    std::unordered_map<uint32_t, uint64_t> jobs;  // thread -> jobs it took
+    uint64_t total = 0;
+  };
+  bool is_pool(const Pool& p) const;
 
   uint64_t wall_;
   Lookup str_;
@@ -70,6 +90,8 @@ class SpeedHazards {
   std::unordered_set<StrId> racy_;                  // racily clean now (until written again)
   std::unordered_set<StrId> ever_racy_;             // racily clean at some index write
   uint64_t index_writes_ = 0, racy_files_ = 0, racy_rereads_ = 0, xattr_nodata_ = 0;
+  std::unordered_set<uint32_t> waited_;       // threads whose last call was a futex wait
+  std::unordered_map<uint32_t, Pool> pools_;  // by process
 };
 
 }  // namespace fsr

@@ -5,6 +5,7 @@
 #include "replayer/plan/speed_hazards.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 
 #include <cerrno>
@@ -101,6 +102,45 @@ TEST(SpeedHazards, XattrProbesAnsweredNoneAreCounted) {
   EXPECT_EQ(h.xattr_probes(), 150u);
   ASSERT_EQ(h.warnings().size(), 1u);
   EXPECT_NE(h.warnings()[0].find("150 extended-attribute probes"), std::string::npos) << h.warnings()[0];
+}
+
+// A loop (the process's leader) hands jobs to `threads` pool threads; each
+// job is a futex wait, then a stat and an open (as libuv's pool runs npm's
+// file calls). `waits` false: the threads run their calls back to back,
+// with no wait between (git's preload threads, one batch each).
+Synth pool(int threads, int jobs_each, bool waits) {
+  Synth t;
+  uint64_t ts = 1'000;
+  t.add(10, 10, SYS_epoll_wait, ts, 1'000, 1, {4, 0, 1024, static_cast<uint64_t>(-1)});
+  for (int j = 0; j < jobs_each; ++j)
+    for (int k = 0; k < threads; ++k) {
+      const uint32_t tid = 11 + static_cast<uint32_t>(k);
+      const std::string f = "/w/node_modules/p" + std::to_string(j) + "-" + std::to_string(k);
+      if (waits) t.add(10, tid, SYS_futex, ts += 1'000, 5'000, 0, {0, FUTEX_WAIT_PRIVATE, 0});
+      t.add(10, tid, SYS_newfstatat, ts += 1'000, 1'000, -ENOENT, {kAtCwd, 0, 0, 0}, f);
+      t.add(10, tid, SYS_openat, ts += 1'000, 1'000, 3, {kAtCwd, 0, O_WRONLY | O_CREAT, 0644}, f);
+    }
+  return t;
+}
+
+TEST(SpeedHazards, AThreadPoolsJobsAreCounted) {
+  const SpeedHazards h = scan(pool(4, 50, true));
+  EXPECT_EQ(h.pool_processes(), 1u);
+  EXPECT_EQ(h.pool_threads(), 4u);
+  EXPECT_EQ(h.pool_jobs(), 200u);  // the stat that follows each wait; the open is the same job
+  ASSERT_EQ(h.warnings().size(), 1u);
+  EXPECT_NE(h.warnings()[0].find("thread pool: 4 threads in 1 process ran 200 jobs"), std::string::npos)
+      << h.warnings()[0];
+}
+
+TEST(SpeedHazards, NoPoolWithoutWaitsBetweenCallsOrWithOneThread) {
+  EXPECT_EQ(scan(pool(4, 50, false)).pool_jobs(), 0u);  // one batch per thread, no job handed out
+  const SpeedHazards one = scan(pool(1, 200, true));    // a single worker: its order is the loop's
+  EXPECT_EQ(one.pool_processes(), 0u);
+  EXPECT_TRUE(one.warnings().empty());
+  const SpeedHazards few = scan(pool(4, 10, true));  // 40 jobs: below the threshold
+  EXPECT_EQ(few.pool_processes(), 0u);
+  EXPECT_TRUE(few.warnings().empty());
 }
 
 }  // namespace
