@@ -11,9 +11,11 @@
 # 9p:9p_client_req tracepoint, and each error against the real run's median.
 # gitplace (issue 43 item 4): clone/ on 9p with clone/.git on ext4 by a bind
 # mount, against `replay --place` and `predict --place` of the ext4 recording;
-# cplace the same for cbuild with its object directory obj/ on ext4.
+# cplace the same for cbuild with its object directory obj/ on ext4;
+# npmplace for `npm ci --offline` of tests/workloads/npm with node_modules/
+# on ext4 (npm's cache: the host's ~/.npm, read through the guest's root).
 #
-#   dev/vmlab/bench-slow-mount.sh [--rounds N] [--warmup N] [--workloads "seeds cbuild gitplace cplace"] [-o DIR] [-b FSREPLAY]
+#   dev/vmlab/bench-slow-mount.sh [--rounds N] [--warmup N] [--workloads "seeds cbuild gitplace cplace npmplace"] [-o DIR] [-b FSREPLAY]
 #                                 [--timeout SEC] [-- VMLAB_RUN_OPTIONS...]
 #
 # Sizes (environment): REPO_FILES (100, the make-git-repo.py repository of
@@ -39,7 +41,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 for w in $workloads; do
-  case $w in seeds|cbuild|gitplace|cplace) ;; *) echo "bench-slow-mount: unknown workload $w (seeds, cbuild, gitplace, cplace)" >&2; exit 2 ;; esac
+  case $w in seeds|cbuild|gitplace|cplace|npmplace) ;; *) echo "bench-slow-mount: unknown workload $w (seeds, cbuild, gitplace, cplace, npmplace)" >&2; exit 2 ;; esac
 done
 fsr=$(readlink -f "$fsr")
 [[ -x $fsr ]] || { echo "bench-slow-mount: $fsr not built (ninja -C build)" >&2; exit 2; }

@@ -68,7 +68,7 @@ def main():
             w, m, cell(real), cell(secs(w, m, "rec")), cell(secs(w, m, "rpm"), real),
             cell(secs(w, m, "rpe"), real), pred(preds.get((w, m)), real),
             "/".join(counts(x, 1) for x in req), "/".join(counts(x, 2) for x in req)))
-    placements = {"gitplace": "clone/.git", "cplace": "obj"}
+    placements = {"gitplace": "clone/.git", "cplace": "obj", "npmplace": "node_modules"}
     for pw in [w for w in placements if (w, "9p", "real-split") in runs]:
         split, alls = secs(pw, "9p", "real-split"), secs(pw, "9p", "real-all")
         print()
@@ -86,7 +86,7 @@ def main():
         med = lambda t, k: "%d" % statistics.median(per[(t, k)]) if per[(t, k)] else "0"
         print("# %s %s requests by type, medians (%s): %s" % (w, m, " / ".join(kinds), ", ".join(
             "%s %s" % (t, "/".join(med(t, k) for k in kinds)) for t in names)))
-    print("# errors: each median against the real run's median (gitplace, cplace: the real split run; predict all-9p:")
+    print("# errors: each median against the real run's median (gitplace, cplace, npmplace: the real split run; predict all-9p:")
     print("# the real all-9p run), [95% interval] of the ratio of medians (dev/bench/benchstats.py, 3 rounds")
     print("# or more); (min..max) over the rounds; counts: medians of the 9p client's requests (r/m/e: real,")
     print("# replay of the mount's recording, of the ext4 one); '-': not counted (virtiofs has no counter here)")

@@ -25,6 +25,7 @@ set -euo pipefail
 fsr=$1 mkrepo=$2 rounds=$3
 shift 3
 res=/mnt/results/slow-mount tmp=/tmp/sm
+npm_dir=$(cd "$(dirname "$mkrepo")/../../tests/workloads/npm" && pwd)
 mkdir -p "$res" "$tmp"
 export HOME=/root
 git config --global safe.directory '*'
@@ -33,7 +34,7 @@ declare -A mnt=([9p]=/mnt/c [virtiofs]=/mnt/cv [ext4]=/mnt/ext4)
 
 # The workloads, each run in its directory (the recorded root).
 w_seeds() {
-  git clone -q --no-hardlinks /tmp/sm/src clone
+  git clone -q --no-hardlinks /mnt/rootlike/sm-src clone
   cd clone && git status > /dev/null && git status > /dev/null && cd ..
   find . | wc -l > /dev/null
   du -sh . > /dev/null
@@ -45,13 +46,16 @@ w_seeds() {
 }
 w_cbuild() { make -s -j2; }
 w_cplace() { make -s -j2; }
+# npm ci of tests/workloads/npm from the host's npm cache (~/.npm, read
+# through the guest's root: a user's cache on the distribution's disk)
+w_npmplace() { UV_USE_IO_URING=0 npm ci --offline --no-audit --no-fund --loglevel=error; }
 w_gitplace() {
-  cd clone && git init -q && git fetch -q --no-tags /tmp/sm/src HEAD &&
+  cd clone && git init -q && git fetch -q --no-tags /mnt/rootlike/sm-src HEAD &&
     git -c advice.detachedHead=false checkout -q FETCH_HEAD
 }
-export -f w_seeds w_cbuild w_gitplace w_cplace
+export -f w_seeds w_cbuild w_gitplace w_cplace w_npmplace
 # The placement workloads: the directory each places on ext4 by a bind mount.
-declare -A placed=([gitplace]=clone/.git [cplace]=obj)
+declare -A placed=([gitplace]=clone/.git [cplace]=obj [npmplace]=node_modules)
 export nsmall
 tree_into() {  # tree_into DIR W: W's initial tree
   mkdir -p "$1"
@@ -59,6 +63,7 @@ tree_into() {  # tree_into DIR W: W's initial tree
     cbuild) cp -a $tmp/cbuild/. "$1/" ;;
     gitplace) mkdir -p "$1/clone/.git" ;;
     cplace) cp -a $tmp/cplace/. "$1/" ;;
+    npmplace) cp "$npm_dir"/package*.json "$1/" && mkdir -p "$1/node_modules" ;;
   esac
 }
 run_w() { (cd "$1" && bash -c "w_$2") > /dev/null 2>> $res/errors.txt || { echo "slow-mount: $2 failed in $1 ($res/errors.txt)" >&2; exit 1; }; }
@@ -178,7 +183,10 @@ predict_s() { "$fsr" predict "$@" --format json > $tmp/p.json 2> $tmp/p.err || {
 # --- main -------------------------------------------------------------------
 echo "# guest $(uname -r), $(nproc) CPUs; rounds $rounds after $warmup warm-up round(s); seeds: $repo_files-file repository, $nsmall small files; cbuild: $c_files C files, make -j2; probe --duration $probe_s"
 for m in 9p virtiofs; do echo "# $m: $(awk -v d="${mnt[$m]}" '$2 == d { print $1, $3, $4 }' /proc/mounts)"; done
-python3 "$mkrepo" $tmp/src --files "$repo_files" > /dev/null
+# The clone source outside the recorded root, on /mnt/rootlike with the
+# replays' scratch tree: the real runs read it over the same 9p client as
+# the replays read their copy (replay_on), as they read /usr.
+python3 "$mkrepo" /mnt/rootlike/sm-src --files "$repo_files" > /dev/null
 mkdir -p $tmp/cbuild/src $tmp/cbuild/include
 for ((i = 1; i <= c_files; i++)); do
   echo "int v$i(void);" > $tmp/cbuild/include/h$i.h
