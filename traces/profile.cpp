@@ -93,7 +93,6 @@ const ProfileCase* Profile::find(ProbeKind k, Temp t, uint64_t param) const {
 namespace {
 
 // The fingerprint's "mount" object (null when it has none), and a string field of an object.
-// The fingerprint's "mount" object (null when it has none).
 nlohmann::json mount_of(const nlohmann::json& j) {
   return j.is_object() && j.contains("mount") && j.at("mount").is_object() ? j.at("mount") : nlohmann::json();
 }

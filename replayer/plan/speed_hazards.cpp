@@ -64,24 +64,15 @@ void SpeedHazards::pool_call(const Event& e) {
 
 bool SpeedHazards::is_pool(const Pool& p) const { return p.jobs.size() >= kMinPoolThreads && p.total >= kMinPoolJobs; }
 
-uint64_t SpeedHazards::pool_processes() const {
-  uint64_t n = 0;
-  for (const auto& [pid, p] : pools_) n += is_pool(p);
-  return n;
-}
-
-uint64_t SpeedHazards::pool_threads() const {
-  uint64_t n = 0;
+SpeedHazards::PoolTotals SpeedHazards::pools() const {
+  PoolTotals t;
   for (const auto& [pid, p] : pools_)
-    if (is_pool(p)) n += p.jobs.size();
-  return n;
-}
-
-uint64_t SpeedHazards::pool_jobs() const {
-  uint64_t n = 0;
-  for (const auto& [pid, p] : pools_)
-    if (is_pool(p)) n += p.total;
-  return n;
+    if (is_pool(p)) {
+      ++t.processes;
+      t.threads += p.jobs.size();
+      t.jobs += p.total;
+    }
+  return t;
 }
 
 void SpeedHazards::add(const Event& e) {
@@ -133,13 +124,13 @@ std::vector<std::string> SpeedHazards::warnings() const {
         "all {}; on a mount without extended attributes (9p, drvfs) the first answer is EOPNOTSUPP and ls stops "
         "asking",
         xattr_nodata_, xattr_nodata_));
-  if (const uint64_t procs = pool_processes())
+  if (const PoolTotals t = pools(); t.processes)
     w.push_back(fmt::format(
         "thread pool: {} threads in {} process{} ran {} jobs of file calls, each taken after a futex wait (node's "
         "libuv pool: npm, yarn, pnpm): which thread takes a job, and when the next is handed out, follow the "
         "recording mount's speed, and a replay keeps the recorded order. From a recording on a faster mount, a "
         "replay and predict on a slower one can read high: record on that mount too, and compare the two",
-        pool_threads(), procs, procs == 1 ? "" : "es", pool_jobs()));
+        t.threads, t.processes, t.processes == 1 ? "" : "es", t.jobs));
   return w;
 }
 

@@ -56,9 +56,10 @@ class SpeedHazards {
   uint64_t xattr_probes() const { return xattr_nodata_; }
   // Thread pools: processes with at least kMinPoolThreads threads running jobs
   // (kMinPoolJobs jobs at least), their threads and their jobs.
-  uint64_t pool_processes() const;
-  uint64_t pool_threads() const;
-  uint64_t pool_jobs() const;
+  struct PoolTotals {
+    uint64_t processes = 0, threads = 0, jobs = 0;
+  };
+  PoolTotals pools() const;
 
   // One line per pattern found at a size that matters (none when the trace
   // shows none): what this trace does and what a run elsewhere may do.

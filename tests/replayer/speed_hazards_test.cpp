@@ -125,21 +125,21 @@ Synth pool(int threads, int jobs_each, bool waits) {
 
 TEST(SpeedHazards, AThreadPoolsJobsAreCounted) {
   const SpeedHazards h = scan(pool(4, 50, true));
-  EXPECT_EQ(h.pool_processes(), 1u);
-  EXPECT_EQ(h.pool_threads(), 4u);
-  EXPECT_EQ(h.pool_jobs(), 200u);  // the stat that follows each wait; the open is the same job
+  EXPECT_EQ(h.pools().processes, 1u);
+  EXPECT_EQ(h.pools().threads, 4u);
+  EXPECT_EQ(h.pools().jobs, 200u);  // the stat that follows each wait; the open is the same job
   ASSERT_EQ(h.warnings().size(), 1u);
   EXPECT_NE(h.warnings()[0].find("thread pool: 4 threads in 1 process ran 200 jobs"), std::string::npos)
       << h.warnings()[0];
 }
 
 TEST(SpeedHazards, NoPoolWithoutWaitsBetweenCallsOrWithOneThread) {
-  EXPECT_EQ(scan(pool(4, 50, false)).pool_jobs(), 0u);  // one batch per thread, no job handed out
-  const SpeedHazards one = scan(pool(1, 200, true));    // a single worker: its order is the loop's
-  EXPECT_EQ(one.pool_processes(), 0u);
+  EXPECT_EQ(scan(pool(4, 50, false)).pools().jobs, 0u);  // one batch per thread, no job handed out
+  const SpeedHazards one = scan(pool(1, 200, true));     // a single worker: its order is the loop's
+  EXPECT_EQ(one.pools().processes, 0u);
   EXPECT_TRUE(one.warnings().empty());
   const SpeedHazards few = scan(pool(4, 10, true));  // 40 jobs: below the threshold
-  EXPECT_EQ(few.pool_processes(), 0u);
+  EXPECT_EQ(few.pools().processes, 0u);
   EXPECT_TRUE(few.warnings().empty());
 }
 
