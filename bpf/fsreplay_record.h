@@ -35,6 +35,7 @@
 #define FSR_REC_EXEC 3
 #define FSR_REC_EXIT 4
 #define FSR_REC_FAULT 5
+#define FSR_REC_RELEASE 6 /* a call's deferred file release (record_release.bpf.h): args[0] its ns */
 
 /* Record flag bits (match fsr::EventFlag where named alike) */
 #define FSR_RF_PATH_TRUNC 0x0002
@@ -45,16 +46,20 @@
 #define FSR_RF_FD_IS_PIPE 0x0040
 #define FSR_RF_SHARED_FS 0x0100 /* fork: child shares cwd (CLONE_FS) */
 #define FSR_RF_HAS_INODE 0x0200 /* dev/ino/size/mode are valid */
+#define FSR_RF_RELEASE_PENDING \
+  0x0400 /* the call left task work (a file's last release) to its return: a release record may follow */
 
 /* Counter slots beyond the classes (index in the per-CPU counter array). */
 #define FSR_CNT_STRING_DROPS 0
 #define FSR_CNT_IO_URING 1
-#define FSR_CNT_ENTER_MISS 2  /* sys_exit without task storage (entered before tracking) */
-#define FSR_CNT_FOREIGN 3     /* children of tracked tasks outside the recording's PID namespace: not followed */
-#define FSR_CNT_STOLEN_NS 4   /* ns the recorder's threads ran in place of a runnable tracked task (on_switch) */
-#define FSR_CNT_FAULTS 5      /* user page faults of tracked tasks that exited, recorded or not */
-#define FSR_CNT_FAULT_SKIPS 6 /* of those, file faults fault_skip left out (record_fault.bpf.h) */
-#define FSR_CNT_EXTRA 7
+#define FSR_CNT_ENTER_MISS 2    /* sys_exit without task storage (entered before tracking) */
+#define FSR_CNT_FOREIGN 3       /* children of tracked tasks outside the recording's PID namespace: not followed */
+#define FSR_CNT_STOLEN_NS 4     /* ns the recorder's threads ran in place of a runnable tracked task (on_switch) */
+#define FSR_CNT_FAULTS 5        /* user page faults of tracked tasks that exited, recorded or not */
+#define FSR_CNT_FAULT_SKIPS 6   /* of those, file faults fault_skip left out (record_fault.bpf.h) */
+#define FSR_CNT_RELEASES 7      /* deferred releases that blocked, timed and recorded (record_release.bpf.h) */
+#define FSR_CNT_RELEASE_DROPS 8 /* ... whose record found no room */
+#define FSR_CNT_EXTRA 9
 
 struct fsr_counters {
   __u64 seen[FSR_CLASS_MAX];
@@ -114,6 +119,13 @@ struct fsr_task {
    * replay clock (the programs' time lies in the recorded gaps). */
   __u32 faults;
   __u32 fault_skips;
+  /* A deferred release in progress (record_release.bpf.h): the exit time of
+   * the call that left it (0: none), the time the task came back on a CPU
+   * after blocking in it, and whether it is blocked now. */
+  __u64 rel_from;
+  __u64 rel_end;
+  __u32 rel_blocked;
+  __u32 rel_pad;
 };
 
 /* Fork records: args[0] the child's tid, args[1] its tgid; when the parent
@@ -125,7 +137,7 @@ struct fsr_task {
 
 #define FSR_REC_SIZE 40
 #define FSR_INODE_SIZE 32
-#define FSR_TASK_SIZE 96
+#define FSR_TASK_SIZE 120
 #define FSR_ARGS_MAX 6
 /* The largest record: header, every argument, inode facts, two full paths. */
 #define FSR_REC_MAX (FSR_REC_SIZE + 8 * FSR_ARGS_MAX + FSR_INODE_SIZE + 2 * FSR_PATH_MAX)

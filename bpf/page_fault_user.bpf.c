@@ -10,6 +10,7 @@ int BPF_PROG(on_fault, unsigned long address, struct pt_regs* regs, unsigned lon
   __u64 t0 = fault_clock_start();
   struct fsr_task* s = task_get(bpf_get_current_task_btf());
   if (s) {
+    release_close(s); /* user code ran: a release window is over */
     s->fault_addr = address;
     s->fault_err = error_code;
     s->fault_armed = 1;
@@ -74,6 +75,8 @@ static __always_inline void fault_vma_record(unsigned long address, unsigned lon
 SEC("tp_btf/page_fault_user")
 int BPF_PROG(on_fault_vma, unsigned long address, struct pt_regs* regs, unsigned long error_code) {
   __u64 t0 = fault_clock_start();
+  struct fsr_task* s = release_windows > 0 ? task_get(bpf_get_current_task_btf()) : 0;
+  if (s) release_close(s); /* user code ran: a release window is over */
   fault_vma_record(address, error_code);
   fault_clock_stop(t0);
   return 0;

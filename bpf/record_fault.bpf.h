@@ -9,7 +9,7 @@
 #ifndef FSREPLAY_RECORD_FAULT_BPF_H
 #define FSREPLAY_RECORD_FAULT_BPF_H
 
-#include "record_syscall.bpf.h"
+#include "record_release.bpf.h"
 
 /* Files whose faults are not recorded: files outside the recorded root,
  * which user space adds as it learns their paths from their first fault

@@ -89,27 +89,31 @@ static __always_inline void lane_publish(struct lane_pos* lp, struct scratch* at
 
 static __always_inline void lane_close(struct lane_pos* lp) { lp->ctl->busy = 0; }
 
-/* Appends the record in `sc` (`len` bytes), built elsewhere, to this CPU's
- * lane: a copy. Syscall records, the bulk, are built in the lane instead
- * (emit_syscall). */
-static __always_inline void emit_c(struct fsr_counters* c, struct scratch* sc, __u64 len, __u32 cls) {
+/* Copies the record built in `sc` (`len` bytes) into this CPU's lane, its
+ * `end` now: 0, or -1 when no frame of that size fit (nothing written). */
+static __always_inline int lane_copy(struct scratch* sc, __u64 len) {
   struct lane_pos lp;
   struct scratch* at;
-  cls &= FSR_CLASS_MAX - 1;
-  if (c) c->seen[cls]++;
   if (len > sizeof(*sc)) len = sizeof(*sc);
-  if (lane_open(&lp, sc->rec.ts)) goto drop;
+  if (lane_open(&lp, sc->rec.ts)) return -1;
   at = lane_frame(&lp, fsr_frame_size(len));
   if (!at) {
     lane_close(&lp);
-    goto drop;
+    return -1;
   }
   sc->rec.end = bpf_ktime_get_ns();
   bpf_probe_read_kernel(at, len, sc);
   lane_publish(&lp, at, len);
-  return;
-drop:
-  if (c) c->drops[cls]++;
+  return 0;
+}
+
+/* Appends the record in `sc` (`len` bytes), built elsewhere, to this CPU's
+ * lane, counted in class `cls`: a copy. Syscall records, the bulk, are
+ * built in the lane instead (emit_syscall). */
+static __always_inline void emit_c(struct fsr_counters* c, struct scratch* sc, __u64 len, __u32 cls) {
+  cls &= FSR_CLASS_MAX - 1;
+  if (c) c->seen[cls]++;
+  if (lane_copy(sc, len) && c) c->drops[cls]++;
 }
 
 static __always_inline void emit(struct scratch* sc, __u64 len, __u32 cls) { emit_c(get_counters(), sc, len, cls); }

@@ -96,8 +96,11 @@ static __always_inline __u32 build_syscall(struct scratch* sc, struct task_struc
 
 /* Builds and submits the record of the syscall saved in `s`: in place, in
  * this CPU's lane, when a frame of the largest size fits there (saves a
- * copy of every record), else in the scratch slot, copied if it fits. */
-static __always_inline void emit_syscall(struct task_struct* task, struct fsr_task* s, long ret, __u16 extra_flags) {
+ * copy of every record), else in the scratch slot, copied if it fits.
+ * `late_flags` are added to the built record (they change nothing of what
+ * it holds). */
+static __always_inline void emit_syscall(struct task_struct* task, struct fsr_task* s, long ret, __u16 extra_flags,
+                                         __u16 late_flags) {
   struct fsr_counters* c = get_counters();
   struct lane_pos lp;
   struct scratch* at;
@@ -120,6 +123,7 @@ static __always_inline void emit_syscall(struct task_struct* task, struct fsr_ta
   at = lane_frame(&lp, FSR_FRAME_MAX);
   if (at) {
     len = build_syscall(at, task, s, ret, extra_flags, c);
+    at->rec.flags |= late_flags;
     at->rec.end = bpf_ktime_get_ns();
     lane_publish(&lp, at, len);
     if (c) c->seen[cls]++;
@@ -129,7 +133,9 @@ static __always_inline void emit_syscall(struct task_struct* task, struct fsr_ta
   /* Less than the largest frame is free: build aside, copy if it fits. */
   at = get_scratch();
   if (!at) goto drop;
-  emit_c(c, at, build_syscall(at, task, s, ret, extra_flags, c), cls);
+  len = build_syscall(at, task, s, ret, extra_flags, c);
+  at->rec.flags |= late_flags;
+  emit_c(c, at, len, cls);
   return;
 drop:
   if (c) {

@@ -3,7 +3,7 @@
  * of the call it exits in (exit/exit_group, or a call a fatal signal ended),
  * which never returns to sys_exit. The last thread of a group takes the
  * group out of the filter. */
-#include "record_syscall.bpf.h"
+#include "record_release.bpf.h"
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct* p) {
@@ -16,7 +16,8 @@ int BPF_PROG(on_exit, struct task_struct* p) {
   int live;
   if (!s) return 0;
   tgid = s->pid;
-  if (s->active) emit_syscall(task, s, 0, FSR_RF_UNFINISHED);
+  release_close(s);
+  if (s->active) emit_syscall(task, s, 0, FSR_RF_UNFINISHED, 0);
   live = BPF_CORE_READ(p, signal, live.counter);
   c = get_counters();
   if (c) {

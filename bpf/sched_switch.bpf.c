@@ -13,8 +13,9 @@
  * initial PID namespace); elsewhere the first switch away from one of its
  * threads learns it (`rec_ns_tgid` as the recording's namespace numbers the
  * recorder; the recorder sleeps right after attaching, so that is at once).
- * Every other switch costs two loads and a compare. */
-#include "record_task.bpf.h"
+ * Every other switch costs two loads and a compare (and, while a task is in
+ * a release window, two task-state lookups: record_release.bpf.h). */
+#include "record_release.bpf.h"
 
 __weak const volatile __u32 rec_ns_tgid = 0; /* the recorder's pid in its namespace */
 __weak const volatile __u64 pidns_dev = 0;   /* st_dev of that namespace's nsfs file */
@@ -55,6 +56,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct* prev, struct task_stru
   __u32 zero = 0, rt = rec_tgid;
   __u64 now, ran, took;
   int from_rec, to_rec;
+  if (release_windows > 0) release_switch(preempt, prev, next, prev_state, bpf_ktime_get_ns());
   if (!rt) {
     if (!rec_ns_tgid || bpf_get_ns_current_pid_tgid(pidns_dev, pidns_inum, &ns, sizeof(ns)) != 0 ||
         ns.tgid != rec_ns_tgid)

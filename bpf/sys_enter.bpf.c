@@ -3,7 +3,7 @@
  * arguments and enter time) in the task's state, for sys_exit. Untracked
  * tasks leave after a rodata test and a task-state lookup (a pointer test
  * with task storage). */
-#include "record_task.bpf.h"
+#include "record_release.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -13,6 +13,12 @@ int BPF_PROG(sys_enter, struct pt_regs* regs, long id) {
   __u8 f;
   /* Cheapest test first: a rodata byte, no map. Most syscalls system-wide
    * (futex, epoll, clock_*, ...) of untracked tasks leave here. */
+  /* Any syscall ends a task's release window: only while one is open
+   * anywhere is the task's state looked at for it. */
+  if (release_windows > 0) {
+    s = task_get(bpf_get_current_task_btf());
+    if (s) release_close(s);
+  }
   if (id < 0 || id >= FSR_MAX_NR) return 0;
   f = sys_flags[id];
   if (!(f & FSR_SF_RECORD)) return 0;

@@ -38,6 +38,11 @@ inline constexpr uint16_t event_relative_flag(int k) { return k == 0 ? kEfRelati
 // The recorder choice (TraceHeader::recorder_choices) that says the
 // relative bits are recorded.
 inline constexpr const char* kRecorderChoiceWalks = "walks=as-passed";
+// The recorder choice that says a call's deferred file release (run by the
+// kernel after the call's exit: munmap; close before Linux 6.6; dup2 over an
+// open fd) is in the call's duration where it blocked, not in the gap after
+// it (recorder/core/release_folder.h).
+inline constexpr const char* kRecorderChoiceReleases = "releases=in-call";
 inline constexpr int kEfTailShift = 8, kEfTailBits = 2;
 
 // Traces hold events in completion order (the recorder merges CPUs by exit

@@ -190,6 +190,9 @@ void encode_footer(const TraceFooter& f, std::vector<uint8_t>& out) {
   w.setFaultSkips(f.fault_skips);
   w.setFaultCostNs(f.fault_cost_ns);
   w.setGapsNs(f.gaps_ns);
+  w.setDeferredReleases(f.deferred_releases);
+  w.setDeferredReleaseNs(f.deferred_release_ns);
+  w.setReleaseDrops(f.release_drops);
   serialise(mb, out);
 }
 
@@ -217,6 +220,9 @@ Status decode_footer(std::span<const capnp::word> msg, TraceFooter& f) {
     f.fault_skips = r.getFaultSkips();
     f.fault_cost_ns = r.getFaultCostNs();
     f.gaps_ns = r.getGapsNs();
+    f.deferred_releases = r.getDeferredReleases();
+    f.deferred_release_ns = r.getDeferredReleaseNs();
+    f.release_drops = r.getReleaseDrops();
     return Status::ok();
   });
 }

@@ -274,6 +274,12 @@ struct Footer {
   faultRecords @14 :UInt64;
   faultSkips @15 :UInt64;
   faultCostNs @16 :UInt64;
+  # Traces: calls whose file's last release the kernel ran after the call's
+  # exit (task work: munmap; close before Linux 6.6) and that blocked there,
+  # and the ns added to those calls' durations; release records lost.
+  deferredReleases @17 :UInt64;
+  deferredReleaseNs @18 :UInt64;
+  releaseDrops @19 :UInt64;
 }
 
 # Frame type 7: where every frame is, for random access.

@@ -144,6 +144,13 @@ struct TraceFooter {
   uint64_t fault_records = 0;
   uint64_t fault_skips = 0;
   uint64_t fault_cost_ns = 0;
+  // Traces: calls whose file's last release ran after their exit (task
+  // work) and blocked there, with that time added to their durations
+  // (recorder/core/release_folder.h); release records lost (those calls keep
+  // the release in the gap after them).
+  uint64_t deferred_releases = 0;
+  uint64_t deferred_release_ns = 0;
+  uint64_t release_drops = 0;
 };
 
 }  // namespace fsr

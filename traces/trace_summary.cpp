@@ -112,6 +112,10 @@ std::string summary_to_json(const TraceSummary& s) {
                             {"records", s.footer->fault_records},
                             {"skipped", s.footer->fault_skips},
                             {"cost_ns", s.footer->fault_cost_ns}};
+  if (s.footer && (s.footer->deferred_releases || s.footer->release_drops))
+    j["deferred_releases"] = {{"calls", s.footer->deferred_releases},
+                              {"ns", s.footer->deferred_release_ns},
+                              {"lost", s.footer->release_drops}};
   nlohmann::ordered_json bc = nlohmann::ordered_json::object();
   for (int c = 0; c < kClassCount; ++c)
     if (s.by_class[c]) bc[std::string(class_name(static_cast<SyscallClass>(c)))] = s.by_class[c];
@@ -233,6 +237,14 @@ std::string summary_to_text(const TraceSummary& s) {
                  f.user_faults, f.fault_records, f.fault_skips, f.fault_cost_ns / 1e6,
                  f.gaps_ns ? 100.0 * static_cast<double>(f.fault_cost_ns) / static_cast<double>(f.gaps_ns) : 0.0));
     }
+    if (s.footer->deferred_releases || s.footer->release_drops)
+      line("deferred releases",
+           fmt::format("{} calls left their file's last release to their return and blocked there ({:.1f} ms, "
+                       "added to those calls){}",
+                       s.footer->deferred_releases, s.footer->deferred_release_ns / 1e6,
+                       s.footer->release_drops
+                           ? fmt::format("; {} release records lost: those stay in the gaps", s.footer->release_drops)
+                           : std::string()));
     if (s.footer->io_uring_submissions)
       line("io_uring", fmt::format("{} submissions: their I/O is NOT in the trace (try UV_USE_IO_URING=0)",
                                    s.footer->io_uring_submissions));

@@ -358,6 +358,8 @@ KernelCounters BpfSession::counters() const {
       k.stolen_ns += c.extra[FSR_CNT_STOLEN_NS];
       k.user_faults += c.extra[FSR_CNT_FAULTS];
       k.fault_skips += c.extra[FSR_CNT_FAULT_SKIPS];
+      k.releases += c.extra[FSR_CNT_RELEASES];
+      k.release_drops += c.extra[FSR_CNT_RELEASE_DROPS];
     }
   }
   for (uint32_t cpu = 0; cpu < ncpu_; ++cpu) {

@@ -41,6 +41,10 @@ struct KernelCounters {
   // of them that fault_skip left out (bpf/fsreplay_record.h FSR_CNT_FAULTS).
   uint64_t user_faults = 0;
   uint64_t fault_skips = 0;
+  // Deferred releases that blocked, recorded, and those whose record was
+  // lost (bpf/record_release.bpf.h).
+  uint64_t releases = 0;
+  uint64_t release_drops = 0;
 };
 
 // Called for every record, in lane order of one CPU. `cpu` is the lane index;

@@ -14,6 +14,7 @@ void copy_kernel_counts(const KernelCounters& k, TraceFooter& f) {
   f.stolen_measured = k.stolen_measured;
   f.user_faults = k.user_faults;
   f.fault_skips = k.fault_skips;
+  f.release_drops = k.release_drops;
 }
 
 void note_kernel_problems(const KernelCounters& k, std::vector<std::string>& warnings, TraceFooter& f) {
@@ -37,6 +38,13 @@ void note_kernel_problems(const KernelCounters& k, std::vector<std::string>& war
                     "not followed, their events are not in the trace",
                     k.foreign_children));
     f.notes += fmt::format("children outside the PID namespace, not followed: {}\n", k.foreign_children);
+  }
+  if (k.release_drops) {
+    warnings.push_back(
+        fmt::format("{} deferred file releases lost their record (lanes full): those stay in the gaps after their "
+                    "calls, where a replay pays them a second time",
+                    k.release_drops));
+    f.notes += fmt::format("deferred release records lost: {}\n", k.release_drops);
   }
   if (k.io_uring) {
     warnings.push_back(fmt::format(

@@ -241,6 +241,8 @@ void subtract_counters(KernelCounters& a, const KernelCounters& b) {
   sub(a.stolen_ns, b.stolen_ns);
   sub(a.user_faults, b.user_faults);
   sub(a.fault_skips, b.fault_skips);
+  sub(a.releases, b.releases);
+  sub(a.release_drops, b.release_drops);
 }
 
 RecordCostRun measure_record_cost(BpfSession& session, RingMerger& merger, uint32_t iterations) {

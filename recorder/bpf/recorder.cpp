@@ -22,6 +22,7 @@
 #include "recorder/core/initial_state.h"
 #include "recorder/bpf/kernel_report.h"
 #include "recorder/core/launcher.h"
+#include "recorder/core/release_folder.h"
 #include "recorder/bpf/fault_cost.h"
 #include "recorder/bpf/record_cost.h"
 #include "recorder/core/ring_merger.h"
@@ -96,6 +97,7 @@ class Recording {
   std::unique_ptr<TraceWriter> writer_;
   std::unique_ptr<EventDecoder> decoder_;
   std::unique_ptr<FaultFiles> fault_files_;
+  ReleaseFolder releases_;  // calls held for their deferred release (release_folder.h)
   const bool is_pid1_ = getpid() == 1;
 };
 
@@ -140,7 +142,8 @@ Status Recording::open_session() {
 void Recording::describe_choices() {
   const FaultSource faults = session_->plan().faults;
   sum_.choices = session_->plan().describe();
-  sum_.choices.emplace_back(kRecorderChoiceWalks);  // relative paths are marked (event.h kEfRelative0)
+  sum_.choices.emplace_back(kRecorderChoiceWalks);     // relative paths are marked (event.h kEfRelative0)
+  sum_.choices.emplace_back(kRecorderChoiceReleases);  // deferred releases are in their calls (release_folder.h)
   if (output_inside_)
     sum_.choices.emplace_back("output=inside the root (" + output_path_ + "): left out of the prestate");
   skip_outside_ =
@@ -254,8 +257,11 @@ Status Recording::drain() {
 
   Event ev;
   Status werr;
+  auto write = [&](const Event& e) {
+    if (werr.is_ok()) werr = writer_->append(e);
+  };
   auto emit = [&](const void* rec, size_t size) {
-    if (decoder_->decode(rec, size, ev) && werr.is_ok()) werr = writer_->append(ev);
+    if (decoder_->decode(rec, size, ev)) releases_.take(ev, decoder_->release_pending(), write);
   };
   const uint64_t cpu_start = now_ns(CLOCK_PROCESS_CPUTIME_ID);
   uint64_t last_flush = now_ns(CLOCK_MONOTONIC);
@@ -309,6 +315,7 @@ Status Recording::drain() {
     if (!c) werr = c;
     merger_.release(UINT64_MAX, emit);
     free_lanes(*session_, merger_);
+    releases_.flush(write);
   }
   if (!werr) return Status::error(fmt::format("{}: writing the trace failed: {}", o_.output, werr.message()));
   return Status::ok();
@@ -359,6 +366,8 @@ TraceFooter Recording::make_footer() {
   f.gaps_ns = decoder_->gaps_ns();
   f.fault_records = decoder_->fault_records();
   f.fault_cost_ns = fault_cost_ns(cost_.cost, f.user_faults, f.fault_records, f.fault_skips);
+  f.deferred_releases = releases_.folded();
+  f.deferred_release_ns = releases_.folded_ns();
   for (auto d : sum_.kernel.drops) sum_.drops += d;
   note_kernel_problems(sum_.kernel, sum_.warnings, f);
   return f;

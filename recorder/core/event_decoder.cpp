@@ -4,6 +4,8 @@
 // a call changes are event_decoder_tables.cpp.
 #include "recorder/core/event_decoder.h"
 
+#include "recorder/core/release_folder.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -89,6 +91,7 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
   const fsr_rec& r = v.hdr;
   const char* s = v.strings;
   e = Event{};
+  release_pending_ = r.kind == FSR_REC_SYSCALL && (r.flags & FSR_RF_RELEASE_PENDING);
   e.ts = r.ts >= mono_start_ ? r.ts - mono_start_ : 0;
   e.dur = r.end > r.ts ? r.end - r.ts : 0;
   e.ret = r.ret;
@@ -127,6 +130,13 @@ bool EventDecoder::decode(const RecordView& v, Event& e) {
       return true;
     case FSR_REC_FAULT:
       decode_fault(v, e);
+      return true;
+    case FSR_REC_RELEASE:
+      // Part of the thread's last call, not of the gap after it.
+      e.nr = kEvDeferredRelease;
+      e.dur = v.args[0];
+      e.ret = 0;
+      if (t.last_end != UINT64_MAX) t.last_end += e.dur;
       return true;
     case FSR_REC_SYSCALL:
       // (a thread's calls complete in order)

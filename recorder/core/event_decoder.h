@@ -58,6 +58,13 @@ class EventDecoder {
   // Fault records decoded (the trace footer's fault_records).
   uint64_t fault_records() const { return fault_records_; }
 
+  // Whether the record decode() last took was a call that left a file's
+  // release to its return (FSR_RF_RELEASE_PENDING): a release record of its
+  // thread may follow (ReleaseFolder). A release record decodes into an
+  // event of nr kEvDeferredRelease (release_folder.h): its ts the call's
+  // exit, its dur the release's ns; never to be written as it is.
+  bool release_pending() const { return release_pending_; }
+
   // Fault records are shown to `f` (fault_files.h: which files stop being
   // recorded); none when null.
   void set_fault_files(FaultFiles* f) { fault_files_ = f; }
@@ -121,6 +128,7 @@ class EventDecoder {
   uint64_t unresolved_ = 0;
   uint64_t gaps_ns_ = 0;
   uint64_t fault_records_ = 0;
+  bool release_pending_ = false;
   FaultFiles* fault_files_ = nullptr;
   std::array<uint8_t, FSR_MAX_NR> arity_{};
 };

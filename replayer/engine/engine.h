@@ -44,6 +44,12 @@ struct ThinkClock {
   // original computed in them, and on a machine its threads kept busy every
   // call's wake-up and a local server (FUSE) waited for a CPU (replay --gaps spin).
   bool spin_gaps = false;
+  // The trace holds deferred file releases in the calls that left them
+  // (kRecorderChoiceReleases): the files an op releases (a dup2 over an fd,
+  // an exec's close-on-exec fds) are closed inside its timed span. Older
+  // traces hold those releases in the gap after the call: closed after it,
+  // their time is taken from that gap, as before.
+  bool releases_in_calls = false;
 };
 
 // The trace footer's time the recorder took from the recorded gaps that no

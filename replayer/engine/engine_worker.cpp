@@ -117,8 +117,9 @@ void Worker::run_op(uint64_t i) {
     ret = execute_op(i, s_.env, buf_.data(), buf_.size(), flags, &dirs_);
     if (uint64_t extra = s_.inject[static_cast<size_t>(class_of(e.nr))]) sleep_until(mono_ns() + extra);
   }
+  if (s_.clock.releases_in_calls) apply_closes(i, s_.env);
   const uint64_t t2 = mono_ns();
-  apply_closes(i, s_.env);
+  if (!s_.clock.releases_in_calls) apply_closes(i, s_.env);
   fill_record(i, op, e, t, ret, flags, t2, r);
   prev_done_ = t2 - s_.start;
   publish_done(s_, i, settle_after(op, e, t, r));

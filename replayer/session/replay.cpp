@@ -131,6 +131,7 @@ Result<ThinkClock> think_clock(const Session& ss, const ReplayOptions& o, IssueC
   if (o.timing != TimingMode::kThink) return clock;
   clock.syscall_ns = o.syscall_overhead_ns == kMeasureOverhead ? measure_syscall_overhead_ns() : o.syscall_overhead_ns;
   clock.spin_gaps = o.spin_gaps;
+  clock.releases_in_calls = ss.header.has_choice(kRecorderChoiceReleases);
   if (o.correct_recorder) {
     clock.recorded = ss.header.record_cost;
     clock.stolen_ppm = stolen_share_ppm(ss.footer);

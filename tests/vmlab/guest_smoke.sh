@@ -4,6 +4,7 @@
 # virtiofs; JSON summaries into /mnt/results.  guest_smoke.sh FSREPLAY MAKE_GIT_REPO_PY
 set -euo pipefail
 fsr=$1 mkrepo=$2 res=/mnt/results
+mapper=$(cd "$(dirname "$mkrepo")/../vmlab/guest" && pwd)/map-close-unmap.py
 uname -r
 python3 "$mkrepo" /mnt/ext4/src --files 60 > /dev/null
 mkdir -p /mnt/ext4/w
@@ -28,6 +29,13 @@ python3 -c '
 import json, os, sys
 j = json.load(open(sys.argv[1]))
 print(json.dumps({"events": j["events"], "drops": j["drops"], "kernel": os.uname().release}))' $res/inspect.json > $res/trace.json
+# Deferred releases: 200 files on 9p, each mapped, its fd closed, then
+# unmapped. The munmap drops the file's last reference, and the kernel
+# releases it (9p's TCLUNK, a round trip) on the way back to user space,
+# after the call's exit: the recorder adds that to the munmap.
+mkdir -p /mnt/c/rel && for i in $(seq 200); do echo "$i" > /mnt/c/rel/f$i; done
+(cd /mnt/c/rel && "$fsr" record -q -o $res/rel.trace -- python3 "$mapper" 200)
+"$fsr" inspect --json $res/rel.trace > $res/rel.json
 "$fsr" detect --json /mnt/c > $res/detect-9p.json
 "$fsr" detect --json /mnt/cv > $res/detect-virtiofs.json
 for m in ext4:/mnt/ext4 9p:/mnt/c virtiofs:/mnt/cv; do

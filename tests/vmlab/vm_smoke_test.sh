@@ -6,7 +6,8 @@
 # with the eBPF recorder on kernel 6.1, replays the trace on the guest's 9p
 # /mnt/c and virtiofs /mnt/cv, and checks: the recording has events and no
 # drops, every replay ran every op, divergences <= 0.1% of ops on each mount,
-# and `fsreplay detect` sees the real 9p and virtiofs mounts.
+# `fsreplay detect` sees the real 9p and virtiofs mounts, and munmaps of
+# files on 9p whose fds were closed carry their deferred releases.
 # Usage: vm_smoke_test.sh VMLAB FSREPLAY CACHE_DIR   (root; exit 77 = skipped, with the reason)
 set -uo pipefail
 vmlab=$1 fsreplay=$(readlink -f "$2")
@@ -49,5 +50,12 @@ for m, kind in (("9p", "9p"), ("virtiofs", "virtiofs")):
     print(f"detect /mnt on {m}: kind {d['kind']}, fs_type {d['fs_type']}, options {d['super_options']}")
     if d["fs_type"] != kind:
         print(f"FAIL: detect saw {d['fs_type']} on the {m} mount"); fail = 1
+# A munmap that drops a 9p file's last reference: its release (TCLUNK) runs
+# after the call's exit, and the recorder puts it in the call (counted, not timed).
+rel = json.load(open(f"{out}/rel.json"))
+d = rel.get("deferred_releases", {})
+print(f"9p: 200 files mapped, closed, unmapped: {d.get('calls', 0)} deferred releases recorded ({d.get('ns', 0) / 1e6:.1f} ms), {d.get('lost', 0)} lost")
+if d.get("calls", 0) < 100 or d.get("lost", 0) != 0:
+    print("FAIL: fewer than 100 of the 200 munmaps carry their deferred release, or release records were lost"); fail = 1
 sys.exit(fail)
 PY
