@@ -11,14 +11,14 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs* regs, long id) {
   struct fsr_task* s;
   __u8 f;
-  /* Cheapest test first: a rodata byte, no map. Most syscalls system-wide
-   * (futex, epoll, clock_*, ...) of untracked tasks leave here. */
   /* Any syscall ends a task's release window: only while one is open
    * anywhere is the task's state looked at for it. */
   if (release_windows > 0) {
     s = task_get(bpf_get_current_task_btf());
     if (s) release_close(s);
   }
+  /* Cheapest test first: a rodata byte, no map. Most syscalls system-wide
+   * (futex, epoll, clock_*, ...) of untracked tasks leave here. */
   if (id < 0 || id >= FSR_MAX_NR) return 0;
   f = sys_flags[id];
   if (!(f & FSR_SF_RECORD)) return 0;

@@ -95,7 +95,8 @@ TEST_F(ReleaseTest, OtherProcessesEventsPassAHeldCallItsSiblingsDoNot) {
   out_.clear();
   test::RawRecord close_call = call(100, SYS_close, {3}, FSR_RF_RELEASE_PENDING);
   feed(close_call);
-  test::RawRecord open_call = test::syscall_record(100, 101, SYS_openat, {static_cast<uint64_t>(-100), 0, 0, 0}, 3, "f");
+  test::RawRecord open_call =
+      test::syscall_record(100, 101, SYS_openat, {static_cast<uint64_t>(-100), 0, 0, 0}, 3, "f");
   feed(open_call);
   ASSERT_EQ(out_.size(), 2u);
   EXPECT_EQ(out_[0].nr, SYS_close) << "a sibling thread's event lets the held call go first";
