@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -57,6 +58,7 @@ Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& e
   std::unique_ptr<WorkerSlot[]> slots(new WorkerSlot[nw]);
   std::vector<std::thread> threads;
   threads.reserve(nw);
+  sync.workers = nw;
   for (uint32_t w = 0; w < nw; ++w) threads.emplace_back(engine_detail::run_worker, std::ref(s), w, std::ref(slots[w]));
   auto failed = [&] {
     for (uint32_t w = 0; w < nw; ++w)
@@ -71,6 +73,8 @@ Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& e
       },
       failed);
   if (!st) {  // stop: the rest of the trace is not planned; workers end at what is
+    sync.deps_released.store(true, std::memory_order_release);
+    sync.done_lot.unpark_all();
     sync.planned.store(sync.planned.load() | kPlannedEnd, std::memory_order_release);
     sync.planned_lot.unpark(0);
     for (uint64_t i = 0; i < plan.ops.size(); ++i)  // release every wait for a final plan
@@ -190,10 +194,43 @@ struct StallWatch {
   }
 };
 
+// A plan whose dependency edges form a cycle (only a crafted or damaged
+// trace makes one) would hold the replay forever: every worker still running
+// waits for another op's completion, so none can come. Seen twice 100 ms
+// apart with no op taken in between, the dependency waits are released for
+// the rest of the run, and `replay` says so.
+struct CycleWatch {
+  uint64_t seen_at = 0;  // when the state was first seen (0: not seen)
+  bool released = false;
+
+  void check(WindowSync& sync, uint64_t base, bool advanced, uint64_t now) {
+    if (released) return;
+    const uint32_t running = sync.workers - std::min(sync.workers, sync.finished.load(std::memory_order_acquire));
+    const bool stuck = !advanced && running > 0 && sync.done_lot.parked() >= running;
+    if (!stuck) {
+      seen_at = 0;
+      return;
+    }
+    if (!seen_at) {
+      seen_at = now;
+      return;
+    }
+    if (now - seen_at < 100'000'000) return;
+    released = true;
+    std::fprintf(stderr,
+                 "fsreplay replay: every worker waits for another op at op %llu: the plan's dependencies form a "
+                 "cycle (a damaged or crafted trace); the rest replays without them\n",
+                 static_cast<unsigned long long>(base));
+    sync.deps_released.store(true, std::memory_order_release);
+    sync.done_lot.unpark_all();
+  }
+};
+
 // Once the clock runs: records taken in order as the workers complete ops,
 // the window refilled as they free its slots, until every op is taken.
 Status take_records(PlanStream& ps, WindowSync& sync, ChunkFeeder& feed, const RecordSink& sink,
                     const StreamProgress& progress, StallWatch& stall) {
+  CycleWatch cycle;
   const Plan& plan = ps.plan();
   // This thread shares the CPUs with the workers, and every wake-up of it
   // can preempt one of them: it wakes only as often as the window needs.
@@ -218,6 +255,7 @@ Status take_records(PlanStream& ps, WindowSync& sync, ChunkFeeder& feed, const R
     if (!feed.more() && base == plan.size) return Status::ok();
     const uint64_t now = mono_ns();
     stall.check(base, base != base_before, now);
+    cycle.check(sync, base, base != base_before, now);
     if (progress) {
       if (now - last_report > 100'000'000) {
         last_report = now;

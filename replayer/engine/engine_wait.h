@@ -135,7 +135,11 @@ inline DepWait wait_deps(Shared& s, uint64_t i, uint64_t now) {
         cpu_relax();
         v = w.load(std::memory_order_acquire);
       }
-      if (v < dep + 1ull) s.sync.done_lot.park(dep, [&] { return w.load(std::memory_order_acquire) >= dep + 1ull; });
+      if (v < dep + 1ull)
+        s.sync.done_lot.park(dep, [&] {
+          return w.load(std::memory_order_acquire) >= dep + 1ull ||
+                 s.sync.deps_released.load(std::memory_order_acquire);
+        });
     }
     const uint64_t t = completion_of(s, dep);
     if (t >= d.latest) {

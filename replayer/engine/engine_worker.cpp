@@ -93,6 +93,7 @@ void Worker::run() {
     slot_.failed.store(true, std::memory_order_release);
     release_rest(cur, pos);
   }
+  s_.sync.finished.fetch_add(1, std::memory_order_release);
   slot_.finished_ns = mono_ns();
 }
 
@@ -101,15 +102,19 @@ void Worker::run_op(uint64_t i) {
   const PlanOp& op = s_.plan.op(i);
   const Event& e = s_.plan.event(i);
   OpRecord& r = s_.sync.rec[i & s_.plan.op_mask];
-  if (stop_signal()) [[unlikely]] {  // stopping: no call, no sleep; done at once, so that no one waits
+  auto stopped = [&] {  // stopping: no call, no sleep; done at once, so that no one waits
+    if (!stop_signal()) [[likely]]
+      return false;
     r = OpRecord{};
     r.event_index = i;
     r.flags = kOfSkipped;
     publish_done(s_, i, mono_ns() - s_.start);
-    return;
-  }
+    return true;
+  };
+  if (stopped()) return;
   prefetch_for_write(s_, i, r);
   const Turn t = wait_turn(i, op, e);
+  if (stopped()) return;  // (a stop releases the waits: engine_run.cpp)
   uint16_t flags = 0;
   int64_t ret = e.ret;
   follow_dependency(t);

@@ -48,6 +48,8 @@ class ParkingLot {
   // stores and one std::atomic_thread_fence(seq_cst), false means no thread
   // sleeps in any bucket, and none of those keys needs its unpark.
   bool anyone_parked() const { return parked_.load(std::memory_order_relaxed) != 0; }
+  // Threads in park now (a sample: for a watchdog, not for synchronisation).
+  uint32_t parked() const { return parked_.load(std::memory_order_relaxed); }
 
   void unpark(uint64_t key) {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the caller's store before the count's load

@@ -46,6 +46,13 @@ struct WindowSync {
   // Where workers sleep: on an op's completion (key: the op), on its plan
   // becoming final (key: the op), on more ops planned (key 0).
   ParkingLot done_lot, ready_lot, planned_lot;
+  // The engine's workers, and how many have run out of ops. When every one
+  // still running waits for another op's completion, none can come: the
+  // plan's edges form a cycle (a crafted or damaged trace), and the watchdog
+  // releases every dependency wait for the rest of the run; a stop does too.
+  uint32_t workers = 0;
+  std::atomic<uint32_t> finished{0};
+  std::atomic<bool> deps_released{false};
   // Threads wait on `planned` and `ready` (the engine's workers): the planner
   // unparks them. false: nobody waits (predict's simulators, in the
   // planner's thread), and an unpark per op is a fence for nothing.
