@@ -40,6 +40,10 @@ class ReleaseFolder {
   // out(const Event&) for every event to write now, in order.
   template <typename Out>
   void take(const Event& e, bool pending, Out&& out) {
+    if (held_.empty() && !pending && e.nr != kEvDeferredRelease) {  // the drain's common case: nothing held
+      out(e);
+      return;
+    }
     if (!held_.empty()) let_go_siblings(e, out);
     auto it = held_.find(e.tid);
     if (it != held_.end()) {

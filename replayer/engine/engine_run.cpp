@@ -33,6 +33,13 @@ uint32_t usable_cpus() {
   return std::max(1, CPU_COUNT(&set));
 }
 
+// Every dependency wait returns at once from now on (a stop, or a cycle in
+// the plan: CycleWatch).
+void release_deps(WindowSync& sync) {
+  sync.deps_released.store(true, std::memory_order_release);
+  sync.done_lot.unpark_all();
+}
+
 // The workers, started and joined around `body`, which plans and takes the
 // records (run_engine, run_engine_stream).
 template <typename Body>
@@ -73,8 +80,7 @@ Result<EngineResult> with_workers(const Plan& plan, WindowSync& sync, ExecEnv& e
       },
       failed);
   if (!st) {  // stop: the rest of the trace is not planned; workers end at what is
-    sync.deps_released.store(true, std::memory_order_release);
-    sync.done_lot.unpark_all();
+    release_deps(sync);
     sync.planned.store(sync.planned.load() | kPlannedEnd, std::memory_order_release);
     sync.planned_lot.unpark(0);
     for (uint64_t i = 0; i < plan.ops.size(); ++i)  // release every wait for a final plan
@@ -221,8 +227,7 @@ struct CycleWatch {
                  "fsreplay replay: every worker waits for another op at op %llu: the plan's dependencies form a "
                  "cycle (a damaged or crafted trace); the rest replays without them\n",
                  static_cast<unsigned long long>(base));
-    sync.deps_released.store(true, std::memory_order_release);
-    sync.done_lot.unpark_all();
+    release_deps(sync);
   }
 };
 
